@@ -1,0 +1,75 @@
+// Package sandbox runs one command of a benchmark job (a build, a benchmark
+// round, a setup or teardown step) with limits: wall-clock time for the
+// whole process tree, and the amount of output kept.
+package sandbox
+
+import (
+	"context"
+	"time"
+)
+
+// Network says what a command may reach.
+type Network int
+
+const (
+	// NoNetwork allows no network at all.
+	NoNetwork Network = iota
+	// Loopback allows only the command's own loopback interface, for a
+	// suite that starts its own server.
+	Loopback
+	// FullNetwork allows the network, for a build step that fetches
+	// dependencies.
+	FullNetwork
+)
+
+// Spec is one command to run.
+type Spec struct {
+	// Argv is the program and its arguments.
+	Argv []string
+	// Dir is the working directory; it is writable.
+	Dir string
+	// Env is the command's whole environment, as KEY=VALUE.
+	Env []string
+	// Timeout ends the whole process tree when it passes (0: none).
+	Timeout time.Duration
+	// MaxOutput is how many bytes of stdout and of stderr are kept each
+	// (0: a default of 16 MiB). Output past it is discarded and counted.
+	MaxOutput int64
+	// Network says what the command may reach.
+	Network Network
+	// Writable lists directories besides Dir that the command may write.
+	Writable []string
+}
+
+// Result is how a command ended.
+type Result struct {
+	Stdout, Stderr []byte
+	// ExitCode is the command's exit status (-1 when killed by a signal).
+	ExitCode int
+	// Limit names the limit that ended or cut the command: "" (none),
+	// LimitTimeout, LimitOutput.
+	Limit string
+	// Dropped is the number of output bytes discarded past MaxOutput.
+	Dropped  int64
+	Duration time.Duration
+}
+
+// Limits that can end or cut a command.
+const (
+	LimitTimeout = "timeout"
+	LimitOutput  = "output"
+	LimitMemory  = "memory"
+	LimitPids    = "pids"
+)
+
+// OK reports whether the command exited with status 0 within its limits.
+func (r *Result) OK() bool { return r.ExitCode == 0 && r.Limit != LimitTimeout }
+
+// Runner runs commands. Run returns an error only when the command could not
+// be started; a command that failed is a Result with a non-zero ExitCode.
+type Runner interface {
+	Run(ctx context.Context, spec Spec) (*Result, error)
+}
+
+// DefaultMaxOutput is the output kept per stream when Spec.MaxOutput is 0.
+const DefaultMaxOutput = 16 << 20
