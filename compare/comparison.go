@@ -122,9 +122,11 @@ type Geomean struct {
 	Units []GeomeanUnit `json:"units"`
 }
 
-// GeomeanUnit is the geomean of one unit.
+// GeomeanUnit is the geomean of one unit (within one group and metric).
 type GeomeanUnit struct {
-	Unit string `json:"unit"`
+	Group  string `json:"group,omitempty"`
+	Metric string `json:"metric,omitempty"`
+	Unit   string `json:"unit"`
 	// Benchmarks is how many rows entered the geomean.
 	Benchmarks int     `json:"benchmarks"`
 	Base       float64 `json:"base"`
