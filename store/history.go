@@ -1,0 +1,118 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/perfbot/perfbot/bench"
+)
+
+// Point is one measurement of a benchmark in its history.
+type Point struct {
+	RunID    int64
+	Finished time.Time
+	// Ref and Commit are what the variant measured.
+	Ref, Commit string
+	Variant     string
+	Params      bench.Params
+	Unit        string
+	Metric      string
+	Centre      float64
+	// Verdict is the candidate's verdict against its baseline; empty for
+	// the baseline itself.
+	Verdict  string
+	DeltaPct float64
+	Target   string
+}
+
+// History returns every stored measurement of the named benchmark from
+// finished runs, oldest first.
+func (s *Store) History(ctx context.Context, benchmark string) ([]Point, error) {
+	rows, err := s.query(ctx, `SELECT r.id, r.finished_at, r.base_ref, r.base_commit, r.candidate_ref,
+		r.candidate_commit, r.venue, r.target, res.variant, res.params_json, res.unit, res.metric, res.centre,
+		v.verdict, v.delta_pct, v.variant IS NULL
+		FROM results res
+		JOIN runs r ON r.id = res.run_id
+		LEFT JOIN verdicts v ON v.run_id = res.run_id AND v.benchmark = res.benchmark AND v.grp = res.grp
+			AND v.params_json = res.params_json AND v.unit = res.unit AND v.metric = res.metric
+			AND v.variant = res.variant
+		WHERE res.benchmark = ? AND r.status = ?
+		ORDER BY r.finished_at, r.id, res.id`, benchmark, StatusDone)
+	if err != nil {
+		return nil, fmt.Errorf("history of %s: %w", benchmark, err)
+	}
+	defer rows.Close()
+	var out []Point
+	for rows.Next() {
+		var p Point
+		var finished sql.NullString
+		var baseRef, baseCommit, candRef, candCommit, venue, target, params string
+		var centre, delta sql.NullFloat64
+		var verdict sql.NullString
+		var isBase bool
+		if err := rows.Scan(&p.RunID, &finished, &baseRef, &baseCommit, &candRef, &candCommit, &venue, &target,
+			&p.Variant, &params, &p.Unit, &p.Metric, &centre, &verdict, &delta, &isBase); err != nil {
+			return nil, fmt.Errorf("history of %s: %w", benchmark, err)
+		}
+		if p.Finished, err = parseTime(finished); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(params), &p.Params); err != nil {
+			return nil, fmt.Errorf("history of %s, run %d: params: %w", benchmark, p.RunID, err)
+		}
+		p.Centre, p.Verdict, p.DeltaPct = centre.Float64, verdict.String, delta.Float64
+		if isBase {
+			p.Ref, p.Commit = baseRef, baseCommit
+		} else {
+			p.Ref, p.Commit = candRef, candCommit
+		}
+		if target != "" {
+			p.Target = venue + ":" + target
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// WriteHistory prints points as an aligned table: date, commit, variant,
+// parameters, centre with its unit, verdict.
+func WriteHistory(w io.Writer, points []Point) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "DATE\tCOMMIT\tVARIANT\tPARAMS\tCENTRE\tUNIT\tVERDICT")
+	for _, p := range points {
+		commit := p.Commit
+		if len(commit) > 12 {
+			commit = commit[:12]
+		}
+		if commit == "" {
+			commit = p.Ref
+		}
+		if commit == "" {
+			commit = "-"
+		}
+		verdict := p.Verdict
+		if verdict != "" && verdict != "added" && verdict != "removed" {
+			verdict += fmt.Sprintf(" (%+.1f%%)", p.DeltaPct)
+		}
+		if verdict == "" {
+			verdict = "-"
+		}
+		params := p.Params.String()
+		if params == "" {
+			params = "-"
+		}
+		unit := p.Unit
+		if p.Metric != "" {
+			unit = p.Metric + " " + unit
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Finished.Format("2006-01-02 15:04"), commit, p.Variant,
+			params, strconv.FormatFloat(p.Centre, 'g', 6, 64), unit, verdict)
+	}
+	return tw.Flush()
+}

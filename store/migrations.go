@@ -1,0 +1,98 @@
+package store
+
+// migrations are applied in order; never edit one that has shipped, add a
+// new one.
+var migrations = []migration{
+	{1, "history", `
+CREATE TABLE runs (
+	id {{ID}},
+	job_key TEXT NOT NULL,
+	job_id BIGINT,
+	venue TEXT NOT NULL DEFAULT '',
+	target TEXT NOT NULL DEFAULT '',
+	suites TEXT NOT NULL DEFAULT '',
+	base_ref TEXT NOT NULL DEFAULT '',
+	base_commit TEXT NOT NULL DEFAULT '',
+	candidate_ref TEXT NOT NULL DEFAULT '',
+	candidate_commit TEXT NOT NULL DEFAULT '',
+	patch TEXT NOT NULL DEFAULT '',
+	status TEXT NOT NULL,
+	error TEXT NOT NULL DEFAULT '',
+	attempt INTEGER NOT NULL DEFAULT 0,
+	worker TEXT NOT NULL DEFAULT '',
+	created_at TEXT NOT NULL,
+	started_at TEXT,
+	finished_at TEXT,
+	heartbeat_at TEXT,
+	host_json TEXT NOT NULL DEFAULT '{}',
+	provenance_json TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX runs_job_key ON runs (job_key);
+CREATE UNIQUE INDEX runs_job_id ON runs (job_id);
+CREATE INDEX runs_finished ON runs (finished_at);
+CREATE TABLE results (
+	id {{ID}},
+	run_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	variant TEXT NOT NULL,
+	benchmark TEXT NOT NULL,
+	grp TEXT NOT NULL DEFAULT '',
+	params_json TEXT NOT NULL DEFAULT '{}',
+	unit TEXT NOT NULL,
+	metric TEXT NOT NULL DEFAULT '',
+	better TEXT NOT NULL,
+	samples_json TEXT,
+	summary_json TEXT,
+	centre {{REAL}}
+);
+CREATE INDEX results_run ON results (run_id);
+CREATE INDEX results_benchmark ON results (benchmark);
+CREATE TABLE comparisons (
+	run_id BIGINT PRIMARY KEY REFERENCES runs (id) ON DELETE CASCADE,
+	comparison_json TEXT NOT NULL,
+	created_at TEXT NOT NULL
+);
+CREATE TABLE verdicts (
+	id {{ID}},
+	run_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	benchmark TEXT NOT NULL,
+	grp TEXT NOT NULL DEFAULT '',
+	params_json TEXT NOT NULL DEFAULT '{}',
+	unit TEXT NOT NULL,
+	metric TEXT NOT NULL DEFAULT '',
+	variant TEXT NOT NULL,
+	base_centre {{REAL}},
+	centre {{REAL}},
+	delta_pct {{REAL}},
+	p {{REAL}},
+	verdict TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX verdicts_run ON verdicts (run_id);
+CREATE INDEX verdicts_benchmark ON verdicts (benchmark);
+CREATE TABLE posts (
+	venue TEXT NOT NULL,
+	target TEXT NOT NULL,
+	job_key TEXT NOT NULL,
+	link TEXT NOT NULL DEFAULT '',
+	state TEXT NOT NULL DEFAULT '',
+	posts INTEGER NOT NULL DEFAULT 0,
+	updated_at TEXT NOT NULL,
+	PRIMARY KEY (venue, target, job_key)
+);
+CREATE TABLE tested (
+	venue TEXT NOT NULL,
+	item TEXT NOT NULL,
+	revision TEXT NOT NULL,
+	job_key TEXT NOT NULL DEFAULT '',
+	tested_at TEXT NOT NULL,
+	PRIMARY KEY (venue, item, revision)
+);
+CREATE TABLE deliveries (
+	id TEXT PRIMARY KEY,
+	received_at TEXT NOT NULL
+)`},
+	{2, "schedules", `
+CREATE TABLE schedule_runs (
+	name TEXT PRIMARY KEY,
+	last_at TEXT NOT NULL
+)`},
+}
