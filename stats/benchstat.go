@@ -1,0 +1,22 @@
+package stats
+
+import "golang.org/x/perf/benchmath"
+
+// BenchstatP is the p-value benchstat prints for two samples: the
+// Mann-Whitney U test of benchmath.AssumeNothing (go-moremath's test, exact
+// for up to 50 values per side without ties and 25 with ties, its exact
+// distribution accounting for ties). When that test cannot run (an empty
+// sample, all values equal) benchstat reports P = 1, and so does this. The
+// inputs are not modified. Warnings are benchmath's, such as "need >= 4
+// samples to detect a difference at alpha level 0.05".
+func BenchstatP(x, y []float64, alpha float64) (p float64, warnings []error) {
+	th := &benchmath.Thresholds{CompareAlpha: alpha}
+	s1 := benchmath.NewSample(append([]float64(nil), x...), th)
+	s2 := benchmath.NewSample(append([]float64(nil), y...), th)
+	c := benchmath.AssumeNothing.Compare(s1, s2)
+	return c.P, c.Warnings
+}
+
+// BenchstatSignificant reports whether benchstat would print a delta rather
+// than "~": it does so when P <= alpha.
+func BenchstatSignificant(p, alpha float64) bool { return p <= alpha }
