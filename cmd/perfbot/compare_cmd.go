@@ -1,0 +1,304 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/perfbot/perfbot/bench"
+	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/report"
+	"github.com/perfbot/perfbot/runner"
+	"github.com/perfbot/perfbot/sandbox"
+)
+
+// compareFlags are the flags of "perfbot compare".
+type compareFlags struct {
+	config    string
+	repo      string
+	base      string
+	patches   multiFlag
+	heads     multiFlag
+	suites    multiFlag
+	format    string
+	out       string
+	bench     string
+	pkg       string
+	benchtime string
+	count     int
+	cacheDir  string
+	noSandbox bool
+	quiet     bool
+	alpha     float64
+}
+
+func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var f compareFlags
+	fs := newFlagSet("compare", stderr)
+	fs.StringVar(&f.config, "config", "", "config file with the project's suites (default: the Go benchmarks of --repo)")
+	fs.StringVar(&f.repo, "repo", "", "repository to benchmark: a local path or a clone URL (default: the config's project.repo, else .)")
+	fs.StringVar(&f.base, "base", "", "baseline ref (default: the config's project.branch, else HEAD)")
+	fs.Var(&f.patches, "patch", "patch file applied on the baseline (repeatable: one column each)")
+	fs.Var(&f.heads, "head", "ref compared against the baseline (repeatable: one column each)")
+	fs.Var(&f.suites, "suite", "suite of the config to run (repeatable; default: all)")
+	fs.StringVar(&f.format, "format", "text", "output format: text, markdown, jira or json")
+	fs.StringVar(&f.out, "out", "", "also write every rendering and the raw results into this directory")
+	fs.StringVar(&f.bench, "bench", "", "Go suite: run only benchmarks matching this regexp (go test -bench)")
+	fs.StringVar(&f.pkg, "pkg", "", "Go suite: package pattern (default ./...)")
+	fs.StringVar(&f.benchtime, "benchtime", "", "Go suite: time or iterations per benchmark and round (go test -benchtime)")
+	fs.IntVar(&f.count, "count", 0, "rounds per side (default: the suite's count, 10 for Go)")
+	fs.StringVar(&f.cacheDir, "cache-dir", "", "where cached clones and worktrees live (default: the user cache directory)")
+	fs.BoolVar(&f.noSandbox, "no-sandbox", false, "run builds and benchmarks without the sandbox (only for patches you trust)")
+	fs.BoolVar(&f.quiet, "q", false, "do not print progress on stderr")
+	fs.Float64Var(&f.alpha, "alpha", 0.05, "significance level")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: perfbot compare [flags] --base REF (--patch FILE | --head REF)...\n")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if len(f.patches) == 0 && len(f.heads) == 0 {
+		return usagef("give at least one --patch FILE or --head REF to compare with the baseline")
+	}
+	opts, err := f.runnerOptions(ctx)
+	if err != nil {
+		return err
+	}
+	if !f.quiet {
+		opts.Progress = stderr
+	}
+	outcome, err := runner.Run(ctx, opts)
+	if err != nil {
+		var pe *runner.PatchError
+		if errors.As(err, &pe) {
+			return &exitError{code: 2, err: err}
+		}
+		return err
+	}
+	cmp, err := compare.Compare(outcome.Results, compare.Options{Base: outcome.Variants[0], Candidates: outcome.Variants[1:], Alpha: f.alpha})
+	if err != nil {
+		if len(outcome.Results) > 0 {
+			return err
+		}
+		// Nothing was measured: still report the failures.
+		cmp = &compare.Comparison{Base: outcome.Variants[0], Candidates: outcome.Variants[1:]}
+	}
+	cmp.Failures = outcome.Failures
+	cmp.Warnings = append(cmp.Warnings, outcome.Warnings...)
+	cmp.Provenance = outcome.Provenance
+	cmp.Provenance.Tool = version
+	if err := emit(cmp, f.format, f.out, stdout); err != nil {
+		return err
+	}
+	if f.out != "" {
+		if err := writeResults(f.out, outcome); err != nil {
+			return err
+		}
+	}
+	if !compared(cmp) {
+		return &exitError{code: 1, err: errors.New("nothing could be compared: see the failures above")}
+	}
+	return nil
+}
+
+// compared reports whether any benchmark was measured on both sides.
+func compared(cmp *compare.Comparison) bool {
+	for _, r := range cmp.Rows {
+		for _, c := range r.Candidates {
+			if c.Presence == compare.Both {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (f *compareFlags) runnerOptions(ctx context.Context) (runner.Options, error) {
+	var opts runner.Options
+	var cfg *config.Config
+	if f.config != "" {
+		c, err := config.Load(f.config)
+		if err != nil {
+			return opts, err
+		}
+		cfg = c
+	}
+	opts.Repo = f.repo
+	if opts.Repo == "" && cfg != nil && cfg.Project.Repo != "" {
+		opts.Repo = cfg.Project.Repo
+		if !strings.Contains(opts.Repo, "://") && !filepath.IsAbs(opts.Repo) && !strings.Contains(opts.Repo, "@") {
+			opts.Repo = filepath.Join(filepath.Dir(f.config), opts.Repo)
+		}
+	}
+	if opts.Repo == "" {
+		opts.Repo = "."
+	}
+	opts.Base = f.base
+	if opts.Base == "" && cfg != nil {
+		opts.Base = cfg.Project.Branch
+	}
+	if opts.Base == "" {
+		opts.Base = "HEAD"
+	}
+	for i, p := range f.patches {
+		name := "patch"
+		if len(f.patches) > 1 {
+			name = strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
+			if name == "" {
+				name = fmt.Sprintf("patch%d", i+1)
+			}
+		}
+		opts.Candidates = append(opts.Candidates, runner.Candidate{Name: name, Patch: p})
+	}
+	for _, h := range f.heads {
+		opts.Candidates = append(opts.Candidates, runner.Candidate{Name: h, Ref: h})
+	}
+
+	suites, err := f.selectSuites(cfg)
+	if err != nil {
+		return opts, err
+	}
+	opts.Suites = suites
+
+	opts.CacheDir = f.cacheDir
+	if opts.CacheDir == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return opts, fmt.Errorf("no cache directory: pass --cache-dir: %w", err)
+		}
+		opts.CacheDir = filepath.Join(dir, "perfbot")
+	}
+	opts.Sandbox = sandbox.Local{}
+	opts.SandboxName = "none"
+	opts.Env = hostEnv(os.Environ())
+	return opts, nil
+}
+
+// selectSuites picks the suites to run and applies the Go flags.
+func (f *compareFlags) selectSuites(cfg *config.Config) ([]config.Suite, error) {
+	var suites []config.Suite
+	switch {
+	case cfg == nil || len(cfg.Suites) == 0:
+		if len(f.suites) > 0 {
+			return nil, usagef("--suite needs --config with suites")
+		}
+		suites = []config.Suite{{Name: "go", Preset: "go"}}
+	case len(f.suites) == 0:
+		suites = append(suites, cfg.Suites...)
+	default:
+		for _, name := range f.suites {
+			s, ok := cfg.Suites.Lookup(name)
+			if !ok {
+				var names []string
+				for _, s := range cfg.Suites {
+					names = append(names, s.Name)
+				}
+				return nil, usagef("no suite %q in %s (it has: %s)", name, cfg.File, strings.Join(names, ", "))
+			}
+			suites = append(suites, *s)
+		}
+	}
+	for i := range suites {
+		s := &suites[i]
+		if f.count > 0 {
+			s.Count = f.count
+		}
+		if s.Preset != "go" {
+			continue
+		}
+		if f.bench != "" {
+			s.Go.Bench = f.bench
+		}
+		if f.pkg != "" {
+			s.Go.Packages = f.pkg
+		}
+		if f.benchtime != "" {
+			s.Go.Benchtime = f.benchtime
+		}
+	}
+	return suites, nil
+}
+
+// hostEnv keeps the variables a build or benchmark needs and drops the rest,
+// so that no token or password reaches code under test.
+func hostEnv(environ []string) []string {
+	allowed := map[string]bool{
+		"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "LANG": true, "LC_ALL": true, "TZ": true, "TERM": true,
+		"TMPDIR": true, "GOPATH": true, "GOCACHE": true, "GOMODCACHE": true, "GOROOT": true, "GOFLAGS": true,
+		"GOPROXY": true, "GOSUMDB": true, "GONOSUMDB": true, "GOPRIVATE": true, "GONOPROXY": true, "GOTOOLCHAIN": true,
+		"CGO_ENABLED": true, "CC": true, "CXX": true, "JAVA_HOME": true, "GOMAXPROCS": true,
+	}
+	var out []string
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if allowed[k] {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// emit renders cmp to stdout and, with an out directory, every format into
+// it.
+func emit(cmp *compare.Comparison, format, outDir string, stdout io.Writer) error {
+	if err := report.Render(stdout, format, cmp); err != nil {
+		return err
+	}
+	if outDir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return err
+	}
+	files := map[string]string{"text": "report.txt", "markdown": "report.md", "jira": "report.jira", "json": "report.json"}
+	for _, fm := range report.Formats {
+		var b bytes.Buffer
+		if err := report.Render(&b, fm, cmp); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(outDir, files[fm]), b.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeResults saves each variant's raw results in Go benchmark format,
+// which benchstat reads too.
+func writeResults(outDir string, o *runner.Outcome) error {
+	for _, v := range o.Variants {
+		var b bytes.Buffer
+		gw := bench.NewGoWriter(&b)
+		for _, r := range o.Results {
+			if r.Variant == v {
+				if err := gw.Write(r); err != nil {
+					return err
+				}
+			}
+		}
+		if err := os.WriteFile(filepath.Join(outDir, "results-"+sanitizeFile(v)+".txt"), b.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sanitizeFile makes a variant name usable as part of a file name.
+func sanitizeFile(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ':' || r == ' ' || r < 32 {
+			return '_'
+		}
+		return r
+	}, name)
+}

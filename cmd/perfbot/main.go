@@ -1,0 +1,140 @@
+// Command perfbot benchmarks a patch against its baseline and reports what
+// it does to performance.
+//
+// Usage:
+//
+//	perfbot compare [flags]          benchmark a baseline and candidates
+//	perfbot report [flags] BASE CAND...  compare result files already on disk
+//	perfbot parse [flags] FILE...    print normalized results as JSON lines
+//	perfbot config check [FILE]      validate a config file
+//
+// Run "perfbot COMMAND -h" for a command's flags.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// command runs one subcommand.
+type command func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+
+func commands() map[string]command {
+	return map[string]command{
+		"compare": compareCmd,
+		"report":  reportCmd,
+		"config":  configCmd,
+		"version": versionCmd,
+		"history": historyCmd,
+	}
+}
+
+// exitError carries an exit status other than 1.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(exitCode(err, os.Stderr))
+}
+
+// exitCode prints err and returns the exit status for it.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	code := 1
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		code = 2
+	}
+	if msg := err.Error(); msg != "" {
+		fmt.Fprintf(stderr, "perfbot: %s\n", msg)
+	}
+	return code
+}
+
+// usageError is a mistake in the command line (exit status 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cmds := commands()
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		var names []string
+		for n := range cmds {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		fmt.Fprintf(stderr, "usage: perfbot COMMAND [flags]\ncommands: %s\n", strings.Join(names, ", "))
+		if len(args) == 0 {
+			return usagef("no command given")
+		}
+		return nil
+	}
+	cmd, ok := cmds[args[0]]
+	if !ok {
+		return usagef("unknown command %q (run perfbot help)", args[0])
+	}
+	return cmd(ctx, args[1:], stdout, stderr)
+}
+
+// version is perfbot's version, set at build time with
+// -ldflags "-X main.version=...".
+var version = "dev"
+
+func versionCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fmt.Fprintf(stdout, "perfbot %s\n", version)
+	return nil
+}
+
+// multiFlag collects a repeatable flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// newFlagSet returns a flag set that reports errors instead of exiting.
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("perfbot "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// parseFlags parses args, turning flag errors into usage errors.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return &usageError{msg: err.Error()}
+	}
+	return nil
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/perfbot/perfbot/bench"
+	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/parse"
+)
+
+// reportCmd implements "perfbot report": it compares result files already
+// on disk, the first as the baseline, like benchstat.
+func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("report", stderr)
+	format := fs.String("format", "text", "output format: text, markdown, jira or json")
+	inFormat := fs.String("input-format", "auto", "format of the input files (auto detects it)")
+	outDir := fs.String("out", "", "also write every rendering into this directory")
+	alpha := fs.Float64("alpha", 0.05, "significance level")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: perfbot report [flags] BASE_FILE CANDIDATE_FILE...\n")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	files := fs.Args()
+	if len(files) < 2 {
+		return usagef("report needs a baseline file and at least one candidate file")
+	}
+	names := variantNames(files)
+	var results []*bench.Result
+	var prov compare.Provenance
+	for i, f := range files {
+		rs, err := parse.File(ctx, f, *inFormat)
+		if err != nil {
+			return err
+		}
+		for _, r := range rs {
+			r.Variant = names[i]
+		}
+		results = append(results, rs...)
+		prov.Sides = append(prov.Sides, compare.Side{Variant: names[i], Files: []string{f}})
+	}
+	cmp, err := compare.Compare(results, compare.Options{Base: names[0], Candidates: names[1:], Alpha: *alpha})
+	if err != nil {
+		return err
+	}
+	cmp.Provenance = prov
+	return emit(cmp, *format, *outDir, stdout)
+}
+
+// variantNames labels files by their base names, or by their full paths
+// when base names collide, as benchstat does.
+func variantNames(files []string) []string {
+	names := make([]string, len(files))
+	seen := map[string]int{}
+	for i, f := range files {
+		names[i] = filepath.Base(f)
+		seen[names[i]]++
+	}
+	for i, f := range files {
+		if seen[names[i]] > 1 {
+			names[i] = f
+		}
+	}
+	return names
+}

@@ -1,0 +1,232 @@
+package config
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/perfbot/perfbot/parse"
+)
+
+// Suite is one benchmark suite: how to build the code, the command that runs
+// one round of benchmarks, its parameter matrix and how to read its output.
+type Suite struct {
+	// Name is the suite's key in the suites map.
+	Name string `yaml:"-"`
+	// Line is where the suite is defined in the config file.
+	Line int `yaml:"-"`
+
+	// Preset names a built-in suite kind whose defaults this one
+	// overrides. "go" runs `go test -bench` over the repository's
+	// packages (see GoOptions).
+	Preset string `yaml:"preset"`
+	// Dir is the directory, relative to the worktree, commands run in.
+	Dir string `yaml:"dir"`
+	// Build runs once per side before any round, in the side's worktree.
+	Build string `yaml:"build"`
+	// Command runs one round at one matrix point, through /bin/sh -c.
+	// {name} is replaced by the matrix parameter "name", {worktree} by
+	// the side's worktree and {variant} by the side's name.
+	Command string `yaml:"command"`
+	// Matrix lists parameter values; every combination is run, in order.
+	Matrix Matrix `yaml:"matrix"`
+	// Parser names the output format ("auto" to detect it).
+	Parser string `yaml:"parser"`
+	// Output says what the parser reads: "stdout" (default), "stderr",
+	// "combined", or "file:PATH" (relative to Dir) for tools that write
+	// results to a file.
+	Output string `yaml:"output"`
+	// Count is how many rounds each side runs (default 10 for Go, 5 else).
+	Count int `yaml:"count"`
+	// Timeout bounds each command (default 10m).
+	Timeout Duration `yaml:"timeout"`
+	// BuildTimeout bounds the build (default 30m).
+	BuildTimeout Duration `yaml:"build_timeout"`
+	// Env is added to every command's environment.
+	Env map[string]string `yaml:"env"`
+	// BenchFiles are globs of files that a patch's version is laid over
+	// the baseline too, so a benchmark the patch adds is compared.
+	BenchFiles []string `yaml:"bench_files"`
+
+	// Go holds the options of the "go" preset.
+	Go GoOptions `yaml:"go"`
+}
+
+// GoOptions narrow the "go" preset, like the same flags of `go test`.
+type GoOptions struct {
+	// Packages is the package pattern (default "./...").
+	Packages string `yaml:"packages"`
+	// Bench is the -bench regexp (default ".").
+	Bench string `yaml:"bench"`
+	// Benchtime is -benchtime, such as "1s" or "100x".
+	Benchtime string `yaml:"benchtime"`
+	// Benchmem adds -benchmem (default true).
+	Benchmem *bool `yaml:"benchmem"`
+}
+
+// Param is one matrix parameter and its values.
+type Param struct {
+	Name   string
+	Values []string
+}
+
+// Matrix is an ordered list of parameters.
+type Matrix []Param
+
+// UnmarshalYAML reads a mapping of name to a value or list of values,
+// keeping the file's order.
+func (m *Matrix) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: matrix must be a mapping of parameter to values, such as {threads: [1, 2, 4]}", n.Line)
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		p := Param{Name: k.Value}
+		switch v.Kind {
+		case yaml.ScalarNode:
+			p.Values = []string{v.Value}
+		case yaml.SequenceNode:
+			for _, e := range v.Content {
+				if e.Kind != yaml.ScalarNode {
+					return fmt.Errorf("line %d: matrix %q: values must be scalars", e.Line, p.Name)
+				}
+				p.Values = append(p.Values, e.Value)
+			}
+		default:
+			return fmt.Errorf("line %d: matrix %q: want a value or a list of values", v.Line, p.Name)
+		}
+		if len(p.Values) == 0 {
+			return fmt.Errorf("line %d: matrix %q has no values", v.Line, p.Name)
+		}
+		*m = append(*m, p)
+	}
+	return nil
+}
+
+// Points returns every combination of the matrix, the first parameter
+// varying slowest. A matrix without parameters has one empty point.
+func (m Matrix) Points() [][]Param {
+	points := [][]Param{nil}
+	for _, p := range m {
+		var next [][]Param
+		for _, pt := range points {
+			for _, v := range p.Values {
+				np := append(append([]Param(nil), pt...), Param{Name: p.Name, Values: []string{v}})
+				next = append(next, np)
+			}
+		}
+		points = next
+	}
+	return points
+}
+
+// Suites is the ordered suites map.
+type Suites []Suite
+
+// UnmarshalYAML reads the suites mapping in file order, recording lines.
+func (s *Suites) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: suites must be a mapping of suite name to suite", n.Line)
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		var suite Suite
+		if v.Kind != yaml.MappingNode {
+			return fmt.Errorf("line %d: suite %q must be a mapping", v.Line, k.Value)
+		}
+		if err := decodeStrict(v, &suite); err != nil {
+			return err
+		}
+		suite.Name, suite.Line = k.Value, k.Line
+		*s = append(*s, suite)
+	}
+	return nil
+}
+
+// decodeStrict decodes n into v, rejecting unknown fields with their line.
+func decodeStrict(n *yaml.Node, v any) error {
+	out, err := yaml.Marshal(n)
+	if err != nil {
+		return err
+	}
+	dec := yaml.NewDecoder(strings.NewReader(string(out)))
+	dec.KnownFields(true)
+	if err := dec.Decode(v); err != nil {
+		// Re-decoding shifts lines; report against the node's start.
+		return fmt.Errorf("in the block starting at line %d: %w", n.Line, unwrapYAML(err))
+	}
+	return nil
+}
+
+// Lookup returns the named suite.
+func (s Suites) Lookup(name string) (*Suite, bool) {
+	for i := range s {
+		if s[i].Name == name {
+			return &s[i], true
+		}
+	}
+	return nil, false
+}
+
+var placeholder = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_.-]*)\}`)
+
+// builtinPlaceholders are filled by the runner, not the matrix.
+var builtinPlaceholders = map[string]bool{"worktree": true, "variant": true, "round": true, "out": true}
+
+func (s *Suite) validate() error {
+	switch s.Preset {
+	case "go":
+		if s.Command != "" {
+			return fmt.Errorf("preset go runs go test itself; drop command or the preset")
+		}
+		return nil
+	case "":
+	default:
+		return fmt.Errorf("unknown preset %q (known: go)", s.Preset)
+	}
+	if strings.TrimSpace(s.Command) == "" {
+		return fmt.Errorf("command is required (or preset: go)")
+	}
+	if s.Count < 0 {
+		return fmt.Errorf("count must be at least 1, not %d", s.Count)
+	}
+	if s.Parser != "" && s.Parser != "auto" {
+		if _, err := parse.Lookup(s.Parser); err != nil {
+			return err
+		}
+	}
+	switch {
+	case s.Output == "", s.Output == "stdout", s.Output == "stderr", s.Output == "combined", strings.HasPrefix(s.Output, "file:"):
+	default:
+		return fmt.Errorf("output %q: want stdout, stderr, combined or file:PATH", s.Output)
+	}
+	names := map[string]bool{}
+	for _, p := range s.Matrix {
+		names[p.Name] = true
+	}
+	for _, m := range placeholder.FindAllStringSubmatch(s.Command+" "+s.Build, -1) {
+		if !names[m[1]] && !builtinPlaceholders[m[1]] {
+			return fmt.Errorf("command uses {%s}, which is not a matrix parameter", m[1])
+		}
+	}
+	return nil
+}
+
+// Expand fills a command template with a matrix point and the runner's
+// values.
+func Expand(tmpl string, point []Param, builtin map[string]string) string {
+	return placeholder.ReplaceAllStringFunc(tmpl, func(m string) string {
+		name := m[1 : len(m)-1]
+		for _, p := range point {
+			if p.Name == name {
+				return p.Values[0]
+			}
+		}
+		if v, ok := builtin[name]; ok {
+			return v
+		}
+		return m
+	})
+}

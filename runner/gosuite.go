@@ -1,0 +1,152 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/perfbot/perfbot/bench"
+	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/parse"
+	"github.com/perfbot/perfbot/sandbox"
+)
+
+// goPackage is a package with benchmarks and its compiled test binary.
+type goPackage struct {
+	importPath string
+	dir        string
+	binary     string
+}
+
+// goSide runs a Go repository's benchmarks on one side: each package's test
+// binary is built once, then every round runs each binary with -test.count=1.
+type goSide struct {
+	suite  *config.Suite
+	side   *side
+	pkgs   []goPackage
+	env    []string
+	opts   Options
+	out    *Outcome
+	failed map[string]bool
+}
+
+func (g *goSide) args() []string {
+	o := g.suite.Go
+	bench := o.Bench
+	if bench == "" {
+		bench = "."
+	}
+	args := []string{"-test.run", "^$", "-test.bench", bench, "-test.count", "1"}
+	if o.Benchmem == nil || *o.Benchmem {
+		args = append(args, "-test.benchmem")
+	}
+	if o.Benchtime != "" {
+		args = append(args, "-test.benchtime", o.Benchtime)
+	}
+	return args
+}
+
+func prepareGo(ctx context.Context, suite *config.Suite, s *side, opts Options, out *Outcome) (suiteSide, []string, error) {
+	g := &goSide{suite: suite, side: s, opts: opts, out: out, failed: map[string]bool{}}
+	g.env = append(append([]string(nil), opts.Env...), envList(suite.Env)...)
+	pattern := suite.Go.Packages
+	if pattern == "" {
+		pattern = "./..."
+	}
+	root := filepath.Join(s.worktree, suite.Dir)
+	list, err := opts.Sandbox.Run(ctx, sandbox.Spec{
+		Argv: []string{"go", "list", "-e", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .TestGoFiles \",\"}},{{join .XTestGoFiles \",\"}}", pattern},
+		Dir:  root, Env: g.env, Timeout: durationOr(suite.BuildTimeout, defaultBuildTimeout), MaxOutput: opts.MaxOutput, Network: sandbox.FullNetwork,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("suite %s: go list on %s: %w", suite.Name, s.name, err)
+	}
+	if !list.OK() {
+		out.Failures = append(out.Failures, compare.Failure{Variant: s.name, Stage: "build", Message: fmt.Sprintf("suite %s: go list %s failed", suite.Name, pattern), LogTail: tailOf(list, 30), Limit: list.Limit})
+		return nil, nil, nil
+	}
+	binDir := filepath.Join(s.worktree, ".perfbot-bin")
+	if err := os.MkdirAll(binDir, 0o755); err != nil {
+		return nil, nil, err
+	}
+	var commands []string
+	for _, line := range strings.Split(strings.TrimSpace(string(list.Stdout)), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 3 || !hasBenchmarks(f[1], f[2]) {
+			continue
+		}
+		pkg := goPackage{importPath: f[0], dir: f[1], binary: filepath.Join(binDir, sanitize(f[0])+".test")}
+		build, err := opts.Sandbox.Run(ctx, sandbox.Spec{
+			Argv: []string{"go", "test", "-c", "-o", pkg.binary, pkg.importPath},
+			Dir:  root, Env: g.env, Timeout: durationOr(suite.BuildTimeout, defaultBuildTimeout), MaxOutput: opts.MaxOutput, Network: sandbox.FullNetwork,
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("suite %s: build %s on %s: %w", suite.Name, pkg.importPath, s.name, err)
+		}
+		if !build.OK() {
+			out.Failures = append(out.Failures, compare.Failure{Variant: s.name, Stage: "build", Message: fmt.Sprintf("suite %s: go test -c %s failed", suite.Name, pkg.importPath), LogTail: tailOf(build, 30), Limit: build.Limit})
+			continue
+		}
+		g.pkgs = append(g.pkgs, pkg)
+		commands = append(commands, fmt.Sprintf("go test -c %s && %s.test %s", pkg.importPath, filepath.Base(pkg.importPath), strings.Join(g.args(), " ")))
+	}
+	if len(g.pkgs) == 0 {
+		if len(out.Failures) == 0 || out.Failures[len(out.Failures)-1].Variant != s.name {
+			out.Failures = append(out.Failures, compare.Failure{Variant: s.name, Stage: "build", Message: fmt.Sprintf("suite %s: no package matching %s has benchmarks", suite.Name, pattern)})
+		}
+		return nil, commands, nil
+	}
+	return g, commands, nil
+}
+
+// hasBenchmarks reports whether any of a package's test files (a comma
+// list of names in dir) defines a benchmark.
+func hasBenchmarks(dir, files string) bool {
+	for _, f := range strings.Split(files, ",") {
+		if f == "" {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, f))
+		if err == nil && bytes.Contains(data, []byte("func Benchmark")) {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *goSide) round(ctx context.Context, r int) ([]*bench.Result, error) {
+	var results []*bench.Result
+	for _, pkg := range g.pkgs {
+		res, err := g.opts.Sandbox.Run(ctx, sandbox.Spec{
+			Argv: append([]string{pkg.binary}, g.args()...),
+			Dir:  pkg.dir, Env: g.env, Timeout: durationOr(g.suite.Timeout, defaultTimeout), MaxOutput: g.opts.MaxOutput, Network: sandbox.NoNetwork,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("suite %s: run %s on %s: %w", g.suite.Name, pkg.importPath, g.side.name, err)
+		}
+		if !res.OK() && !g.failed[pkg.importPath] {
+			g.failed[pkg.importPath] = true
+			msg := fmt.Sprintf("suite %s: benchmarks of %s exited with status %d", g.suite.Name, pkg.importPath, res.ExitCode)
+			if res.Limit == sandbox.LimitTimeout {
+				msg = fmt.Sprintf("suite %s: benchmarks of %s ran past the %s timeout", g.suite.Name, pkg.importPath, durationOr(g.suite.Timeout, defaultTimeout))
+			}
+			g.out.Failures = append(g.out.Failures, compare.Failure{Variant: g.side.name, Stage: "run", Message: msg, LogTail: tailOf(res, 30), Limit: res.Limit})
+		}
+		name := fmt.Sprintf("%s/%s round %d (%s)", g.suite.Name, g.side.name, r+1, pkg.importPath)
+		err = parse.GoBench{}.Parse(ctx, bytes.NewReader(res.Stdout), name, func(b *bench.Result) error {
+			if b.Group == "" {
+				b.Group = pkg.importPath
+			}
+			results = append(results, b)
+			return nil
+		})
+		if err != nil {
+			g.out.Failures = append(g.out.Failures, compare.Failure{Variant: g.side.name, Stage: "parse", Message: err.Error()})
+		}
+	}
+	return results, nil
+}

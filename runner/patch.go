@@ -1,0 +1,135 @@
+package runner
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+)
+
+// PatchError is a patch that does not apply: the CLI exits with status 2.
+type PatchError struct {
+	Patch string
+	// Failures name each file and hunk that did not apply, as
+	// "store/scan.go: hunk at line 12".
+	Failures []string
+	Detail   string
+}
+
+func (e *PatchError) Error() string {
+	msg := fmt.Sprintf("patch %s does not apply", e.Patch)
+	if len(e.Failures) > 0 {
+		msg += ": " + strings.Join(e.Failures, "; ")
+	}
+	if e.Detail != "" {
+		msg += "\n" + e.Detail
+	}
+	return msg
+}
+
+// isMailPatch reports whether a patch is in mailbox format (git
+// format-patch, a mailing-list mail), which git am applies with its
+// commit message.
+func isMailPatch(data []byte) bool {
+	if regexp.MustCompile(`^From [0-9a-f]{40} `).Match(data) {
+		return true
+	}
+	// A mail without the mbox separator: headers up to the first blank
+	// line, among them From: and Subject:.
+	head, _, _ := bytes.Cut(data, []byte("\n\n"))
+	return bytes.Contains(head, []byte("\nSubject: ")) && (bytes.HasPrefix(head, []byte("From: ")) || bytes.Contains(head, []byte("\nFrom: ")))
+}
+
+// patchSubject is a patch's one-line title: the mail subject without its
+// [PATCH] tag, or the first line of a plain patch's description.
+func patchSubject(data []byte) string {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if s, ok := strings.CutPrefix(line, "Subject: "); ok {
+			return strings.TrimSpace(regexp.MustCompile(`^\[[^\]]*\]\s*`).ReplaceAllString(s, ""))
+		}
+		if strings.HasPrefix(line, "diff --git") || strings.HasPrefix(line, "--- ") || strings.HasPrefix(line, "Index: ") {
+			return ""
+		}
+	}
+	return ""
+}
+
+var patchFailed = regexp.MustCompile(`(?m)^error: patch failed: (.+):(\d+)$`)
+var patchNoApply = regexp.MustCompile(`(?m)^error: (.+): (patch does not apply|does not exist in index|already exists in working directory|No such file or directory)$`)
+
+// applyPatch applies the patch file in dir and commits it, so that the
+// worktree's HEAD is the patched tree.
+func applyPatch(ctx context.Context, dir, patchFile string) (subject string, err error) {
+	data, err := os.ReadFile(patchFile)
+	if err != nil {
+		return "", fmt.Errorf("read patch: %w", err)
+	}
+	subject = patchSubject(data)
+	if isMailPatch(data) {
+		_, err = git(ctx, dir, append(identity, "am", "--3way", "--quiet", patchFile)...)
+		if err != nil {
+			_, _ = git(ctx, dir, "am", "--abort")
+			return subject, patchError(patchFile, err)
+		}
+		return subject, nil
+	}
+	if _, err := git(ctx, dir, "apply", "--3way", "--index", "--whitespace=nowarn", patchFile); err != nil {
+		_, _ = git(ctx, dir, "reset", "--quiet", "--hard")
+		return subject, patchError(patchFile, err)
+	}
+	msg := "perfbot: apply " + patchFile
+	if subject != "" {
+		msg = subject
+	}
+	if _, err := git(ctx, dir, append(identity, "commit", "--quiet", "--no-verify", "--allow-empty", "-m", msg)...); err != nil {
+		return subject, fmt.Errorf("commit patched tree: %w", err)
+	}
+	return subject, nil
+}
+
+func patchError(patchFile string, err error) error {
+	var ge *gitError
+	if !errors.As(err, &ge) {
+		return err
+	}
+	pe := &PatchError{Patch: patchFile}
+	seen := map[string]bool{}
+	for _, m := range patchFailed.FindAllStringSubmatch(ge.Stderr, -1) {
+		f := fmt.Sprintf("%s: hunk at line %s", m[1], m[2])
+		if !seen[f] {
+			seen[f] = true
+			pe.Failures = append(pe.Failures, f)
+		}
+	}
+	for _, m := range patchNoApply.FindAllStringSubmatch(ge.Stderr, -1) {
+		f := fmt.Sprintf("%s: %s", m[1], m[2])
+		if !seen[f] && !seen[m[1]] {
+			seen[f] = true
+			pe.Failures = append(pe.Failures, f)
+		}
+	}
+	if len(pe.Failures) == 0 {
+		pe.Detail = ge.Stderr
+	}
+	return pe
+}
+
+// changedFiles lists the files the commit head adds or modifies relative
+// to base.
+func changedFiles(ctx context.Context, dir, base string) ([]string, error) {
+	out, err := git(ctx, dir, "diff", "--name-only", "--diff-filter=AM", "--no-renames", base, "HEAD")
+	if err != nil {
+		return nil, err
+	}
+	if out == "" {
+		return nil, nil
+	}
+	return strings.Split(out, "\n"), nil
+}

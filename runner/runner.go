@@ -1,0 +1,234 @@
+// Package runner measures a baseline and its candidates: it checks each side
+// out into its own worktree, applies patches, builds each side once, runs
+// the suites in alternating rounds and collects parsed results with their
+// provenance.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/perfbot/perfbot/bench"
+	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/sandbox"
+)
+
+// Candidate is one side compared against the baseline: a patch applied on
+// the baseline, or another ref.
+type Candidate struct {
+	// Name is the variant's name in the report.
+	Name string
+	// Patch is a patch file applied on top of the baseline.
+	Patch string
+	// Ref is checked out instead when there is no patch.
+	Ref string
+}
+
+// Options say what to measure and how.
+type Options struct {
+	// Repo is a local repository path or a clone URL.
+	Repo string
+	// Base is the baseline ref.
+	Base string
+	// BaseName is the baseline's variant name (default "base").
+	BaseName   string
+	Candidates []Candidate
+	Suites     []config.Suite
+	// CacheDir holds cached clones and worktrees.
+	CacheDir string
+	// Sandbox runs every build and benchmark command.
+	Sandbox sandbox.Runner
+	// SandboxName describes the sandbox in the provenance.
+	SandboxName string
+	// Env is the environment every command starts from (an allow-listed
+	// copy of perfbot's own; never secrets).
+	Env []string
+	// MaxOutput caps each command's kept output (0: sandbox default).
+	MaxOutput int64
+	// Progress receives one line per step; nil discards them.
+	Progress io.Writer
+}
+
+// Outcome is what a run measured.
+type Outcome struct {
+	Results    []*bench.Result
+	Failures   []compare.Failure
+	Warnings   []string
+	Provenance compare.Provenance
+	// Variants are the baseline's name and then the candidates' names.
+	Variants []string
+}
+
+// side is one variant's checked-out tree.
+type side struct {
+	name     string
+	worktree string
+	commit   string
+	// failed marks a side whose checkout failed for every suite.
+	failed bool
+}
+
+// Run measures every suite on the baseline and each candidate. A patch that
+// does not apply is a *PatchError. A side that fails to build or run is
+// recorded in Outcome.Failures and the rest still runs.
+func Run(ctx context.Context, opts Options) (*Outcome, error) {
+	if opts.BaseName == "" {
+		opts.BaseName = "base"
+	}
+	if opts.Sandbox == nil {
+		return nil, errors.New("runner: no sandbox runner given")
+	}
+	if len(opts.Candidates) == 0 {
+		return nil, errors.New("runner: nothing to compare the baseline with: give a patch or a head ref")
+	}
+	progress := opts.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+	out := &Outcome{}
+	out.Provenance.Started = time.Now()
+	out.Provenance.Repo = opts.Repo
+	out.Provenance.Sandbox = opts.SandboxName
+
+	ws, err := OpenWorkspace(ctx, opts.Repo, opts.CacheDir)
+	if err != nil {
+		return nil, err
+	}
+	defer ws.Close()
+
+	baseCommit, err := ws.Resolve(ctx, opts.Base)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(progress, "perfbot: baseline %s is %s\n", opts.Base, short(baseCommit))
+	baseDir, err := ws.Worktree(ctx, opts.BaseName, baseCommit)
+	if err != nil {
+		return nil, err
+	}
+	sides := []*side{{name: opts.BaseName, worktree: baseDir, commit: baseCommit}}
+	out.Provenance.Sides = append(out.Provenance.Sides, compare.Side{Variant: opts.BaseName, Ref: opts.Base, Commit: baseCommit})
+	names := map[string]bool{opts.BaseName: true}
+	for _, c := range opts.Candidates {
+		if names[c.Name] {
+			return nil, fmt.Errorf("two variants are named %q: name them apart", c.Name)
+		}
+		names[c.Name] = true
+		s, prov, err := prepareCandidate(ctx, ws, c, baseCommit, baseDir, opts, progress, out)
+		if err != nil {
+			return nil, err
+		}
+		sides = append(sides, s)
+		out.Provenance.Sides = append(out.Provenance.Sides, prov)
+	}
+	for _, s := range sides {
+		out.Variants = append(out.Variants, s.name)
+	}
+	out.Provenance.Host = describeHost(ctx)
+
+	for i := range opts.Suites {
+		suite := &opts.Suites[i]
+		if err := runSuite(ctx, suite, sides, opts, progress, out); err != nil {
+			return nil, err
+		}
+	}
+	out.Provenance.Finished = time.Now()
+	return out, nil
+}
+
+func prepareCandidate(ctx context.Context, ws *Workspace, c Candidate, baseCommit, baseDir string, opts Options, progress io.Writer, out *Outcome) (*side, compare.Side, error) {
+	prov := compare.Side{Variant: c.Name}
+	if c.Patch == "" {
+		commit, err := ws.Resolve(ctx, c.Ref)
+		if err != nil {
+			return nil, prov, err
+		}
+		dir, err := ws.Worktree(ctx, c.Name, commit)
+		if err != nil {
+			return nil, prov, err
+		}
+		prov.Ref, prov.Commit = c.Ref, commit
+		fmt.Fprintf(progress, "perfbot: %s is %s\n", c.Name, short(commit))
+		return &side{name: c.Name, worktree: dir, commit: commit}, prov, nil
+	}
+	patch, err := filepath.Abs(c.Patch)
+	if err != nil {
+		return nil, prov, err
+	}
+	if _, err := os.Stat(patch); err != nil {
+		return nil, prov, fmt.Errorf("patch %s: %w", c.Patch, err)
+	}
+	dir, err := ws.Worktree(ctx, c.Name, baseCommit)
+	if err != nil {
+		return nil, prov, err
+	}
+	subject, err := applyPatch(ctx, dir, patch)
+	if err != nil {
+		var pe *PatchError
+		if errors.As(err, &pe) {
+			pe.Patch = c.Patch
+		}
+		return nil, prov, err
+	}
+	commit, err := git(ctx, dir, "rev-parse", "HEAD")
+	if err != nil {
+		return nil, prov, err
+	}
+	prov.Ref, prov.Commit, prov.Patch, prov.PatchSubject = opts.Base, commit, c.Patch, subject
+	fmt.Fprintf(progress, "perfbot: %s applied on %s\n", c.Patch, short(baseCommit))
+
+	changed, err := changedFiles(ctx, dir, baseCommit)
+	if err != nil {
+		return nil, prov, err
+	}
+	var globs []string
+	for _, s := range opts.Suites {
+		if len(s.BenchFiles) > 0 {
+			globs = append(globs, s.BenchFiles...)
+		} else if s.Preset == "go" {
+			globs = append(globs, defaultGoBenchFiles...)
+		}
+	}
+	copied, err := overlayBenchFiles(dir, baseDir, changed, globs)
+	if err != nil {
+		return nil, prov, err
+	}
+	if len(copied) > 0 {
+		msg := fmt.Sprintf("benchmark files from %s also laid over %s so both sides run them: %s", c.Patch, opts.BaseName, strings.Join(copied, ", "))
+		out.Warnings = append(out.Warnings, msg)
+		fmt.Fprintf(progress, "perfbot: %s\n", msg)
+	}
+	return &side{name: c.Name, worktree: dir, commit: commit}, prov, nil
+}
+
+func short(commit string) string {
+	if len(commit) > 12 {
+		return commit[:12]
+	}
+	return commit
+}
+
+// tailOf joins a command's output and keeps its last lines for a report.
+func tailOf(res *sandbox.Result, lines int) string {
+	s := strings.TrimRight(string(res.Stdout), "\n")
+	if e := strings.TrimRight(string(res.Stderr), "\n"); e != "" {
+		if s != "" {
+			s += "\n"
+		}
+		s += e
+	}
+	parts := strings.Split(s, "\n")
+	if len(parts) > lines {
+		parts = parts[len(parts)-lines:]
+	}
+	if res.Dropped > 0 {
+		parts = append(parts, fmt.Sprintf("[%d more bytes of output cut at the output limit]", res.Dropped))
+	}
+	return strings.Join(parts, "\n")
+}

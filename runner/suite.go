@@ -1,0 +1,211 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/perfbot/perfbot/bench"
+	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/parse"
+	"github.com/perfbot/perfbot/sandbox"
+)
+
+// suiteSide is what one suite needs to run one round on one side.
+type suiteSide interface {
+	// round runs one round and returns its results, or records failures.
+	round(ctx context.Context, r int) ([]*bench.Result, error)
+}
+
+const (
+	defaultTimeout      = 10 * time.Minute
+	defaultBuildTimeout = 30 * time.Minute
+)
+
+func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Options, progress io.Writer, out *Outcome) error {
+	count := suite.Count
+	if count == 0 {
+		count = 5
+		if suite.Preset == "go" {
+			count = 10
+		}
+	}
+	var ready []*side
+	runners := map[string]suiteSide{}
+	var commands []string
+	for _, s := range sides {
+		fmt.Fprintf(progress, "perfbot: suite %s: building %s\n", suite.Name, s.name)
+		var (
+			ss   suiteSide
+			cmds []string
+			err  error
+		)
+		if suite.Preset == "go" {
+			ss, cmds, err = prepareGo(ctx, suite, s, opts, out)
+		} else {
+			ss, cmds, err = prepareCommand(ctx, suite, s, opts, out)
+		}
+		if err != nil {
+			return err
+		}
+		if len(commands) == 0 {
+			commands = cmds
+		}
+		if ss != nil {
+			runners[s.name] = ss
+			ready = append(ready, s)
+		}
+	}
+	out.Provenance.Suites = append(out.Provenance.Suites, compare.Suite{Name: suite.Name, Commands: commands, Rounds: count})
+	if len(ready) < 2 {
+		fmt.Fprintf(progress, "perfbot: suite %s: fewer than two sides built; nothing to compare\n", suite.Name)
+	}
+	var names []string
+	for _, s := range ready {
+		names = append(names, s.name)
+	}
+	for r, order := range schedule(names, count) {
+		for _, name := range order {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			fmt.Fprintf(progress, "perfbot: suite %s: round %d/%d: %s\n", suite.Name, r+1, count, name)
+			results, err := runners[name].round(ctx, r)
+			if err != nil {
+				return err
+			}
+			for _, res := range results {
+				res.Variant = name
+			}
+			out.Results = append(out.Results, results...)
+			out.Provenance.RunOrder = append(out.Provenance.RunOrder, name)
+		}
+	}
+	return nil
+}
+
+// commandSide runs a suite's command template on one side.
+type commandSide struct {
+	suite  *config.Suite
+	side   *side
+	dir    string
+	env    []string
+	opts   Options
+	out    *Outcome
+	failed map[string]bool
+}
+
+func prepareCommand(ctx context.Context, suite *config.Suite, s *side, opts Options, out *Outcome) (suiteSide, []string, error) {
+	cs := &commandSide{suite: suite, side: s, dir: filepath.Join(s.worktree, suite.Dir), opts: opts, out: out, failed: map[string]bool{}}
+	cs.env = append(append([]string(nil), opts.Env...), envList(suite.Env)...)
+	cs.env = append(cs.env, "PERFBOT_VARIANT="+s.name, "PERFBOT_WORKTREE="+s.worktree)
+	builtin := map[string]string{"worktree": s.worktree, "variant": s.name}
+	var commands []string
+	if suite.Build != "" {
+		build := config.Expand(suite.Build, nil, builtin)
+		commands = append(commands, "build: "+build)
+		res, err := opts.Sandbox.Run(ctx, sandbox.Spec{
+			Argv: []string{"/bin/sh", "-c", build}, Dir: cs.dir, Env: cs.env,
+			Timeout: durationOr(suite.BuildTimeout, defaultBuildTimeout), MaxOutput: opts.MaxOutput, Network: sandbox.FullNetwork,
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("suite %s: build %s: %w", suite.Name, s.name, err)
+		}
+		if !res.OK() {
+			out.Failures = append(out.Failures, compare.Failure{Variant: s.name, Stage: "build", Message: fmt.Sprintf("suite %s: build exited with status %d", suite.Name, res.ExitCode), LogTail: tailOf(res, 30), Limit: res.Limit})
+			return nil, commands, nil
+		}
+	}
+	for _, pt := range suite.Matrix.Points() {
+		commands = append(commands, config.Expand(suite.Command, pt, builtin))
+	}
+	return cs, commands, nil
+}
+
+func (cs *commandSide) round(ctx context.Context, r int) ([]*bench.Result, error) {
+	var results []*bench.Result
+	builtin := map[string]string{"worktree": cs.side.worktree, "variant": cs.side.name, "round": fmt.Sprint(r + 1)}
+	for _, pt := range cs.suite.Matrix.Points() {
+		cmd := config.Expand(cs.suite.Command, pt, builtin)
+		var outFile string
+		if f, ok := strings.CutPrefix(cs.suite.Output, "file:"); ok {
+			outFile = filepath.Join(cs.dir, config.Expand(f, pt, builtin))
+			_ = os.Remove(outFile)
+		}
+		res, err := cs.opts.Sandbox.Run(ctx, sandbox.Spec{
+			Argv: []string{"/bin/sh", "-c", cmd}, Dir: cs.dir, Env: cs.env,
+			Timeout: durationOr(cs.suite.Timeout, defaultTimeout), MaxOutput: cs.opts.MaxOutput, Network: sandbox.NoNetwork,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("suite %s: %s: %w", cs.suite.Name, cs.side.name, err)
+		}
+		if !res.OK() && !cs.failed[cmd] {
+			cs.failed[cmd] = true
+			cs.out.Failures = append(cs.out.Failures, compare.Failure{Variant: cs.side.name, Stage: "run", Message: fmt.Sprintf("suite %s: %s exited with status %d", cs.suite.Name, cmd, res.ExitCode), LogTail: tailOf(res, 30), Limit: res.Limit})
+		}
+		var data []byte
+		name := fmt.Sprintf("%s/%s round %d (%s)", cs.suite.Name, cs.side.name, r+1, cmd)
+		switch {
+		case outFile != "":
+			data, err = os.ReadFile(outFile)
+			if err != nil {
+				if res.OK() {
+					cs.out.Failures = append(cs.out.Failures, compare.Failure{Variant: cs.side.name, Stage: "parse", Message: fmt.Sprintf("suite %s: result file: %v", cs.suite.Name, err)})
+				}
+				continue
+			}
+		case cs.suite.Output == "stderr":
+			data = res.Stderr
+		case cs.suite.Output == "combined":
+			data = append(append([]byte(nil), res.Stdout...), res.Stderr...)
+		default:
+			data = res.Stdout
+		}
+		rs, err := parse.Bytes(ctx, data, name, cs.suite.Parser)
+		if err != nil {
+			if res.OK() {
+				cs.out.Failures = append(cs.out.Failures, compare.Failure{Variant: cs.side.name, Stage: "parse", Message: err.Error(), LogTail: tailOf(res, 10)})
+			}
+			continue
+		}
+		for _, res := range rs {
+			res.Params = withMatrix(pt, res.Params)
+		}
+		results = append(results, rs...)
+	}
+	return results, nil
+}
+
+// withMatrix puts the matrix point's parameters before the parsed ones,
+// unless the tool already reported a parameter of the same name.
+func withMatrix(pt []config.Param, ps bench.Params) bench.Params {
+	var out bench.Params
+	for _, p := range pt {
+		if _, ok := ps.Get(p.Name); !ok {
+			out = append(out, bench.Param{Name: p.Name, Value: p.Values[0]})
+		}
+	}
+	return append(out, ps...)
+}
+
+func envList(m map[string]string) []string {
+	var out []string
+	for k, v := range m {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func durationOr(d config.Duration, def time.Duration) time.Duration {
+	if d > 0 {
+		return time.Duration(d)
+	}
+	return def
+}
