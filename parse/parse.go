@@ -55,6 +55,16 @@ const sniffSize = 64 << 10
 func Formats() []Parser {
 	ps := []Parser{
 		GoBench{},
+		JMHText{},
+		JMHLog{},
+		JMHJSON{},
+		JMHCSV{},
+		YCSB{},
+		GoYCSB{},
+		HBasePE{},
+		HBaseWAL{},
+		PerfStat{},
+		PerfStatCSV{},
 	}
 	return ps
 }

@@ -1,0 +1,177 @@
+package parse
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/perfbot/perfbot/bench"
+)
+
+// GoYCSB reads go-ycsb's output, in every generation of its line format:
+//
+//	READ   - Takes(s): 10.0, Count: 472177, OPS: 47412.4, Avg(us): 4154, Min(us): 721, Max(us): 158564, 95th(us): 7000, 99th(us): 29000
+//
+// (95th/99th only in 2018; 99th/99.9th/99.99th from 2019; a TOTAL row and
+// 50th/90th/95th since v1.0.1). "READ_ERROR" rows are operations of their
+// own. Interval blocks repeat every few seconds; only the final block,
+// after "Run finished, takes ...", is the run's result, so when the input
+// holds such a line only the rows after it are emitted; otherwise (an
+// excerpt of interval lines) every row is emitted as it comes.
+//
+// The operation is the benchmark; "OPS" becomes Metric "Throughput" in
+// ops/s, "Avg(us)" Metric "AverageLatency", percentiles "p99", "p99.9" in
+// us; Count, Takes(s), Min and Max are emitted too. The "workload" and
+// "threadcount" properties become parameters when the properties block
+// shows them. Values are Summaries; latencies carry Count as N. Markdown
+// emphasis ("**OPS: 351.2**") pasted into issues is tolerated.
+type GoYCSB struct{}
+
+// Name returns "go-ycsb".
+func (GoYCSB) Name() string { return "go-ycsb" }
+
+var (
+	goYCSBRow  = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)\s+-\s+(.*\b(?:Takes\(s\)|Count):.*)$`)
+	goYCSBProp = regexp.MustCompile(`^"([^"]*)"="(.*)"$`)
+)
+
+// Sniff looks for "OP - Takes(s): ..., Count: ..." rows.
+func (GoYCSB) Sniff(head []byte) int {
+	if bytes.Contains(head, []byte(" - Takes(s): ")) && bytes.Contains(head, []byte("Count: ")) {
+		return 95
+	}
+	return 0
+}
+
+// Parse reads go-ycsb output.
+func (GoYCSB) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
+	lr := newLineReader(r)
+	var params bench.Params
+	var workload, threads string
+	final := false
+	// Interval rows are buffered per block, and a block is emitted when the
+	// next begins, unless a "Run finished" line shows a final block is
+	// coming; this keeps memory bounded by one block.
+	var block []*bench.Result
+	flushBlock := func() error {
+		for _, res := range block {
+			if err := emit(res); err != nil {
+				return err
+			}
+		}
+		block = block[:0]
+		return nil
+	}
+	lastOp := map[string]bool{}
+	for lr.next(ctx) {
+		line := strings.ReplaceAll(lr.Text(), "**", "")
+		t := strings.TrimSpace(line)
+		if m := goYCSBProp.FindStringSubmatch(t); m != nil {
+			switch m[1] {
+			case "workload":
+				workload = m[2]
+			case "threadcount":
+				threads = m[2]
+			}
+			params = nil
+			if workload != "" {
+				params = append(params, bench.Param{Name: "workload", Value: workload})
+			}
+			if threads != "" {
+				params = append(params, bench.Param{Name: "threads", Value: threads})
+			}
+			continue
+		}
+		if strings.HasPrefix(t, "Run finished") {
+			block = block[:0] // interval rows before the final block
+			lastOp = map[string]bool{}
+			final = true
+			continue
+		}
+		m := goYCSBRow.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		op := m[1]
+		if !final && lastOp[op] {
+			// The same operation again: a new interval block began.
+			if err := flushBlock(); err != nil {
+				return err
+			}
+			lastOp = map[string]bool{}
+		}
+		lastOp[op] = true
+		rows, err := goYCSBFields(op, m[2], params, fmt.Sprintf("%s:%d", name, lr.Line()))
+		if err != nil {
+			return syntaxf(name, lr.Line(), "%s row: %v", op, err)
+		}
+		block = append(block, rows...)
+	}
+	if err := lr.Err(); err != nil {
+		return err
+	}
+	return flushBlock()
+}
+
+// goYCSBFields turns "Takes(s): 10.0, Count: 472177, OPS: 47412.4, ..." into
+// results.
+func goYCSBFields(op, s string, params bench.Params, src string) ([]*bench.Result, error) {
+	var out []*bench.Result
+	count := 1
+	for _, part := range strings.Split(s, ",") {
+		k, vs, ok := strings.Cut(strings.TrimSpace(part), ":")
+		if !ok {
+			if strings.TrimSpace(part) == "" {
+				continue
+			}
+			return nil, fmt.Errorf("expected \"Name: value\", got %q", strings.TrimSpace(part))
+		}
+		k = strings.TrimSpace(k)
+		v, err := parseFloat(strings.TrimSpace(vs))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", k, err)
+		}
+		metric, unit := k, ""
+		if i := strings.IndexByte(k, '('); i > 0 && strings.HasSuffix(k, ")") {
+			metric, unit = k[:i], k[i+1:len(k)-1]
+		}
+		better := bench.LowerIsBetter
+		n := 1
+		switch {
+		case metric == "Count":
+			unit, better = "count", bench.HigherIsBetter
+			count = int(v)
+		case metric == "OPS":
+			metric, unit, better = "Throughput", "ops/s", bench.HigherIsBetter
+		case metric == "Takes":
+			metric = "Time"
+		case metric == "Avg":
+			metric, n = "AverageLatency", count
+		case metric == "Min" || metric == "Max":
+			metric, n = metric+"Latency", count
+		case strings.HasSuffix(metric, "th"):
+			p, err := strconv.ParseFloat(strings.TrimSuffix(metric, "th"), 64)
+			if err != nil {
+				return nil, fmt.Errorf("percentile %q: expected a number before \"th\"", k)
+			}
+			metric, n = percentileMetric(p, false), count
+		}
+		if unit == "" {
+			unit = "count"
+		}
+		out = append(out, &bench.Result{
+			Benchmark: op,
+			Params:    params,
+			Metric:    metric,
+			Unit:      unit,
+			Better:    better,
+			Summary:   summary(v, 0, 0, n),
+			Source:    src,
+		})
+	}
+	return out, nil
+}

@@ -1,0 +1,174 @@
+package parse
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/perfbot/perfbot/bench"
+)
+
+// PerfStat reads the human-readable output of `perf stat`, old and new:
+//
+//	Performance counter stats for './app' (5 runs):
+//	   60,243.87 msec task-clock        #    1.000 CPUs utilized   ( +-  1.38% )
+//	  72,124,912,284      cycles        #    1.197 GHz              (38.46%)
+//	      8008.478891      cpu-clock (msec)
+//	     13.035091229 seconds time elapsed
+//
+// with thousands separators or none, the unit before the event (5.x+) or
+// after it ("cpu-clock (msec)", 4.x), event modifiers ("cycles:u"),
+// multiplexing percentages, "<not supported>"/"<not counted>" rows
+// (skipped with a warning), continuation comment lines, interval mode (-I,
+// a leading timestamp: each interval is one sample) and per-CPU columns
+// (-A: param "cpu").
+//
+// The event is the benchmark and the measured command its group; the unit
+// is the one printed ("msec"), else "cycles" for cycle events and "count"
+// for the other counters. "seconds time elapsed", "seconds user" and
+// "seconds sys" become benchmarks "time elapsed", "user" and "sys" in s.
+// The "insn per cycle" comment becomes Metric "IPC" of the instructions
+// event, higher is better. Without -r each value is one sample; with -r N
+// it is a Summary whose Error is perf's "+- x%" (the standard error of the
+// mean, so Confidence 0.6827) and N the number of runs.
+type PerfStat struct{}
+
+// Name returns "perf-stat".
+func (PerfStat) Name() string { return "perf-stat" }
+
+var (
+	perfHeader = regexp.MustCompile(`Performance counter stats for (.*?)(?: \((\d+) runs\))?:\s*$`)
+	// [time] [cpu [n]] value [unit] event [(msec)] rest
+	perfRow    = regexp.MustCompile(`^\s*(?:(\d+\.\d+)\s+)?(?:(CPU\d+|S\d+(?:-D\d+)?(?:-C\d+)?|N\d+)\s+(?:\d+\s+)?)?(<not supported>|<not counted>|-?[\d][\d,.]*)\s+(?:(msec|ns|us|seconds|Joules|MiB|Watts)\s+)?([A-Za-z_][\w:/.,=-]*(?:/\w*)?)(?:\s+\((msec)\))?(.*)$`)
+	perfTime   = regexp.MustCompile(`^\s*([\d.,]+)(?:\s+\+-\s+([\d.,]+))?\s+seconds\s+(time elapsed|user|sys)\s*(?:\(\s*\+-\s*([\d.]+)%\s*\))?\s*$`)
+	perfPct    = regexp.MustCompile(`\(\s*\+-\s*([\d.]+)%\s*\)`)
+	perfIPC    = regexp.MustCompile(`#\s+([\d.]+)\s+insns? per cycle`)
+	perfSniffI = regexp.MustCompile(`(?m)^\s*\d+\.\d+\s+[\d,.]+\s+(?:msec\s+)?(?:task-clock|cpu-clock|context-switches|cycles|instructions|page-faults|cpu-migrations)`)
+)
+
+// Sniff looks for perf stat's header or interval rows.
+func (PerfStat) Sniff(head []byte) int {
+	if bytes.Contains(head, []byte("Performance counter stats for")) {
+		return 100
+	}
+	if perfSniffI.Match(head) {
+		return 80
+	}
+	return 0
+}
+
+// Parse reads perf stat's human output.
+func (PerfStat) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
+	lr := newLineReader(r)
+	group := ""
+	runs := 0
+	for lr.next(ctx) {
+		line := lr.Text()
+		t := strings.TrimSpace(line)
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		if m := perfHeader.FindStringSubmatch(line); m != nil {
+			group = strings.Trim(m[1], "'")
+			runs, _ = strconv.Atoi(m[2])
+			continue
+		}
+		src := fmt.Sprintf("%s:%d", name, lr.Line())
+		if m := perfTime.FindStringSubmatch(line); m != nil {
+			v, err := parseGrouped(m[1])
+			if err != nil {
+				warnf(ctx, name, lr.Line(), "%s: %v; skipped", m[3], err)
+				continue
+			}
+			res := &bench.Result{Benchmark: m[3], Group: group, Unit: "s", Better: bench.LowerIsBetter, Source: src}
+			perfValue(res, v, m[4], runs)
+			if err := emit(res); err != nil {
+				return err
+			}
+			continue
+		}
+		m := perfRow.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		event := m[5]
+		if strings.HasPrefix(m[3], "<") {
+			warnf(ctx, name, lr.Line(), "%s: %s; skipped", event, m[3])
+			continue
+		}
+		v, err := parseGrouped(m[3])
+		if err != nil {
+			warnf(ctx, name, lr.Line(), "%s: %v; skipped", event, err)
+			continue
+		}
+		unit := m[4]
+		if unit == "" {
+			unit = m[6]
+		}
+		if unit == "" {
+			unit = perfUnit(event)
+		}
+		var params bench.Params
+		if m[2] != "" {
+			params = bench.Params{{Name: "cpu", Value: m[2]}}
+		}
+		rest := m[7]
+		pct := ""
+		if pm := perfPct.FindStringSubmatch(rest); pm != nil {
+			pct = pm[1]
+		}
+		res := &bench.Result{Benchmark: event, Group: group, Params: params, Unit: unit, Better: bench.DirectionOf(unit), Source: src}
+		perfValue(res, v, pct, runs)
+		if err := emit(res); err != nil {
+			return err
+		}
+		if im := perfIPC.FindStringSubmatch(rest); im != nil {
+			if ipc, err := parseFloat(im[1]); err == nil {
+				ires := &bench.Result{Benchmark: event, Group: group, Params: params, Metric: "IPC", Unit: "insn per cycle", Better: bench.HigherIsBetter, Source: src}
+				if runs > 1 {
+					ires.Summary = summary(ipc, 0, 0, runs)
+				} else {
+					ires.Samples = []float64{ipc}
+				}
+				if err := emit(ires); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return lr.Err()
+}
+
+// perfValue sets a sample, or with -r a Summary whose error comes from
+// perf's relative standard error pct.
+func perfValue(res *bench.Result, v float64, pct string, runs int) {
+	if runs > 1 || pct != "" {
+		s := summary(v, 0, 0, runs)
+		if p, err := parseFloat(pct); err == nil {
+			s.Error = v * p / 100
+			if s.Error < 0 {
+				s.Error = -s.Error
+			}
+			s.Confidence = 0.6827
+		}
+		res.Summary = s
+		return
+	}
+	res.Samples = []float64{v}
+}
+
+// perfUnit is the unit of an event perf printed without one.
+func perfUnit(event string) string {
+	e := strings.ToLower(event)
+	switch {
+	case strings.HasPrefix(e, "task-clock"), strings.HasPrefix(e, "cpu-clock"):
+		return "msec"
+	case strings.Contains(e, "cycles") && !strings.Contains(e, "per"):
+		return "cycles"
+	}
+	return "count"
+}

@@ -1,0 +1,146 @@
+package parse
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/perfbot/perfbot/bench"
+)
+
+// PerfStatCSV reads `perf stat -x SEP` output, whatever the separator:
+//
+//	[time,][cpu,[n,]]value,unit,event,runtime,pct[,variance][,metric,metric-unit]
+//
+// The value's position is found per line (the first numeric field
+// followed, two fields on, by an event name), so interval (-I) and per-CPU
+// (-A, --per-core) columns are handled; the CPU becomes param "cpu".
+// "<not supported>" and "<not counted>" rows are skipped with a warning.
+// Benchmark, unit and samples follow PerfStat; with -r the variance
+// field ("19.25%") gives a Summary.
+type PerfStatCSV struct{}
+
+// Name returns "perf-stat-csv".
+func (PerfStatCSV) Name() string { return "perf-stat-csv" }
+
+var perfSeps = []byte{',', ';', '\'', '\t', '|', ':', ' '}
+
+// Sniff looks for lines that split into a perf stat record.
+func (PerfStatCSV) Sniff(head []byte) int {
+	good := 0
+	for _, line := range bytes.Split(head, []byte("\n")) {
+		if sep := perfSep(string(line)); sep != 0 {
+			good++
+		}
+	}
+	if good >= 1 {
+		return 75
+	}
+	return 0
+}
+
+// perfSep returns the separator that makes line a perf stat -x record, or 0.
+func perfSep(line string) byte {
+	line = strings.TrimSpace(line)
+	if line == "" || strings.HasPrefix(line, "#") {
+		return 0
+	}
+	for _, sep := range perfSeps {
+		f := strings.Split(line, string(sep))
+		if len(f) < 5 {
+			continue
+		}
+		if i := perfValueIndex(f); i >= 0 && perfEventLike(f[i+2]) {
+			return sep
+		}
+	}
+	return 0
+}
+
+// perfValueIndex finds the value field of a split record, or -1.
+func perfValueIndex(f []string) int {
+	for i := 0; i <= 3 && i+2 < len(f); i++ {
+		v := strings.TrimSpace(f[i])
+		if v == "" {
+			continue
+		}
+		num := strings.HasPrefix(v, "<not ")
+		if !num {
+			_, err := parseFloat(v)
+			num = err == nil
+		}
+		e := strings.TrimSpace(f[i+2])
+		if num && e != "" {
+			if _, err := parseFloat(e); err != nil {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// perfEventLike reports whether s looks like an event name.
+func perfEventLike(s string) bool {
+	s = strings.TrimSpace(s)
+	if s == "" || !(s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
+		return false
+	}
+	return !strings.ContainsAny(s, " \"") || strings.Contains(s, "/")
+}
+
+// Parse reads perf stat -x output.
+func (PerfStatCSV) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
+	lr := newLineReader(r)
+	var sep byte
+	for lr.next(ctx) {
+		line := strings.TrimSpace(lr.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if sep == 0 {
+			if sep = perfSep(line); sep == 0 {
+				continue
+			}
+		}
+		f := strings.Split(line, string(sep))
+		i := perfValueIndex(f)
+		if i < 0 || !perfEventLike(f[i+2]) {
+			continue
+		}
+		event := strings.TrimSpace(f[i+2])
+		val := strings.TrimSpace(f[i])
+		if strings.HasPrefix(val, "<") {
+			warnf(ctx, name, lr.Line(), "%s: %s; skipped", event, val)
+			continue
+		}
+		v, err := parseFloat(val)
+		if err != nil {
+			warnf(ctx, name, lr.Line(), "%s: %v; skipped", event, err)
+			continue
+		}
+		var params bench.Params
+		for _, pre := range f[:i] {
+			pre = strings.TrimSpace(pre)
+			if strings.HasPrefix(pre, "CPU") || strings.HasPrefix(pre, "S") && strings.Contains(pre, "-") || strings.HasPrefix(pre, "N") && isDigits(pre[1:]) {
+				params = bench.Params{{Name: "cpu", Value: pre}}
+				break
+			}
+		}
+		unit := strings.TrimSpace(f[i+1])
+		if unit == "" {
+			unit = perfUnit(event)
+		}
+		res := &bench.Result{Benchmark: event, Params: params, Unit: unit, Better: bench.DirectionOf(unit), Source: fmt.Sprintf("%s:%d", name, lr.Line())}
+		pct := ""
+		if i+5 < len(f) && strings.HasSuffix(strings.TrimSpace(f[i+5]), "%") {
+			pct = strings.TrimSuffix(strings.TrimSpace(f[i+5]), "%")
+		}
+		perfValue(res, v, pct, 0)
+		if err := emit(res); err != nil {
+			return err
+		}
+	}
+	return lr.Err()
+}

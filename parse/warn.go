@@ -1,0 +1,29 @@
+package parse
+
+import (
+	"context"
+	"fmt"
+)
+
+type warnKey struct{}
+
+// WithWarnings returns a context under which parsers report problems they
+// recovered from (a row skipped because its value was NaN, say) by calling
+// fn, instead of staying silent. Each warning is a *SyntaxError naming the
+// file and line.
+func WithWarnings(ctx context.Context, fn func(*SyntaxError)) context.Context {
+	return context.WithValue(ctx, warnKey{}, fn)
+}
+
+// warnf reports a recovered problem to the function installed by
+// WithWarnings, if any.
+func warnf(ctx context.Context, file string, line int, format string, args ...any) {
+	if fn, ok := ctx.Value(warnKey{}).(func(*SyntaxError)); ok && fn != nil {
+		fn(&SyntaxError{File: file, Line: line, Msg: fmt.Sprintf(format, args...)})
+	}
+}
+
+// syntaxf builds a *SyntaxError.
+func syntaxf(file string, line int, format string, args ...any) *SyntaxError {
+	return &SyntaxError{File: file, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
