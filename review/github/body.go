@@ -1,0 +1,114 @@
+package github
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/perfbot/perfbot/review"
+)
+
+// CommentBody is the comment perfbot posts for msg: the marker line, then
+// msg.Markdown, or msg.ShortMarkdown when the full rendering would pass
+// CommentLimit, cut further at a line boundary if even that is too long.
+func CommentBody(msg review.Message) string {
+	head := Marker(msg.Key) + "\n"
+	room := CommentLimit - utf8.RuneCountInString(head)
+	for _, md := range []string{msg.Markdown, msg.ShortMarkdown} {
+		if md != "" && utf8.RuneCountInString(md) <= room {
+			return head + md
+		}
+	}
+	md := msg.ShortMarkdown
+	if md == "" {
+		md = msg.Markdown
+	}
+	return head + Cut(md, room)
+}
+
+// Cut shortens Markdown text to at most limit characters at line
+// boundaries. It keeps the first line (the summary) and as much of the end
+// as fits, says how many lines it left out, reopens a code fence or
+// <details> section the cut falls inside, and closes any left open at the
+// end, so the rest still renders as intended.
+func Cut(text string, limit int) string {
+	if utf8.RuneCountInString(text) <= limit {
+		return text
+	}
+	lines := strings.SplitAfter(text, "\n")
+	first := lines[0]
+	if !strings.HasSuffix(first, "\n") {
+		first += "\n"
+	}
+	// state after each line: the open fence (or "") and <details> depth.
+	type state struct {
+		fence   string
+		details int
+	}
+	states := make([]state, len(lines)+1)
+	var s state
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case s.fence != "":
+			if strings.HasPrefix(t, "```") && strings.Trim(t, "`") == "" {
+				s.fence = ""
+			}
+		case strings.HasPrefix(t, "```"):
+			s.fence = t
+		case strings.HasPrefix(t, "<details"):
+			s.details++
+		case strings.HasPrefix(t, "</details>") && s.details > 0:
+			s.details--
+		}
+		states[i+1] = s
+	}
+	// suffix sizes, to find the first kept line quickly.
+	size := make([]int, len(lines)+1)
+	for i := len(lines) - 1; i >= 0; i-- {
+		size[i] = size[i+1] + utf8.RuneCountInString(lines[i])
+	}
+	build := func(from int) string {
+		var b strings.Builder
+		b.WriteString(first)
+		fmt.Fprintf(&b, "\n*… %d lines left out to fit GitHub's comment limit …*\n\n", from-1)
+		st := states[from]
+		for range st.details {
+			b.WriteString("<details>\n\n")
+		}
+		if st.fence != "" {
+			b.WriteString(st.fence + "\n")
+		}
+		for _, l := range lines[from:] {
+			b.WriteString(l)
+		}
+		end := states[len(lines)]
+		if end.fence != "" || end.details > 0 {
+			if !strings.HasSuffix(b.String(), "\n") {
+				b.WriteString("\n")
+			}
+			if end.fence != "" {
+				b.WriteString("```\n")
+			}
+			for range end.details {
+				b.WriteString("</details>\n")
+			}
+		}
+		return b.String()
+	}
+	for from := 1; from <= len(lines); from++ {
+		// cheap lower bound before building
+		if size[from] > limit {
+			continue
+		}
+		if out := build(from); utf8.RuneCountInString(out) <= limit {
+			return out
+		}
+	}
+	// Not even the first line fits: cut it by characters.
+	r := []rune(first)
+	if limit < 1 {
+		return ""
+	}
+	return string(r[:min(len(r), limit-1)]) + "…"
+}

@@ -1,0 +1,109 @@
+// Package github posts perfbot's answers to GitHub pull requests: one
+// Markdown comment, found again by a hidden marker and edited in place on a
+// rerun, and a commit status on the pull request's head commit.
+//
+// It authenticates with a token (a personal access token, or the
+// GITHUB_TOKEN of a workflow) or as a GitHub App installation, and talks to
+// github.com or a GitHub Enterprise Server at a configured address.
+package github
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	gh "github.com/google/go-github/v60/github"
+
+	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/review/retry"
+)
+
+// Config says where GitHub is and how to sign in. Exactly one of Token or
+// App must be set.
+type Config struct {
+	// BaseURL is the REST API root; empty means https://api.github.com/.
+	// For GitHub Enterprise Server give the server's address
+	// (https://ghe.example.com/ or https://ghe.example.com/api/v3/).
+	BaseURL string
+	// Token is a personal access token or an Actions GITHUB_TOKEN.
+	Token string
+	// App signs in as a GitHub App installation instead of with Token.
+	App *App
+	// Login, when set, restricts edit-in-place to comments written by
+	// this account ("perfbot-ci", "my-app[bot]"), so a marker copied into
+	// someone else's comment is never taken for perfbot's own.
+	Login string
+	// StatusContext names the commit status (default "perfbot").
+	StatusContext string
+	// HTTPClient sends the requests; nil means a client with a 60s
+	// timeout. Its Transport is wrapped, never modified.
+	HTTPClient *http.Client
+	// Retry bounds retries of transient failures and rate limits.
+	Retry retry.Policy
+}
+
+// Poster posts to GitHub pull requests. It is safe for concurrent use.
+type Poster struct {
+	client  *gh.Client
+	app     *appTransport // nil with token auth
+	token   string
+	login   string
+	context string
+	retry   retry.Policy
+}
+
+var _ review.Poster = (*Poster)(nil)
+
+// New checks cfg and returns a Poster. It makes no request.
+func New(cfg Config) (*Poster, error) {
+	if (cfg.Token == "") == (cfg.App == nil) {
+		return nil, errors.New("github: configure exactly one of a token (GITHUB_TOKEN) or GitHub App credentials")
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{Timeout: defaultTimeout}
+	}
+	base := hc.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	p := &Poster{token: cfg.Token, login: cfg.Login, context: cfg.StatusContext, retry: cfg.Retry}
+	if p.context == "" {
+		p.context = "perfbot"
+	}
+	var client *gh.Client
+	if cfg.App != nil {
+		at, err := newAppTransport(*cfg.App, cfg.BaseURL, base)
+		if err != nil {
+			return nil, err
+		}
+		p.app = at
+		client = gh.NewClient(&http.Client{Transport: at, Timeout: hc.Timeout, CheckRedirect: hc.CheckRedirect, Jar: hc.Jar})
+	} else {
+		client = gh.NewClient(&http.Client{Transport: base, Timeout: hc.Timeout, CheckRedirect: hc.CheckRedirect, Jar: hc.Jar}).WithAuthToken(cfg.Token)
+	}
+	if cfg.BaseURL != "" {
+		var err error
+		client, err = client.WithEnterpriseURLs(cfg.BaseURL, uploadURL(cfg.BaseURL))
+		if err != nil {
+			return nil, fmt.Errorf("github: base URL %q: %w", cfg.BaseURL, err)
+		}
+	}
+	p.client = client
+	return p, nil
+}
+
+// uploadURL derives the Enterprise upload root from the API root.
+func uploadURL(base string) string {
+	return strings.Replace(strings.TrimSuffix(base, "/")+"/", "/api/v3/", "/api/uploads/", 1)
+}
+
+// secrets lists what must never appear in an error.
+func (p *Poster) secrets() []string {
+	s := []string{p.token}
+	if p.app != nil {
+		s = append(s, p.app.current())
+	}
+	return s
+}

@@ -1,0 +1,160 @@
+package github
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	gh "github.com/google/go-github/v60/github"
+
+	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/review/retry"
+)
+
+// CommentLimit is GitHub's largest issue or pull request comment, in
+// characters.
+const CommentLimit = 65536
+
+// StatusDescriptionLimit is the longest commit status description GitHub
+// accepts.
+const StatusDescriptionLimit = 140
+
+// PR is a parsed "OWNER/REPO#N" target.
+type PR struct {
+	Owner, Repo string
+	Number      int
+}
+
+func (p PR) String() string { return fmt.Sprintf("%s/%s#%d", p.Owner, p.Repo, p.Number) }
+
+// ParsePR reads "OWNER/REPO#N".
+func ParsePR(where string) (PR, error) {
+	repo, num, ok := strings.Cut(where, "#")
+	owner, name, ok2 := strings.Cut(repo, "/")
+	n, err := strconv.Atoi(num)
+	if !ok || !ok2 || owner == "" || name == "" || strings.Contains(name, "/") || err != nil || n <= 0 {
+		return PR{}, fmt.Errorf("github target %q: want OWNER/REPO#N, such as acme/store#42", where)
+	}
+	return PR{Owner: owner, Repo: name, Number: n}, nil
+}
+
+// Marker is the hidden HTML comment that identifies the answer for key.
+func Marker(key string) string {
+	// "--" would end the HTML comment early; keep the key printable.
+	k := strings.NewReplacer("--", "-", ">", "", "\n", " ", "\r", "").Replace(key)
+	return "<!-- perfbot:" + k + " -->"
+}
+
+// Post writes msg as a comment on the pull request where ("OWNER/REPO#N"),
+// editing the comment that carries msg.Key's marker when one exists, and
+// sets the "perfbot" commit status on the head commit when msg.State is
+// set. It returns the comment's URL.
+func (p *Poster) Post(ctx context.Context, where string, msg review.Message) (string, error) {
+	pr, err := ParsePR(where)
+	if err != nil {
+		return "", err
+	}
+	if msg.Key == "" {
+		return "", fmt.Errorf("github %s: message has no key; without one a rerun cannot find its comment", pr)
+	}
+	body := CommentBody(msg)
+	var link string
+	err = p.retry.Do(ctx, "github: comment on "+pr.String(), func(ctx context.Context) error {
+		var err error
+		link, err = p.upsertComment(ctx, pr, Marker(msg.Key), body)
+		return classify(err)
+	})
+	if err != nil {
+		return "", retry.Redact(err, p.secrets()...)
+	}
+	if msg.State != "" {
+		if err := p.setStatus(ctx, pr, msg, link); err != nil {
+			return link, retry.Redact(err, p.secrets()...)
+		}
+	}
+	return link, nil
+}
+
+// upsertComment finds the earlier comment with marker and edits it, or
+// creates one. Looking before each try keeps a retried creation (whose
+// first answer was lost) from posting twice.
+func (p *Poster) upsertComment(ctx context.Context, pr PR, marker, body string) (string, error) {
+	c, err := p.findComment(ctx, pr, marker)
+	if err != nil {
+		return "", err
+	}
+	if c != nil {
+		if c.GetBody() == body {
+			return c.GetHTMLURL(), nil
+		}
+		c, _, err = p.client.Issues.EditComment(ctx, pr.Owner, pr.Repo, c.GetID(), &gh.IssueComment{Body: gh.String(body)})
+		if err != nil {
+			return "", fmt.Errorf("edit comment: %w", err)
+		}
+		return c.GetHTMLURL(), nil
+	}
+	c, _, err = p.client.Issues.CreateComment(ctx, pr.Owner, pr.Repo, pr.Number, &gh.IssueComment{Body: gh.String(body)})
+	if err != nil {
+		return "", fmt.Errorf("create comment: %w", err)
+	}
+	return c.GetHTMLURL(), nil
+}
+
+// findComment pages through the pull request's comments for the first one
+// starting with marker (written by p.login when that is set).
+func (p *Poster) findComment(ctx context.Context, pr PR, marker string) (*gh.IssueComment, error) {
+	opt := &gh.IssueListCommentsOptions{ListOptions: gh.ListOptions{PerPage: 100}}
+	for {
+		cs, resp, err := p.client.Issues.ListComments(ctx, pr.Owner, pr.Repo, pr.Number, opt)
+		if err != nil {
+			return nil, fmt.Errorf("list comments: %w", err)
+		}
+		for _, c := range cs {
+			if strings.HasPrefix(c.GetBody(), marker) && (p.login == "" || strings.EqualFold(c.GetUser().GetLogin(), p.login)) {
+				return c, nil
+			}
+		}
+		if resp.NextPage == 0 {
+			return nil, nil
+		}
+		opt.Page = resp.NextPage
+	}
+}
+
+// setStatus sets the commit status on the pull request's head commit.
+func (p *Poster) setStatus(ctx context.Context, pr PR, msg review.Message, link string) error {
+	return p.retry.Do(ctx, "github: commit status on "+pr.String(), func(ctx context.Context) error {
+		got, _, err := p.client.PullRequests.Get(ctx, pr.Owner, pr.Repo, pr.Number)
+		if err != nil {
+			return classify(fmt.Errorf("get pull request: %w", err))
+		}
+		sha := got.GetHead().GetSHA()
+		if sha == "" {
+			return fmt.Errorf("pull request %s has no head commit", pr)
+		}
+		st := &gh.RepoStatus{
+			State:       gh.String(string(msg.State)),
+			Description: gh.String(truncateRunes(msg.Summary, StatusDescriptionLimit)),
+			Context:     gh.String(p.context),
+		}
+		if link != "" {
+			st.TargetURL = gh.String(link)
+		}
+		if _, _, err := p.client.Repositories.CreateStatus(ctx, pr.Owner, pr.Repo, sha, st); err != nil {
+			return classify(fmt.Errorf("create status on %.12s: %w", sha, err))
+		}
+		return nil
+	})
+}
+
+// truncateRunes cuts s to at most n characters, ending in "…" when cut.
+func truncateRunes(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,266 @@
+package github
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	gh "github.com/google/go-github/v60/github"
+
+	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/review/retry"
+)
+
+const testToken = "ghp_TESTtoken0123456789abcdefABCDEF"
+
+type waits struct{ d []time.Duration }
+
+func (w *waits) policy() retry.Policy {
+	return retry.Policy{Attempts: 8, Sleep: func(ctx context.Context, d time.Duration) error {
+		w.d = append(w.d, d)
+		return ctx.Err()
+	}}
+}
+
+func newPoster(t *testing.T, f *fakeGitHub, w *waits, token string) *Poster {
+	t.Helper()
+	p, err := New(Config{BaseURL: f.url(), Token: token, Retry: w.policy()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func message(key, summary string) review.Message {
+	return review.Message{
+		Key: key, Subject: "wal: 2 better", Summary: summary, State: review.StateFailure,
+		Markdown:      "**2 better, 1 worse, 14 same**\n\n| Threads | Default | Async | Diff |\n|---|---|---|---|\n| 10 | 1.0 | 3.7 | 3.7x |\n",
+		ShortMarkdown: "**2 better, 1 worse, 14 same**\n",
+	}
+}
+
+func TestPostCreatesThenEdits(t *testing.T) {
+	f := newFakeGitHub(t, testToken)
+	f.comments = []fakeComment{{ID: 1, Body: "LGTM", User: "alice"}}
+	var w waits
+	p := newPoster(t, f, &w, testToken)
+	ctx := context.Background()
+
+	link, err := p.Post(ctx, "acme/store#7", message("job-1", "2 better, 1 worse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(link, "/acme/store/pull/7#issuecomment-") {
+		t.Errorf("link = %q", link)
+	}
+	msg2 := message("job-1", strings.Repeat("very long summary ", 20))
+	msg2.Markdown = "**rerun**\n"
+	link2, err := p.Post(ctx, "acme/store#7", msg2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if link2 != link {
+		t.Errorf("rerun link %q, want the first %q", link2, link)
+	}
+	if len(f.comments) != 2 {
+		t.Fatalf("%d comments after a rerun, want 2 (one foreign, one perfbot)", len(f.comments))
+	}
+	if got := f.comments[1].Body; got != "<!-- perfbot:job-1 -->\n**rerun**\n" {
+		t.Errorf("edited body = %q", got)
+	}
+	if len(f.statuses) != 2 {
+		t.Fatalf("statuses = %v", f.statuses)
+	}
+	st := f.statuses[1]
+	if st["context"] != "perfbot" || st["state"] != "failure" || st["sha"] != "6dcb09b5b57875f334f61aebed695e2e4193db5e" || st["target_url"] != link {
+		t.Errorf("status = %v", st)
+	}
+	if d := st["description"].(string); len([]rune(d)) != StatusDescriptionLimit || !strings.HasSuffix(d, "…") {
+		t.Errorf("description %q not cut to %d", d, StatusDescriptionLimit)
+	}
+	// A retry of the same answer changes nothing.
+	before := len(f.requests)
+	if _, err := p.Post(ctx, "acme/store#7", msg2); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range f.requests[before:] {
+		if strings.HasPrefix(r, "PATCH") || strings.HasPrefix(r, "POST /api/v3/repos/acme/store/issues") {
+			t.Errorf("identical retry wrote: %s", r)
+		}
+	}
+}
+
+func TestPostFindsCommentOnLaterPage(t *testing.T) {
+	f := newFakeGitHub(t, testToken)
+	for i := range 250 {
+		f.comments = append(f.comments, fakeComment{ID: int64(i + 1), Body: "comment", User: "bob"})
+	}
+	f.comments[230].Body = "<!-- perfbot:job-9 -->\nold"
+	f.comments[230].User = "perfbot-ci"
+	// Someone quoting the marker is not perfbot.
+	f.comments[10].Body = "<!-- perfbot:job-9 -->\nfake"
+	p, err := New(Config{BaseURL: f.url(), Token: testToken, Login: "perfbot-ci"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Post(context.Background(), "acme/store#7", message("job-9", "s")); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.comments) != 250 || !strings.Contains(f.comments[230].Body, "Threads") || f.comments[10].Body != "<!-- perfbot:job-9 -->\nfake" {
+		t.Errorf("wrong comment edited")
+	}
+}
+
+func TestPostRidesOutStorm(t *testing.T) {
+	f := newFakeGitHub(t, testToken)
+	f.fail = []func(http.ResponseWriter){status502, status429, primaryLimit, secondaryLimit, status502, status502}
+	var w waits
+	p := newPoster(t, f, &w, testToken)
+	if _, err := p.Post(context.Background(), "acme/store#7", message("job-2", "ok")); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.comments) != 1 || len(f.statuses) != 1 {
+		t.Fatalf("comments %d statuses %d", len(f.comments), len(f.statuses))
+	}
+	var saw2, saw60 bool
+	for _, d := range w.d {
+		saw2 = saw2 || d == 2*time.Second
+		saw60 = saw60 || d == time.Minute
+	}
+	if !saw2 || !saw60 {
+		t.Errorf("waits %v: want the 429's Retry-After 2s and a minute for the secondary limit", w.d)
+	}
+}
+
+func TestPostFailsFast(t *testing.T) {
+	notFound := func(w http.ResponseWriter) {
+		writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found", "documentation_url": "https://docs.github.com/rest"})
+	}
+	tests := []struct {
+		name  string
+		token string
+		fail  func(http.ResponseWriter)
+		want  string
+	}{
+		{"401 bad credentials", "ghp_wrongTOKENwrongTOKENwrong", nil, "401 Bad credentials"},
+		{"404", testToken, notFound, "404 Not Found"},
+		{"403 not a rate limit", testToken, forbidden, "403 Resource not accessible"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeGitHub(t, testToken)
+			f.echoAuth = true
+			if tc.fail != nil {
+				f.fail = []func(http.ResponseWriter){tc.fail}
+			}
+			var w waits
+			p := newPoster(t, f, &w, tc.token)
+			_, err := p.Post(context.Background(), "acme/store#7", message("job-3", "s"))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+			if len(f.requests) != 1 || len(w.d) != 0 {
+				t.Errorf("requests %v waits %v: want one request, no retry", f.requests, w.d)
+			}
+			if strings.Contains(err.Error(), tc.token) || strings.Contains(err.Error(), testToken) {
+				t.Errorf("token in error: %v", err)
+			}
+		})
+	}
+}
+
+func TestPostGivesUp(t *testing.T) {
+	f := newFakeGitHub(t, testToken)
+	for range 20 {
+		f.fail = append(f.fail, status502)
+	}
+	var w waits
+	p := newPoster(t, f, &w, testToken)
+	_, err := p.Post(context.Background(), "acme/store#7", message("job-4", "s"))
+	var er *gh.ErrorResponse
+	if err == nil || !strings.Contains(err.Error(), "gave up after 8 attempts") || !errors.As(err, &er) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestPostAsApp(t *testing.T) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pemKey := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
+	f := newFakeGitHub(t, "")
+	f.appKey = &key.PublicKey
+	f.appTok = "ghs_INSTALLATIONtoken0123456789"
+	var w waits
+	p, err := New(Config{BaseURL: f.url(), App: &App{ID: "12345", InstallationID: 99, PrivateKey: pemKey}, Retry: w.policy()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := p.Post(context.Background(), "acme/store#7", message("job-5", "s")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f.tokens != 1 || len(f.comments) != 1 {
+		t.Errorf("minted %d tokens, %d comments; want 1 and 1", f.tokens, len(f.comments))
+	}
+
+	// A wrong installation is a permanent failure without the token.
+	p2, _ := New(Config{BaseURL: f.url(), App: &App{ID: "12345", InstallationID: 98, PrivateKey: pemKey}, Retry: w.policy()})
+	if _, err := p2.Post(context.Background(), "acme/store#7", message("job-5", "s")); err == nil || !strings.Contains(err.Error(), "installation 98") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, cfg := range []Config{{}, {Token: "x", App: &App{}}, {App: &App{ID: "1", InstallationID: 2, PrivateKey: []byte("nope")}}} {
+		if _, err := New(cfg); err == nil {
+			t.Errorf("New(%+v) succeeded", cfg)
+		}
+	}
+	for _, s := range []string{"acme/store", "acme#1", "acme/store#x", "/store#1", "a/b/c#1", "a/b#0"} {
+		if _, err := ParsePR(s); err == nil {
+			t.Errorf("ParsePR(%q) succeeded", s)
+		}
+	}
+}
+
+func TestClassifyRateLimits(t *testing.T) {
+	three := 3 * time.Second
+	reset := time.Now().Add(30 * time.Second)
+	resp := &http.Response{StatusCode: 403, Request: &http.Request{Method: "GET", URL: &url.URL{Path: "/x"}}}
+	tests := []struct {
+		name     string
+		err      error
+		wantWait time.Duration // 0: permanent
+	}{
+		{"primary waits until reset", &gh.RateLimitError{Rate: gh.Rate{Reset: gh.Timestamp{Time: reset}}, Response: resp}, 31 * time.Second},
+		{"secondary honours Retry-After", &gh.AbuseRateLimitError{RetryAfter: &three, Response: resp}, three},
+		{"plain 403 is permanent", &gh.ErrorResponse{Response: resp}, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []time.Duration
+			p := retry.Policy{Attempts: 2, Sleep: func(_ context.Context, d time.Duration) error { got = append(got, d); return nil }}
+			_ = p.Do(context.Background(), "x", func(context.Context) error { return classify(tc.err) })
+			if tc.wantWait == 0 {
+				if len(got) != 0 {
+					t.Errorf("waited %v for a permanent error", got)
+				}
+				return
+			}
+			if len(got) != 1 || got[0] < tc.wantWait-2*time.Second || got[0] > tc.wantWait {
+				t.Errorf("waits %v, want about %v", got, tc.wantWait)
+			}
+		})
+	}
+}
