@@ -24,6 +24,9 @@ type Options struct {
 	// which an undecided result is called noisy rather than same
 	// (default 5).
 	NoiseFloorPct float64
+	// Verdicts choose the method, pairing, history and bootstrap behind
+	// the verdicts (see verdict.go).
+	Verdicts VerdictOptions
 }
 
 func (o *Options) defaults() {
@@ -133,6 +136,7 @@ func Compare(results []*bench.Result, opts Options) (*Comparison, error) {
 	}
 	cmp.Summary = tally(cmp)
 	cmp.Geomean = geomean(cmp)
+	settle(cmp, opts)
 	return cmp, nil
 }
 
@@ -151,7 +155,7 @@ func summarize(s *series, confidence float64) Cell {
 		sorted := append([]float64(nil), values...)
 		sample := benchmath.NewSample(sorted, &benchmath.DefaultThresholds)
 		sum := benchmath.AssumeNothing.Summary(sample, confidence)
-		c := Cell{Center: sum.Center, Lo: sum.Lo, Hi: sum.Hi, N: len(values), Samples: sample.Values}
+		c := Cell{Center: sum.Center, Lo: sum.Lo, Hi: sum.Hi, N: len(values), Samples: sample.Values, Rounds: values}
 		for _, w := range sum.Warnings {
 			c.Warnings = append(c.Warnings, w.Error())
 		}

@@ -83,6 +83,9 @@ type Cell struct {
 	Summarized bool `json:"summarized,omitempty"`
 	// Samples are the raw values, kept for charts and the store.
 	Samples []float64 `json:"-"`
+	// Rounds are the same values in the order they were measured, for
+	// paired tests over interleaved rounds.
+	Rounds []float64 `json:"-"`
 	// Summary is the tool's own summary when there were no samples.
 	Summary *bench.Summary `json:"-"`
 	// Warnings are problems with this measurement.

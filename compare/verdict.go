@@ -3,116 +3,234 @@ package compare
 import (
 	"math"
 
-	"golang.org/x/perf/benchmath"
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/perfbot/perfbot/bench"
+	"github.com/perfbot/perfbot/stats"
 )
 
+// Method names the rules that turn tests into verdicts.
+type Method string
+
+const (
+	// MethodPerfbot, the default, picks the test by what the data is,
+	// holds the whole suite to a false-discovery rate, and applies noise
+	// thresholds learned from history.
+	MethodPerfbot Method = "perfbot"
+	// MethodBenchstat is benchstat's method: the Mann-Whitney U test of
+	// benchmath (Welch's t-test when a side has only a summary), each row
+	// held to Alpha on its own, without false-discovery-rate control or
+	// history.
+	MethodBenchstat Method = "benchstat"
+)
+
+// Test names, as Candidate.Test reports them.
+const (
+	TestMannWhitney = "mann-whitney-u"
+	TestSignedRank  = "wilcoxon-signed-rank"
+	TestWelch       = "welch-t"
+	TestExact       = "exact"
+)
+
+// VerdictOptions control how verdicts are reached.
+type VerdictOptions struct {
+	// Method is MethodPerfbot when empty.
+	Method Method
+	// Paired says that each side's Cell.Rounds were measured in matched,
+	// interleaved rounds (round i of the baseline next to round i of each
+	// candidate), so a paired test can cancel the drift they share.
+	Paired bool
+	// History returns what past no-change comparisons say about a row's
+	// noise on this host; nil or false when nothing is known.
+	History func(row *Row) (stats.Noise, bool)
+	// BootstrapIterations is the number of resamples behind the geomean
+	// interval: 0 means 2000, a negative number computes no interval.
+	BootstrapIterations int
+	// Seed seeds the bootstrap, so the same data give the same interval.
+	Seed uint64
+}
+
+// Power is the power at which minimum detectable effects are computed.
+const Power = 0.8
+
+// Undetectable is the MDEPct of a test that could not have detected any
+// change, such as Mann-Whitney with 3 samples a side (its smallest p-value
+// is 0.1). JSON has no infinity, so -1 stands for it; renderings show it as
+// "∞" or "n/a".
+const Undetectable = -1.0
+
 // decide compares a candidate's cell with the baseline's and fills in the
-// candidate's change, test, p-value and verdict.
+// candidate's change, test, p-value, minimum detectable effect and a
+// verdict for this row alone. The suite-level pass, settle, then applies
+// false-discovery-rate control and history.
 //
-// Samples on both sides are compared with the Mann-Whitney U-test, exactly
-// as benchstat does (x/perf benchmath's AssumeNothing): benchmark samples
-// are often skewed and carry outliers, so no normality is assumed. When a
-// side has only a tool's summary (mean, error, count), Welch's t-test is run
-// on the summaries.
+// The test follows what the data is:
+//   - deterministic units (allocs/op, B/op) are compared exactly: equal
+//     constant values are the same, values whose ranges do not overlap
+//     differ (P = 0);
+//   - samples on both sides, in matched rounds (VerdictOptions.Paired): the
+//     Wilcoxon signed-rank test on the per-round log ratios, which cancels
+//     drift the two sides share;
+//   - samples on both sides: the Mann-Whitney U test, exactly as benchstat
+//     runs it (x/perf benchmath's AssumeNothing), because benchmark samples
+//     are skewed and carry outliers;
+//   - a summary on either side (JMH text: score, error at 99.9%, count):
+//     Welch's t-test on means and standard errors.
 func decide(base *Cell, cand *Candidate, unit string, better bench.Direction, opts Options) {
 	if base.Center != 0 {
 		cand.Ratio = cand.Center / base.Center
 		cand.DeltaPct = (cand.Ratio - 1) * 100
 	}
 	cand.Alpha = opts.Alpha
-	switch {
-	case len(base.Samples) > 0 && len(cand.Samples) > 0:
-		s1 := benchmath.NewSample(base.Samples, &benchmath.Thresholds{CompareAlpha: opts.Alpha})
-		s2 := benchmath.NewSample(cand.Samples, &benchmath.Thresholds{CompareAlpha: opts.Alpha})
-		c := benchmath.AssumeNothing.Compare(s1, s2)
-		cand.P = c.P
-		cand.Test = "mann-whitney-u"
-		for _, w := range c.Warnings {
-			cand.Warnings = append(cand.Warnings, w.Error())
+	method := opts.Verdicts.Method
+	both := len(base.Samples) > 0 && len(cand.Samples) > 0
+	decided := false
+	if method != MethodBenchstat && both && bench.Deterministic(unit) {
+		if r := stats.CompareDeterministic(base.Samples, cand.Samples); r.Decided {
+			cand.Test, cand.P, decided = TestExact, r.P, true
 		}
-	default:
-		cand.P = welchFromCells(base, &cand.Cell, opts.Confidence)
-		cand.Test = "welch-t"
 	}
-	cand.Significant = cand.P <= cand.Alpha && !math.IsNaN(cand.P)
-	cand.MDEPct = 100 * (halfWidth(base) + halfWidth(&cand.Cell))
+	if !decided {
+		switch {
+		case method != MethodBenchstat && both && opts.Verdicts.Paired && pairable(base, &cand.Cell):
+			r, err := stats.SignedRankDiffs(logRatios(base.Rounds, cand.Rounds), stats.ExactAuto, true)
+			cand.Test, cand.P = TestSignedRank, r.P
+			if err != nil && err != stats.ErrIdentical {
+				cand.Warnings = append(cand.Warnings, err.Error())
+			}
+		case both:
+			p, warnings := stats.BenchstatP(base.Samples, cand.Samples, opts.Alpha)
+			cand.Test, cand.P = TestMannWhitney, p
+			for _, w := range warnings {
+				cand.Warnings = append(cand.Warnings, w.Error())
+			}
+		default:
+			cand.Test, cand.P = TestWelch, welch(base, &cand.Cell, opts.Confidence)
+		}
+	}
+	judge(base, cand, better, opts, nil)
+}
+
+// judge sets MDEPct, Significant and Verdict from P and Alpha, with noise
+// learned from history when known.
+func judge(base *Cell, cand *Candidate, better bench.Direction, opts Options, noise *stats.Noise) {
+	m := mde(base, cand, opts)
+	cand.MDEPct = m
+	if math.IsInf(m, 1) {
+		cand.MDEPct = Undetectable
+	}
+	cand.Significant = !math.IsNaN(cand.P) && cand.P <= cand.Alpha
+	changed := cand.Significant && cand.Center != base.Center
+	noisy := !changed && m > opts.NoiseFloorPct
+	if noise != nil && cand.Test != TestExact {
+		switch noise.Judge(cand.DeltaPct, changed) {
+		case stats.WithinNoise:
+			changed = false
+		case stats.Unstable:
+			changed, noisy = false, true
+		}
+	}
 	switch {
-	case cand.Significant && cand.Center == base.Center:
-		cand.Verdict = Same
-	case cand.Significant:
+	case changed:
 		improved := cand.Center < base.Center
 		if better == bench.HigherIsBetter {
 			improved = !improved
 		}
+		cand.Verdict = Worse
 		if improved {
 			cand.Verdict = Better
-		} else {
-			cand.Verdict = Worse
 		}
-	case 100*math.Max(halfWidth(base), halfWidth(&cand.Cell)) > opts.NoiseFloorPct:
+	case noisy:
 		cand.Verdict = Noisy
 	default:
 		cand.Verdict = Same
 	}
 }
 
-// halfWidth is the larger distance from the centre to an interval bound,
-// relative to the centre.
-func halfWidth(c *Cell) float64 {
-	if c.Center == 0 {
+// mde is the minimum detectable effect of the candidate's test at its
+// Alpha, in percent; +Inf when no change could have been detected, 0 for
+// exact comparisons.
+func mde(base *Cell, cand *Candidate, opts Options) float64 {
+	var v float64
+	switch cand.Test {
+	case TestExact:
 		return 0
+	case TestSignedRank:
+		v = stats.MDESignedRank(logRatios(base.Rounds, cand.Rounds), cand.Alpha, Power)
+	case TestMannWhitney:
+		v = stats.MDERankSum(base.Samples, cand.Samples, cand.Alpha, Power)
+	default:
+		m1, ok1 := moments(base, opts.Confidence)
+		m2, ok2 := moments(&cand.Cell, opts.Confidence)
+		if !ok1 || !ok2 {
+			return math.Inf(1)
+		}
+		v = stats.MDEWelch(m1, m2, cand.Alpha, Power)
 	}
-	return math.Max(c.Hi-c.Center, c.Center-c.Lo) / math.Abs(c.Center)
+	if math.IsNaN(v) {
+		return math.Inf(1)
+	}
+	return v
 }
 
-// welchFromCells runs Welch's t-test on two cells, from their samples when
-// they have them and from their summaries otherwise. A summary's error is the
-// half-width of a t interval at the summary's confidence (JMH's convention),
-// so the standard error is error / t_{(1+conf)/2, n-1}. It returns NaN when
-// the data cannot support a test (n < 2 or no error given).
-func welchFromCells(a, b *Cell, confidence float64) float64 {
-	m1, se1, n1, ok1 := meanSE(a, confidence)
-	m2, se2, n2, ok2 := meanSE(b, confidence)
+// pairable reports whether two cells hold matched rounds of positive
+// values, enough for the signed-rank test to reach significance at all.
+func pairable(a, b *Cell) bool {
+	if len(a.Rounds) != len(b.Rounds) || len(a.Rounds) < 6 {
+		return false
+	}
+	for i := range a.Rounds {
+		if !(a.Rounds[i] > 0 && b.Rounds[i] > 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// logRatios returns log(cand[i]/base[i]) per round.
+func logRatios(base, cand []float64) []float64 {
+	d := make([]float64, len(base))
+	for i := range base {
+		d[i] = math.Log(cand[i] / base[i])
+	}
+	return d
+}
+
+// welch runs Welch's t-test on two cells and returns its p-value, or NaN
+// when the data cannot support a test (n < 2 or no error given).
+func welch(a, b *Cell, confidence float64) float64 {
+	m1, ok1 := moments(a, confidence)
+	m2, ok2 := moments(b, confidence)
 	if !ok1 || !ok2 {
 		return math.NaN()
 	}
-	v1, v2 := se1*se1, se2*se2
-	if v1+v2 == 0 {
-		if m1 == m2 {
+	if m1.SE == 0 && m2.SE == 0 {
+		if m1.Mean == m2.Mean {
 			return 1
 		}
 		return 0
 	}
-	t := (m1 - m2) / math.Sqrt(v1+v2)
-	df := (v1 + v2) * (v1 + v2) / (v1*v1/float64(n1-1) + v2*v2/float64(n2-1))
-	dist := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
-	return 2 * dist.Survival(math.Abs(t))
+	r, err := stats.Welch(m1, m2, 0)
+	if err != nil {
+		return math.NaN()
+	}
+	return r.P
 }
 
-func meanSE(c *Cell, confidence float64) (mean, se float64, n int, ok bool) {
+// moments gives a cell's mean and standard error: from its samples, or from
+// its summary, whose error is the half-width of a t interval at the
+// summary's confidence (JMH's convention; opts' confidence when the tool
+// named none).
+func moments(c *Cell, confidence float64) (stats.Moments, bool) {
 	if len(c.Samples) >= 2 {
-		n = len(c.Samples)
-		for _, x := range c.Samples {
-			mean += x
-		}
-		mean /= float64(n)
-		var ss float64
-		for _, x := range c.Samples {
-			ss += (x - mean) * (x - mean)
-		}
-		return mean, math.Sqrt(ss / float64(n-1) / float64(n)), n, true
+		return stats.MomentsOf(c.Samples), true
 	}
-	if c.Summary == nil || c.Summary.N < 2 || c.Summary.Error <= 0 || math.IsNaN(c.Summary.Error) {
-		return 0, 0, 0, false
+	s := c.Summary
+	if s == nil || s.Error <= 0 || math.IsNaN(s.Error) {
+		return stats.Moments{}, false
 	}
-	conf := c.Summary.Confidence
+	conf := s.Confidence
 	if conf == 0 {
 		conf = confidence
 	}
-	n = c.Summary.N
-	q := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile((1 + conf) / 2)
-	return c.Summary.Mean, c.Summary.Error / q, n, true
+	m, err := stats.MomentsFromError(s.Mean, s.Error, conf, s.N)
+	return m, err == nil
 }

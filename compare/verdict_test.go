@@ -1,0 +1,137 @@
+package compare
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/perfbot/perfbot/bench"
+	"github.com/perfbot/perfbot/stats"
+)
+
+func res(name, variant, unit string, samples ...float64) *bench.Result {
+	return &bench.Result{Benchmark: name, Unit: unit, Better: bench.DirectionOf(unit), Variant: variant, Samples: samples}
+}
+
+func summary(name, variant string, mean, err float64, n int) *bench.Result {
+	return &bench.Result{Benchmark: name, Unit: "ops/s", Better: bench.HigherIsBetter, Variant: variant,
+		Summary: &bench.Summary{Mean: mean, Error: err, Confidence: 0.999, N: n}}
+}
+
+func seq(base, step float64, n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = base + step*float64(i%5) - 2*step
+	}
+	return v
+}
+
+func scale(v []float64, f float64) []float64 {
+	out := make([]float64, len(v))
+	for i := range v {
+		out[i] = v[i] * f
+	}
+	return out
+}
+
+func TestVerdicts(t *testing.T) {
+	base := seq(100, 0.5, 10)
+	tests := []struct {
+		name    string
+		results []*bench.Result
+		opts    Options
+		test    string
+		verdict Verdict
+	}{
+		{"slower", []*bench.Result{res("A", "base", "ns/op", base...), res("A", "new", "ns/op", scale(base, 1.05)...)},
+			Options{}, TestMannWhitney, Worse},
+		{"faster", []*bench.Result{res("A", "base", "ns/op", base...), res("A", "new", "ns/op", scale(base, 0.9)...)},
+			Options{}, TestMannWhitney, Better},
+		{"unchanged", []*bench.Result{res("A", "base", "ns/op", base...), res("A", "new", "ns/op", base...)},
+			Options{}, TestMannWhitney, Same},
+		{"too few samples", []*bench.Result{res("A", "base", "ns/op", 1, 2, 3), res("A", "new", "ns/op", 4, 5, 6)},
+			Options{}, TestMannWhitney, Noisy},
+		{"one more alloc", []*bench.Result{res("A", "base", "allocs/op", 3, 3, 3), res("A", "new", "allocs/op", 4, 4, 4)},
+			Options{}, TestExact, Worse},
+		{"same allocs", []*bench.Result{res("A", "base", "allocs/op", 3, 3), res("A", "new", "allocs/op", 3, 3)},
+			Options{}, TestExact, Same},
+		{"allocs benchstat", []*bench.Result{res("A", "base", "allocs/op", 3, 3, 3), res("A", "new", "allocs/op", 4, 4, 4)},
+			Options{Verdicts: VerdictOptions{Method: MethodBenchstat}}, TestMannWhitney, Noisy},
+		{"jmh summaries", []*bench.Result{summary("A", "base", 1000, 10, 10), summary("A", "new", 1100, 10, 10)},
+			Options{}, TestWelch, Better},
+		{"paired rounds", []*bench.Result{res("A", "base", "ns/op", 100, 110, 120, 130, 140, 150, 160, 170),
+			res("A", "new", "ns/op", 102, 112.2, 122.4, 132.6, 142.8, 153, 163.2, 173.4)},
+			Options{Verdicts: VerdictOptions{Paired: true}}, TestSignedRank, Worse},
+		{"drift unpaired", []*bench.Result{res("A", "base", "ns/op", 100, 110, 120, 130, 140, 150, 160, 170),
+			res("A", "new", "ns/op", 102, 112.2, 122.4, 132.6, 142.8, 153, 163.2, 173.4)},
+			Options{}, TestMannWhitney, Noisy},
+		{"within learned noise", []*bench.Result{res("A", "base", "ns/op", base...), res("A", "new", "ns/op", scale(base, 1.05)...)},
+			Options{Verdicts: VerdictOptions{History: func(*Row) (stats.Noise, bool) { return stats.Noise{ThresholdPct: 8}, true }}},
+			TestMannWhitney, Same},
+		{"unstable history", []*bench.Result{res("A", "base", "ns/op", base...), res("A", "new", "ns/op", scale(base, 1.05)...)},
+			Options{Verdicts: VerdictOptions{History: func(*Row) (stats.Noise, bool) { return stats.Noise{ThresholdPct: 20, Unstable: true}, true }}},
+			TestMannWhitney, Noisy},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.opts.Base = "base"
+			cmp, err := Compare(tt.results, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := cmp.Rows[0].Candidates[0]
+			if c.Test != tt.test || c.Verdict != tt.verdict {
+				t.Errorf("got test %q verdict %q (p=%.3g alpha=%.3g mde=%.3g%%), want %q %q", c.Test, c.Verdict, c.P, c.Alpha, c.MDEPct, tt.test, tt.verdict)
+			}
+			if c.Significant != (c.P <= c.Alpha) {
+				t.Errorf("Significant=%v with p=%v alpha=%v", c.Significant, c.P, c.Alpha)
+			}
+		})
+	}
+}
+
+// TestFDR builds a suite of 20 unchanged benchmarks and one whose p-value
+// passes 0.05 on its own but not the suite's false-discovery control.
+func TestFDR(t *testing.T) {
+	var results []*bench.Result
+	for i := range 20 {
+		name := string(rune('A' + i))
+		results = append(results, res(name, "base", "ns/op", seq(100, 1, 10)...), res(name, "new", "ns/op", seq(100, 1, 10)...))
+	}
+	// Overlapping samples: p around 0.01, significant alone.
+	results = append(results,
+		res("Z", "base", "ns/op", 100, 101, 102, 103, 104, 105, 106, 107),
+		res("Z", "new", "ns/op", 103, 104, 105, 106, 107, 108, 109, 110.5))
+	for _, tt := range []struct {
+		method  Method
+		verdict Verdict
+	}{{MethodBenchstat, Worse}, {MethodPerfbot, Same}} {
+		cmp, err := Compare(results, Options{Base: "base", Verdicts: VerdictOptions{Method: tt.method, BootstrapIterations: 200}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		z := cmp.Rows[len(cmp.Rows)-1].Candidates[0]
+		if z.P > 0.05 {
+			t.Fatalf("test data: p = %v, want < 0.05", z.P)
+		}
+		if z.Verdict != tt.verdict && !(tt.verdict == Same && z.Verdict == Noisy) {
+			t.Errorf("%s: verdict %q (p=%.4f alpha=%.4f), want %q", tt.method, z.Verdict, z.P, z.Alpha, tt.verdict)
+		}
+		g := cmp.Geomean.Units[0].Candidates[0]
+		if g.LoPct == nil || g.HiPct == nil || !(*g.LoPct <= g.DeltaPct && g.DeltaPct <= *g.HiPct) {
+			t.Errorf("%s: geomean %v%% interval %v..%v", tt.method, g.DeltaPct, g.LoPct, g.HiPct)
+		}
+	}
+}
+
+func TestMDEReported(t *testing.T) {
+	cmp, err := Compare([]*bench.Result{res("A", "base", "ns/op", 1, 2, 3), res("A", "new", "ns/op", 1, 2, 3)}, Options{Base: "base"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := cmp.Rows[0].Candidates[0].MDEPct; m != Undetectable {
+		t.Errorf("3 samples a side: MDE %v, want Undetectable", m)
+	}
+	if _, err := json.Marshal(cmp.Rows[0].Candidates[0].MDEPct); err != nil {
+		t.Errorf("JSON: %v", err)
+	}
+}
