@@ -71,11 +71,11 @@ func tidyUnit(unit string) (string, float64) {
 func formatRow(row *compare.Row, candidates []string, unit string, factor float64) tableRow {
 	var centers []float64
 	if row.Base != nil {
-		centers = append(centers, row.Base.Center*factor)
+		centers = append(centers, scaledSummary(row.Base, factor).Center)
 	}
-	for _, c := range row.Candidates {
-		if c.Presence != compare.Removed {
-			centers = append(centers, c.Center*factor)
+	for i := range row.Candidates {
+		if c := &row.Candidates[i]; c.Presence != compare.Removed {
+			centers = append(centers, scaledSummary(&c.Cell, factor).Center)
 		}
 	}
 	scaler := benchunit.CommonScale(centers, benchunit.ClassOf(unit))
@@ -114,8 +114,23 @@ func rowName(row *compare.Row) string {
 	return row.Benchmark + "/" + row.Params.String()
 }
 
+// scaledSummary is a cell's summary in the display unit. With samples it
+// is recomputed from the scaled samples, as benchstat computes it from
+// tidied values, so that the printed digits agree with benchstat's even
+// where scaling and taking the median do not commute in floating point.
+func scaledSummary(c *compare.Cell, factor float64) benchmath.Summary {
+	if len(c.Samples) > 0 && factor != 1 {
+		vals := make([]float64, len(c.Samples))
+		for i, v := range c.Samples {
+			vals[i] = v * factor
+		}
+		return benchmath.AssumeNothing.Summary(benchmath.NewSample(vals, &benchmath.DefaultThresholds), 0.95)
+	}
+	return benchmath.Summary{Center: c.Center * factor, Lo: c.Lo * factor, Hi: c.Hi * factor}
+}
+
 func formatCell(c *compare.Cell, scaler benchunit.Scaler, factor float64) string {
-	s := benchmath.Summary{Center: c.Center * factor, Lo: c.Lo * factor, Hi: c.Hi * factor}
+	s := scaledSummary(c, factor)
 	v := scaler.Format(s.Center)
 	if c.N <= 1 && !c.Summarized {
 		return v

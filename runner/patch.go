@@ -76,13 +76,13 @@ func applyPatch(ctx context.Context, dir, patchFile string) (subject string, err
 		_, err = git(ctx, dir, append(identity, "am", "--3way", "--quiet", patchFile)...)
 		if err != nil {
 			_, _ = git(ctx, dir, "am", "--abort")
-			return subject, patchError(patchFile, err)
+			return subject, patchError(ctx, dir, patchFile, err)
 		}
 		return subject, nil
 	}
 	if _, err := git(ctx, dir, "apply", "--3way", "--index", "--whitespace=nowarn", patchFile); err != nil {
 		_, _ = git(ctx, dir, "reset", "--quiet", "--hard")
-		return subject, patchError(patchFile, err)
+		return subject, patchError(ctx, dir, patchFile, err)
 	}
 	msg := "perfbot: apply " + patchFile
 	if subject != "" {
@@ -94,29 +94,38 @@ func applyPatch(ctx context.Context, dir, patchFile string) (subject string, err
 	return subject, nil
 }
 
-func patchError(patchFile string, err error) error {
+// patchError explains why a patch failed: a three-way apply reports only
+// conflicted files, so a plain check is run to name each failing hunk.
+func patchError(ctx context.Context, dir, patchFile string, err error) error {
 	var ge *gitError
 	if !errors.As(err, &ge) {
 		return err
 	}
 	pe := &PatchError{Patch: patchFile}
+	detail := ge.Stderr
+	if _, cerr := git(ctx, dir, "apply", "--check", patchFile); cerr != nil {
+		var ce *gitError
+		if errors.As(cerr, &ce) {
+			detail = ce.Stderr + "\n" + detail
+		}
+	}
 	seen := map[string]bool{}
-	for _, m := range patchFailed.FindAllStringSubmatch(ge.Stderr, -1) {
+	for _, m := range patchFailed.FindAllStringSubmatch(detail, -1) {
 		f := fmt.Sprintf("%s: hunk at line %s", m[1], m[2])
 		if !seen[f] {
 			seen[f] = true
 			pe.Failures = append(pe.Failures, f)
 		}
 	}
-	for _, m := range patchNoApply.FindAllStringSubmatch(ge.Stderr, -1) {
+	for _, m := range patchNoApply.FindAllStringSubmatch(detail, -1) {
 		f := fmt.Sprintf("%s: %s", m[1], m[2])
-		if !seen[f] && !seen[m[1]] {
+		if !seen[f] && !hunkNamed(pe.Failures, m[1]) {
 			seen[f] = true
 			pe.Failures = append(pe.Failures, f)
 		}
 	}
 	if len(pe.Failures) == 0 {
-		pe.Detail = ge.Stderr
+		pe.Detail = detail
 	}
 	return pe
 }
@@ -132,4 +141,13 @@ func changedFiles(ctx context.Context, dir, base string) ([]string, error) {
 		return nil, nil
 	}
 	return strings.Split(out, "\n"), nil
+}
+
+func hunkNamed(failures []string, file string) bool {
+	for _, f := range failures {
+		if strings.HasPrefix(f, file+": hunk") {
+			return true
+		}
+	}
+	return false
 }

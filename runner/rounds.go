@@ -1,7 +1,7 @@
 package runner
 
 // schedule returns, for count rounds over the variants, the order in which
-// the variants run: the order alternates round by round (A B, B A, A B ...)
+// the variants run: the order alternates round by round (A B, B A, B A, A B)
 // so that slow drift of the machine (heat, background load, caches) weighs
 // on every variant alike. With more than two variants each round rotates the
 // previous order and every other round reverses it.

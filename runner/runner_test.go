@@ -1,0 +1,254 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/perfbot/perfbot/bench"
+	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/internal/gitrepo"
+	"github.com/perfbot/perfbot/sandbox"
+)
+
+// workSource is a package whose Work loops n times; the patches below halve
+// n, which makes Work twice as fast.
+func workSource(n int) string {
+	return fmt.Sprintf(`package work
+
+var sink uint64
+
+// Work does a fixed amount of arithmetic.
+func Work() {
+	x := sink
+	for i := 0; i < %d; i++ {
+		x = x*6364136223846793005 + 1442695040888963407
+	}
+	sink = x
+}
+
+// Other is untouched by the patches.
+func Other() {
+	x := sink
+	for i := 0; i < 100000; i++ {
+		x = x*6364136223846793005 + 1
+	}
+	sink = x
+}
+`, n)
+}
+
+const workBench = `package work
+
+import "testing"
+
+func BenchmarkWork(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		Work()
+	}
+}
+
+func BenchmarkOther(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		Other()
+	}
+}
+`
+
+func newWorkRepo(t *testing.T, withBench bool) *gitrepo.Repo {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not on PATH")
+	}
+	r := gitrepo.New(t)
+	files := map[string]string{
+		"go.mod":       "module example.org/work\n\ngo 1.22\n",
+		"work/work.go": workSource(200000),
+	}
+	if withBench {
+		files["work/work_test.go"] = workBench
+	}
+	r.Commit("work", files)
+	return r
+}
+
+func goSuite() []config.Suite {
+	return []config.Suite{{Name: "go", Preset: "go", Count: 6, Go: config.GoOptions{Benchtime: "20x"}}}
+}
+
+func testOptions(t *testing.T, repo string, cands ...Candidate) Options {
+	return Options{
+		Repo: repo, Base: "HEAD", Candidates: cands, Suites: goSuite(),
+		CacheDir: t.TempDir(), Sandbox: sandbox.Local{}, SandboxName: "none",
+		Env: os.Environ(),
+	}
+}
+
+// centers returns the median ns/op per benchmark and variant.
+func medians(results []*bench.Result) map[string][]float64 {
+	m := map[string][]float64{}
+	for _, r := range results {
+		if r.Unit == "ns/op" {
+			k := r.Variant + " " + strings.SplitN(r.Benchmark, "-", 2)[0]
+			m[k] = append(m[k], r.Samples...)
+		}
+	}
+	return m
+}
+
+func TestRunPatchTwiceAsFast(t *testing.T) {
+	r := newWorkRepo(t, true)
+	patch := r.Patch("work: halve the loop", map[string]string{"work/work.go": workSource(100000)}, true)
+	out, err := Run(context.Background(), testOptions(t, r.Dir, Candidate{Name: "patch", Patch: patch}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Failures) > 0 {
+		t.Fatalf("failures: %+v", out.Failures)
+	}
+	m := medians(out.Results)
+	for _, k := range []string{"base Work", "patch Work", "base Other", "patch Other"} {
+		if len(m[k]) != 6 {
+			t.Errorf("%s: %d samples, want 6", k, len(m[k]))
+		}
+	}
+	order := out.Provenance.RunOrder
+	if len(order) != 12 {
+		t.Fatalf("run order %v: want 12 runs", order)
+	}
+	lead := map[string]int{}
+	for i := 0; i < len(order); i += 2 {
+		lead[order[i]]++
+	}
+	if lead["base"] != 3 || lead["patch"] != 3 {
+		t.Errorf("run order %v: each side should go first in half the rounds", order)
+	}
+	if out.Provenance.Sides[1].PatchSubject != "work: halve the loop" {
+		t.Errorf("patch subject = %q", out.Provenance.Sides[1].PatchSubject)
+	}
+}
+
+func TestRunPatchBringsItsOwnBenchmark(t *testing.T) {
+	r := newWorkRepo(t, false)
+	patch := r.Patch("work: faster, with a benchmark", map[string]string{
+		"work/work.go":      workSource(100000),
+		"work/work_test.go": workBench,
+	}, false)
+	out, err := Run(context.Background(), testOptions(t, r.Dir, Candidate{Name: "patch", Patch: patch}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := medians(out.Results)
+	if len(m["base Work"]) == 0 || len(m["patch Work"]) == 0 {
+		t.Fatalf("want BenchmarkWork on both sides, got %v; failures %+v", keys(m), out.Failures)
+	}
+	if len(out.Warnings) == 0 || !strings.Contains(out.Warnings[0], "work/work_test.go") {
+		t.Errorf("warnings = %q, want the overlaid benchmark file named", out.Warnings)
+	}
+}
+
+func TestRunBrokenPatch(t *testing.T) {
+	r := newWorkRepo(t, true)
+	patch := r.Patch("x", map[string]string{"work/work.go": workSource(100000)}, false)
+	// Change the baseline so the patch's context no longer matches.
+	r.Commit("move on", map[string]string{"work/work.go": strings.ReplaceAll(workSource(300000), "x := sink", "y := sink\n\tx := y")})
+	_, err := Run(context.Background(), testOptions(t, r.Dir, Candidate{Name: "patch", Patch: patch}))
+	var pe *PatchError
+	if !errors.As(err, &pe) {
+		t.Fatalf("err = %v, want a PatchError", err)
+	}
+	if len(pe.Failures) == 0 || !strings.Contains(pe.Error(), "work/work.go") {
+		t.Errorf("error %q does not name the file and hunk", pe)
+	}
+}
+
+func TestRunBuildFailureOnOneSide(t *testing.T) {
+	r := newWorkRepo(t, true)
+	patch := r.Patch("break it", map[string]string{"work/work.go": workSource(100000) + "\nfunc broken() { undefined() }\n"}, true)
+	out, err := Run(context.Background(), testOptions(t, r.Dir, Candidate{Name: "patch", Patch: patch}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Failures) != 1 || out.Failures[0].Variant != "patch" || out.Failures[0].Stage != "build" {
+		t.Fatalf("failures = %+v, want one build failure of patch", out.Failures)
+	}
+	if !strings.Contains(out.Failures[0].LogTail, "undefined") {
+		t.Errorf("log tail %q lacks the compiler's message", out.Failures[0].LogTail)
+	}
+	if m := medians(out.Results); len(m["base Work"]) != 6 {
+		t.Errorf("baseline should still be measured: %v", keys(m))
+	}
+}
+
+func TestRunBenchmarkPanics(t *testing.T) {
+	r := newWorkRepo(t, true)
+	patch := r.Patch("panic", map[string]string{"work/work_test.go": strings.Replace(workBench, "Other()\n", "Other()\n\t\tpanic(\"boom\")\n", 1)}, true)
+	out, err := Run(context.Background(), testOptions(t, r.Dir, Candidate{Name: "patch", Patch: patch}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run []string
+	for _, f := range out.Failures {
+		run = append(run, f.Variant+"/"+f.Stage)
+		if f.Stage == "run" && !strings.Contains(f.LogTail, "boom") {
+			t.Errorf("log tail %q lacks the panic", f.LogTail)
+		}
+	}
+	// The overlay lays the patched benchmark file over the baseline too,
+	// so both sides panic in BenchmarkOther; BenchmarkWork, which runs
+	// first, is still measured on both.
+	if len(run) == 0 {
+		t.Fatal("no failure recorded for a panicking benchmark")
+	}
+	if m := medians(out.Results); len(m["base Work"]) == 0 || len(m["patch Work"]) == 0 {
+		t.Errorf("benchmarks before the panic should be measured: %v", keys(m))
+	}
+}
+
+func keys(m map[string][]float64) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	return ks
+}
+
+func TestSchedule(t *testing.T) {
+	got := schedule([]string{"A", "B"}, 4)
+	want := "[[A B] [B A] [B A] [A B]]"
+	if fmt.Sprint(got) != want {
+		t.Errorf("schedule = %v, want %s", got, want)
+	}
+	got = schedule([]string{"A", "B", "C"}, 6)
+	first := map[string]int{}
+	for _, r := range got {
+		first[r[0]]++
+	}
+	if len(first) != 3 {
+		t.Errorf("with three variants every one should lead some round: %v", got)
+	}
+}
+
+func TestMatchAny(t *testing.T) {
+	for _, c := range []struct {
+		globs []string
+		file  string
+		want  bool
+	}{
+		{[]string{"**/*_test.go"}, "a/b/c_test.go", true},
+		{[]string{"**/*_test.go"}, "c_test.go", true},
+		{[]string{"**/*_test.go"}, "a/c.go", false},
+		{[]string{"bench/*.java"}, "bench/X.java", true},
+		{[]string{"bench/*.java"}, "src/bench/X.java", false},
+		{[]string{"*.jmh"}, "x/y.jmh", true},
+		{[]string{"**/bench/*.java"}, "src/bench/X.java", true},
+	} {
+		if got := matchAny(c.globs, c.file); got != c.want {
+			t.Errorf("matchAny(%v, %q) = %v, want %v", c.globs, c.file, got, c.want)
+		}
+	}
+}
