@@ -38,6 +38,11 @@ type Message struct {
 	HTML string
 	// Attachments are raw results and charts.
 	Attachments []Attachment
+	// InReplyTo and References place a mail answer in the thread that
+	// asked (the Message-IDs of the cover letter or first patch and of
+	// its ancestors); other venues ignore them.
+	InReplyTo  string
+	References []string
 }
 
 // State is the outcome shown by venues that have one.
