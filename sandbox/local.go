@@ -3,11 +3,7 @@ package sandbox
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os/exec"
 	"sync"
-	"syscall"
-	"time"
 )
 
 // Local runs commands directly on the host, in their own process group so
@@ -22,70 +18,7 @@ func (Local) Run(ctx context.Context, spec Spec) (*Result, error) {
 	if len(spec.Argv) == 0 {
 		return nil, errors.New("sandbox: empty command")
 	}
-	return runProcessGroup(ctx, spec, spec.Argv)
-}
-
-// runProcessGroup starts argv in a new process group and waits for it,
-// killing the group at the timeout or when ctx ends.
-func runProcessGroup(ctx context.Context, spec Spec, argv []string) (*Result, error) {
-	limit := spec.MaxOutput
-	if limit <= 0 {
-		limit = DefaultMaxOutput
-	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = spec.Dir
-	cmd.Env = spec.Env
-	stdout := &cappedBuffer{limit: limit}
-	stderr := &cappedBuffer{limit: limit}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s: %w", argv[0], err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-
-	var timeout <-chan time.Time
-	if spec.Timeout > 0 {
-		t := time.NewTimer(spec.Timeout)
-		defer t.Stop()
-		timeout = t.C
-	}
-	res := &Result{}
-	var waitErr error
-	select {
-	case waitErr = <-done:
-	case <-timeout:
-		res.Limit = LimitTimeout
-		killGroup(cmd.Process.Pid)
-		waitErr = <-done
-	case <-ctx.Done():
-		killGroup(cmd.Process.Pid)
-		<-done
-		return nil, ctx.Err()
-	}
-	// Children that outlived the leader still hold the group: end them.
-	killGroup(cmd.Process.Pid)
-	res.Duration = time.Since(start)
-	res.Stdout, res.Stderr = stdout.Bytes(), stderr.Bytes()
-	res.Dropped = stdout.dropped + stderr.dropped
-	if res.Dropped > 0 && res.Limit == "" {
-		res.Limit = LimitOutput
-	}
-	res.ExitCode = 0
-	if waitErr != nil {
-		var ee *exec.ExitError
-		if !errors.As(waitErr, &ee) {
-			return nil, fmt.Errorf("wait for %s: %w", argv[0], waitErr)
-		}
-		res.ExitCode = ee.ExitCode()
-	}
-	return res, nil
-}
-
-func killGroup(pid int) {
-	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	return runProcessGroup(ctx, spec, spec.Argv, nil)
 }
 
 // cappedBuffer keeps the first limit bytes written to it and counts the rest.

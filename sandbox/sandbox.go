@@ -39,6 +39,20 @@ type Spec struct {
 	Network Network
 	// Writable lists directories besides Dir that the command may write.
 	Writable []string
+	// ReadOnly lists host paths a sandboxed command may read even where
+	// they lie under a hidden path (a Go module cache under /root, say).
+	// Everything else outside the hidden paths is readable anyway.
+	ReadOnly []string
+	// HiddenPaths are host paths a sandboxed command must not see, besides
+	// those its Runner hides: each is replaced by an empty directory or an
+	// empty file.
+	HiddenPaths []string
+	// MemoryBytes caps the memory of the whole process tree (0: no cap).
+	// Local ignores it.
+	MemoryBytes int64
+	// MaxProcs caps the number of processes and threads of the tree (0: no
+	// cap). Local ignores it.
+	MaxProcs int
 }
 
 // Result is how a command ended.
@@ -47,8 +61,11 @@ type Result struct {
 	// ExitCode is the command's exit status (-1 when killed by a signal).
 	ExitCode int
 	// Limit names the limit that ended or cut the command: "" (none),
-	// LimitTimeout, LimitOutput.
+	// LimitTimeout, LimitMemory, LimitPids or LimitOutput.
 	Limit string
+	// Note says in a sentence which limits the command reached and what
+	// they did to it ("" when none), for the report.
+	Note string
 	// Dropped is the number of output bytes discarded past MaxOutput.
 	Dropped  int64
 	Duration time.Duration

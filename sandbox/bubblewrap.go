@@ -1,0 +1,168 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// DefaultUID and DefaultGID are the user and group a sandboxed command runs
+// as when perfbot runs as root: nobody and nogroup on Debian.
+const (
+	DefaultUID = 65534
+	DefaultGID = 65534
+)
+
+// DefaultHiddenPaths are the host paths a sandboxed command never sees:
+// home directories, mounted secrets and perfbot's own configuration and
+// state. Runners add their configured paths (the config file, a secrets
+// directory) to these.
+var DefaultHiddenPaths = []string{"/root", "/home", "/run/secrets", "/var/run/secrets", "/etc/perfbot", "/var/lib/perfbot"}
+
+// Bubblewrap runs each command in a bubblewrap (bwrap) sandbox: its own
+// mount, PID, IPC, UTS and cgroup namespaces, the host's file system
+// read-only with the hidden paths replaced by empty directories, a private
+// /tmp, only Spec.Dir and Spec.Writable writable, no network unless the
+// Spec asks for it, and an environment of exactly Spec.Env.
+//
+// When perfbot runs as root, bwrap sets the sandbox up with root's rights
+// and the command then runs as UID:GID (nobody by default) with no
+// capabilities; Spec.Dir and Spec.Writable are lent to that user for the
+// command and given back afterwards. Otherwise bwrap uses an unprivileged
+// user namespace and the command runs as perfbot's own user, so the hidden
+// paths must cover every file that user can read and the command must not
+// (its secrets).
+//
+// Memory and process limits use a cgroup per command where one can be
+// created (v2, or v1 memory and pids hierarchies), else rlimits.
+type Bubblewrap struct {
+	// Path is the bwrap binary ("": bwrap on PATH).
+	Path string
+	// UID and GID are the sandbox user when perfbot runs as root
+	// (0: DefaultUID and DefaultGID).
+	UID, GID int
+	// HiddenPaths are added to DefaultHiddenPaths and Spec.HiddenPaths.
+	HiddenPaths []string
+	// CgroupParent is a cgroup v2 directory delegated to perfbot, under
+	// which each command gets its own cgroup ("": perfbot's own cgroup,
+	// then the v1 hierarchies).
+	CgroupParent string
+}
+
+var _ Runner = (*Bubblewrap)(nil)
+
+// ids returns the sandbox user and group.
+func (b *Bubblewrap) ids() (int, int) {
+	uid, gid := b.UID, b.GID
+	if uid == 0 {
+		uid = DefaultUID
+	}
+	if gid == 0 {
+		gid = DefaultGID
+	}
+	return uid, gid
+}
+
+// Run runs spec inside the sandbox.
+func (b *Bubblewrap) Run(ctx context.Context, spec Spec) (*Result, error) {
+	if len(spec.Argv) == 0 {
+		return nil, errors.New("sandbox: empty command")
+	}
+	if spec.Dir == "" {
+		return nil, errors.New("sandbox: a sandboxed command needs a working directory (Spec.Dir)")
+	}
+	bwrap, err := b.bwrapPath()
+	if err != nil {
+		return nil, err
+	}
+	asRoot := os.Geteuid() == 0
+	uid, gid := b.ids()
+	var setpriv string
+	if asRoot {
+		if setpriv, err = exec.LookPath("setpriv"); err != nil {
+			return nil, fmt.Errorf("sandbox: setpriv (util-linux) is needed to drop root: %w", err)
+		}
+	}
+	plan := mountPlan{checkUID: -1, stat: hostStat}
+	if asRoot {
+		plan.checkUID, plan.checkGID = uid, gid
+	}
+	hidden := resolveHidden(append(append(append([]string(nil), DefaultHiddenPaths...), b.HiddenPaths...), spec.HiddenPaths...))
+	mounts, err := plan.args(spec, hidden)
+	if err != nil {
+		return nil, err
+	}
+	argv, err := bwrapArgv(bwrap, setpriv, spec, mounts, asRoot, uid, gid)
+	if err != nil {
+		return nil, err
+	}
+	if asRoot {
+		restore, err := lend(append([]string{spec.Dir}, spec.Writable...), uid, gid)
+		if err != nil {
+			return nil, err
+		}
+		defer restore()
+	}
+	hooks := b.limitHooks(spec, asRoot)
+	if hooks.gated {
+		argv = gateArgv(argv)
+	}
+	host := spec
+	host.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
+	return runProcessGroup(ctx, host, argv, hooks)
+}
+
+func (b *Bubblewrap) bwrapPath() (string, error) {
+	name := b.Path
+	if name == "" {
+		name = "bwrap"
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("sandbox: bubblewrap not found (%w): install it (Debian: apt-get install bubblewrap)", err)
+	}
+	return p, nil
+}
+
+// bwrapArgv builds the whole command line: bwrap, its options, and the
+// command (behind setpriv when dropping root).
+func bwrapArgv(bwrap, setpriv string, spec Spec, mounts []string, asRoot bool, uid, gid int) ([]string, error) {
+	argv := []string{bwrap,
+		"--die-with-parent", "--new-session",
+		"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+	}
+	switch spec.Network {
+	case NoNetwork, Loopback:
+		// A new network namespace holds only its own loopback interface,
+		// which bwrap brings up: nothing on the host, not even the host's
+		// loopback, is reachable.
+		argv = append(argv, "--unshare-net")
+	case FullNetwork:
+	default:
+		return nil, fmt.Errorf("sandbox: unknown network setting %d", spec.Network)
+	}
+	if !asRoot {
+		argv = append(argv, "--unshare-user", "--disable-userns")
+	}
+	argv = append(argv, "--hostname", "sandbox", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc")
+	argv = append(argv, mounts...)
+	argv = append(argv, "--chdir", spec.Dir, "--clearenv")
+	for _, kv := range spec.Env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("sandbox: environment entry %q is not KEY=VALUE", kv)
+		}
+		argv = append(argv, "--setenv", k, v)
+	}
+	if asRoot {
+		argv = append(argv, "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--",
+			setpriv, fmt.Sprintf("--reuid=%d", uid), fmt.Sprintf("--regid=%d", gid),
+			"--clear-groups", "--inh-caps=-all", "--")
+	} else {
+		argv = append(argv, "--")
+	}
+	return append(argv, spec.Argv...), nil
+}
