@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/perfbot/perfbot/bench"
@@ -48,5 +49,11 @@ func JSONLine(r *bench.Result) ([]byte, error) {
 	if s := r.Summary; s != nil {
 		j.Summary = &jsonSummary{Mean: s.Mean, Error: s.Error, Confidence: s.Confidence, N: s.N}
 	}
-	return json.Marshal(j)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(j); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

@@ -65,6 +65,13 @@ func Formats() []Parser {
 		HBaseWAL{},
 		PerfStat{},
 		PerfStatCSV{},
+		RedisBenchmark{},
+		PGBench{},
+		Hyperfine{},
+		GBenchJSON{},
+		GBench{},
+		Criterion{},
+		CriterionJSON{},
 	}
 	return ps
 }

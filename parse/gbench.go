@@ -1,0 +1,195 @@
+package parse
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+
+	"github.com/perfbot/perfbot/bench"
+)
+
+// GBench reads Google Benchmark's console output, all header generations:
+//
+//	Benchmark                  Time(ns)    CPU(ns) Iterations      (2015)
+//	BM_memcpy/8            36 ns         36 ns   19101577   211.669MB/s
+//	BM_x/MaxLevel:3     1299 ns   1301 ns   538976 bytes_per_second=11.5877G/s
+//
+// Rows become samples of Metric "real_time" (the Time column) and
+// "cpu_time" in the printed unit, named and parametrized as in GBenchJSON.
+// User counters "k=v" with SI suffixes ("11.5877G/s", "1.2Gi/s") are scaled
+// to base units (bytes_per_second in B/s, items_per_second in items/s); an
+// old-style rate glued to its unit ("211.669MB/s") keeps its unit as
+// printed; tabular counters (--benchmark_counters_tabular) are read by
+// their header names. Aggregate rows (_mean, _median, _stddev, _cv) are
+// skipped, and so is tools/compare.py output (its rows are ratios, not
+// measurements). Context lines (Run on, CPU Caches, Load Average,
+// warnings) are ignored.
+type GBench struct{}
+
+// Name returns "gbench".
+func (GBench) Name() string { return "gbench" }
+
+var (
+	gbHeader = regexp.MustCompile(`(?m)^Benchmark\s+Time(\(\w+\))?\s+CPU(\(\w+\))?\s+Iterations(.*)$`)
+	gbRow    = regexp.MustCompile(`^(\S+)\s+([\d.]+(?:e[-+]?\d+)?)\s*(ns|us|ms|s)?\s+([\d.]+(?:e[-+]?\d+)?)\s*(ns|us|ms|s)?\s+(\d+)(.*)$`)
+	gbRunOn  = regexp.MustCompile(`(?m)^Run on \(\d+ X [\d.]+ MHz CPU`)
+	gbGlued  = regexp.MustCompile(`^([\d.]+)([A-Za-z]+/s)$`)
+	gbAggr   = regexp.MustCompile(`_(mean|median|stddev|cv|BigO|RMS)$`)
+	gbUnits  = regexp.MustCompile(`(?m)^\S+\s+[\d.]+ (?:ns|us|ms|s)\s+[\d.]+ (?:ns|us|ms|s)\s+\d+`)
+	gbCmpRow = regexp.MustCompile(`(?m)^\S+\s+[-+]\d+\.\d{4}\s+[-+]\d+\.\d{4}\s+`)
+)
+
+// Sniff looks for the table header or the "Run on" context line.
+func (GBench) Sniff(head []byte) int {
+	if gbHeader.Match(head) {
+		return 90
+	}
+	if gbRunOn.Match(head) || gbUnits.Match(head) {
+		return 70
+	}
+	if gbCmpRow.Match(head) {
+		return 30
+	}
+	return 0
+}
+
+// Parse reads gbench console output.
+func (GBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
+	lr := newLineReader(r)
+	inTable := false
+	defUnit := "ns"
+	var tabular []string
+	for lr.next(ctx) {
+		line := lr.Text()
+		if m := gbHeader.FindStringSubmatch(line); m != nil {
+			if strings.Contains(m[3], "Old") {
+				inTable = false // compare.py
+				continue
+			}
+			inTable = true
+			defUnit = "ns"
+			if m[1] != "" {
+				defUnit = strings.Trim(m[1], "()")
+			}
+			tabular = nil
+			if rest := strings.Fields(m[3]); len(rest) > 0 && rest[0] != "UserCounters..." {
+				tabular = rest
+			}
+			continue
+		}
+		if strings.HasPrefix(line, "Comparing ") {
+			inTable = false
+			for lr.next(ctx) { // compare.py's table runs to the next run
+				if gbHeader.MatchString(lr.Text()) && !strings.Contains(lr.Text(), "Old") {
+					inTable = true
+					break
+				}
+			}
+			continue
+		}
+		m := gbRow.FindStringSubmatch(line)
+		if m == nil || !inTable && (m[3] == "" || m[5] == "") {
+			// Outside a table only rows whose times carry units are
+			// taken: an excerpt without its header.
+			continue
+		}
+		full := m[1]
+		if gbAggr.MatchString(full) {
+			continue
+		}
+		base, params := gbenchName(full)
+		src := fmt.Sprintf("%s:%d", name, lr.Line())
+		out := func(metric, unit string, better bench.Direction, v float64) error {
+			return emit(&bench.Result{Benchmark: base, Params: params, Metric: metric, Unit: unit, Better: better, Samples: []float64{v}, Source: src})
+		}
+		for _, c := range []struct {
+			metric, v, unit string
+		}{{"real_time", m[2], m[3]}, {"cpu_time", m[4], m[5]}} {
+			v, err := parseFloat(c.v)
+			if err != nil {
+				warnf(ctx, name, lr.Line(), "%s %s: %v; skipped", full, c.metric, err)
+				continue
+			}
+			u := c.unit
+			if u == "" {
+				u = defUnit
+			}
+			if err := out(c.metric, u, bench.LowerIsBetter, v); err != nil {
+				return err
+			}
+		}
+		rest := strings.Fields(m[7])
+		for i, f := range rest {
+			k, vs, ok := strings.Cut(f, "=")
+			if !ok {
+				if g := gbGlued.FindStringSubmatch(f); g != nil {
+					v, err := parseFloat(g[1])
+					if err == nil {
+						if err := out("rate", g[2], bench.HigherIsBetter, v); err != nil {
+							return err
+						}
+					}
+					continue
+				}
+				if i < len(tabular) {
+					k, vs = tabular[i], f
+				} else {
+					continue
+				}
+			}
+			v, unitSuffix, err := siValue(vs)
+			if err != nil {
+				warnf(ctx, name, lr.Line(), "%s counter %s: %v; skipped", full, k, err)
+				continue
+			}
+			cu, better := gbenchCounterUnit(k)
+			if unitSuffix == "%" {
+				cu = "%"
+			}
+			if err := out(k, cu, better, v); err != nil {
+				return err
+			}
+		}
+	}
+	return lr.Err()
+}
+
+// siValue reads "11.5877G/s", "1.2Gi", "42", "3.5%" into a base-unit value
+// and what followed the number and prefix ("/s", "%", "").
+func siValue(s string) (float64, string, error) {
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.' || s[i] == '-' || s[i] == '+' || s[i] == 'e' && i > 0) {
+		i++
+	}
+	v, err := parseFloat(s[:i])
+	if err != nil {
+		return 0, "", err
+	}
+	rest := s[i:]
+	mult := 1.0
+	if len(rest) > 0 {
+		base := 1000.0
+		p := rest[0]
+		consumed := 0
+		if idx := strings.IndexByte("kKMGTP", p); idx >= 0 {
+			consumed = 1
+			if len(rest) > 1 && rest[1] == 'i' {
+				base, consumed = 1024, 2
+			}
+			exp := map[byte]int{'k': 1, 'K': 1, 'M': 2, 'G': 3, 'T': 4, 'P': 5}[p]
+			for j := 0; j < exp; j++ {
+				mult *= base
+			}
+		} else if strings.HasPrefix(rest, "m") && !strings.HasPrefix(rest, "ms") {
+			mult, consumed = 1e-3, 1
+		} else if strings.HasPrefix(rest, "u") {
+			mult, consumed = 1e-6, 1
+		} else if strings.HasPrefix(rest, "n") && !strings.HasPrefix(rest, "ns") {
+			mult, consumed = 1e-9, 1
+		}
+		rest = rest[consumed:]
+	}
+	return v * mult, rest, nil
+}
