@@ -1,0 +1,312 @@
+package jira
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fakeJIRA serves the REST v2 and v3 endpoints perfbot uses, with JIRA's
+// documented methods, headers, status codes and JSON shapes.
+type fakeJIRA struct {
+	t        *testing.T
+	srv      *httptest.Server
+	cloud    bool
+	user     string
+	token    string // basic auth password/API token
+	pat      string // bearer personal access token
+	echoAuth bool
+
+	mu          sync.Mutex
+	comments    []fakeComment
+	attachments []fakeAttachment
+	issues      []string // keys returned by searches
+	fail        []int    // statuses served, in order, before real answers
+	requests    []string
+	nextID      int
+}
+
+type fakeComment struct{ ID, Body string }
+
+type fakeAttachment struct {
+	ID, Filename, MimeType string
+	Data                   []byte
+}
+
+func newFakeJIRA(t *testing.T) *fakeJIRA {
+	f := &fakeJIRA{t: t, user: "perfbot", token: "jira-API-token-0123456789", nextID: 10000}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /rest/api/2/serverInfo", f.auth(f.serverInfo))
+	mux.HandleFunc("GET /rest/api/2/issue/{key}/comment", f.auth(f.listComments))
+	mux.HandleFunc("POST /rest/api/2/issue/{key}/comment", f.auth(f.addComment))
+	mux.HandleFunc("PUT /rest/api/2/issue/{key}/comment/{id}", f.auth(f.updateComment))
+	mux.HandleFunc("GET /rest/api/2/issue/{key}", f.auth(f.getIssue))
+	mux.HandleFunc("POST /rest/api/2/issue/{key}/attachments", f.auth(f.addAttachment))
+	mux.HandleFunc("GET /rest/api/2/search", f.auth(f.searchV2))
+	mux.HandleFunc("GET /rest/api/3/search/jql", f.auth(f.searchJQL))
+	f.srv = httptest.NewServer(mux)
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json;charset=UTF-8")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func jiraError(w http.ResponseWriter, code int, msg string) {
+	writeJSON(w, code, map[string]any{"errorMessages": []string{msg}, "errors": map[string]string{}})
+}
+
+func (f *fakeJIRA) auth(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		f.requests = append(f.requests, r.Method+" "+r.URL.Path)
+		fail := 0
+		if len(f.fail) > 0 {
+			fail, f.fail = f.fail[0], f.fail[1:]
+		}
+		f.mu.Unlock()
+		switch fail {
+		case 0:
+		case http.StatusTooManyRequests:
+			w.Header().Set("Retry-After", "1")
+			jiraError(w, fail, "Rate limit exceeded.")
+			return
+		case http.StatusBadGateway, http.StatusServiceUnavailable:
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(fail)
+			fmt.Fprint(w, "<html><body>Service Unavailable</body></html>")
+			return
+		default:
+			jiraError(w, fail, "Issue does not exist or you do not have permission to see it.")
+			return
+		}
+		u, p, basic := r.BasicAuth()
+		ok := (basic && u == f.user && p == f.token) || (f.pat != "" && r.Header.Get("Authorization") == "Bearer "+f.pat)
+		if !ok {
+			msg := "You are not authenticated. Authentication required to perform this operation."
+			if f.echoAuth {
+				msg += " (" + r.Header.Get("Authorization") + ")"
+			}
+			jiraError(w, http.StatusUnauthorized, msg)
+			return
+		}
+		if r.Header.Get("Accept") != "application/json" {
+			f.t.Errorf("%s %s: Accept %q", r.Method, r.URL.Path, r.Header.Get("Accept"))
+		}
+		h(w, r)
+	}
+}
+
+func (f *fakeJIRA) serverInfo(w http.ResponseWriter, r *http.Request) {
+	dt, v := "Server", "9.12.2"
+	if f.cloud {
+		dt, v = "Cloud", "1001.0.0-SNAPSHOT"
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"baseUrl": f.srv.URL, "version": v, "deploymentType": dt, "buildNumber": 9120002, "serverTitle": "Jira"})
+}
+
+func (f *fakeJIRA) commentJSON(key string, c fakeComment) map[string]any {
+	author := map[string]any{"name": "perfbot", "displayName": "perfbot", "active": true}
+	return map[string]any{
+		"self": f.srv.URL + "/rest/api/2/issue/10010/comment/" + c.ID, "id": c.ID,
+		"author": author, "updateAuthor": author, "body": c.Body,
+		"created": "2026-11-30T09:00:00.000+0000", "updated": "2026-11-30T09:00:00.000+0000",
+	}
+}
+
+func (f *fakeJIRA) checkIssue(w http.ResponseWriter, r *http.Request) bool {
+	if r.PathValue("key") != "STORE-1" {
+		jiraError(w, http.StatusNotFound, "Issue does not exist or you do not have permission to see it.")
+		return false
+	}
+	return true
+}
+
+func (f *fakeJIRA) listComments(w http.ResponseWriter, r *http.Request) {
+	if !f.checkIssue(w, r) {
+		return
+	}
+	start, _ := strconv.Atoi(r.URL.Query().Get("startAt"))
+	max, _ := strconv.Atoi(r.URL.Query().Get("maxResults"))
+	if max <= 0 || max > 50 { // JIRA caps the page below what was asked
+		max = 50
+	}
+	f.mu.Lock()
+	all := append([]fakeComment(nil), f.comments...)
+	f.mu.Unlock()
+	lo, hi := min(start, len(all)), min(start+max, len(all))
+	out := []map[string]any{}
+	for _, c := range all[lo:hi] {
+		out = append(out, f.commentJSON("STORE-1", c))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"startAt": start, "maxResults": max, "total": len(all), "comments": out})
+}
+
+func (f *fakeJIRA) readBody(w http.ResponseWriter, r *http.Request) (string, bool) {
+	var in struct {
+		Body string `json:"body"`
+	}
+	if r.Header.Get("Content-Type") != "application/json" {
+		w.WriteHeader(http.StatusUnsupportedMediaType)
+		return "", false
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Body == "" {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"errorMessages": []string{}, "errors": map[string]string{"comment": "Comment body can not be empty!"}})
+		return "", false
+	}
+	if len([]rune(in.Body)) > CommentLimit {
+		writeJSON(w, http.StatusBadRequest, map[string]any{"errorMessages": []string{}, "errors": map[string]string{"comment": "The entered text is too long. It exceeds the allowed limit of 32,767 characters."}})
+		return "", false
+	}
+	return in.Body, true
+}
+
+func (f *fakeJIRA) addComment(w http.ResponseWriter, r *http.Request) {
+	if !f.checkIssue(w, r) {
+		return
+	}
+	body, ok := f.readBody(w, r)
+	if !ok {
+		return
+	}
+	f.mu.Lock()
+	f.nextID++
+	c := fakeComment{ID: strconv.Itoa(f.nextID), Body: body}
+	f.comments = append(f.comments, c)
+	f.mu.Unlock()
+	writeJSON(w, http.StatusCreated, f.commentJSON("STORE-1", c))
+}
+
+func (f *fakeJIRA) updateComment(w http.ResponseWriter, r *http.Request) {
+	if !f.checkIssue(w, r) {
+		return
+	}
+	body, ok := f.readBody(w, r)
+	if !ok {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i := range f.comments {
+		if f.comments[i].ID == r.PathValue("id") {
+			f.comments[i].Body = body
+			writeJSON(w, http.StatusOK, f.commentJSON("STORE-1", f.comments[i]))
+			return
+		}
+	}
+	jiraError(w, http.StatusNotFound, "Can not find a comment for the id: "+r.PathValue("id")+".")
+}
+
+func (f *fakeJIRA) attachmentJSON(a fakeAttachment) map[string]any {
+	return map[string]any{
+		"self": f.srv.URL + "/rest/api/2/attachment/" + a.ID, "id": a.ID, "filename": a.Filename,
+		"author": map[string]any{"name": "perfbot"}, "created": "2026-11-30T09:00:00.000+0000",
+		"size": len(a.Data), "mimeType": a.MimeType,
+		"content": f.srv.URL + "/secure/attachment/" + a.ID + "/" + a.Filename,
+	}
+}
+
+func (f *fakeJIRA) getIssue(w http.ResponseWriter, r *http.Request) {
+	if !f.checkIssue(w, r) {
+		return
+	}
+	f.mu.Lock()
+	atts := []map[string]any{}
+	for _, a := range f.attachments {
+		atts = append(atts, f.attachmentJSON(a))
+	}
+	f.mu.Unlock()
+	writeJSON(w, http.StatusOK, map[string]any{"expand": "renderedFields,names,schema", "id": "10010", "self": f.srv.URL + "/rest/api/2/issue/10010", "key": "STORE-1", "fields": map[string]any{"attachment": atts}})
+}
+
+// addAttachment follows POST /rest/api/2/issue/{key}/attachments: XSRF
+// header, multipart field "file", an array of attachments back.
+func (f *fakeJIRA) addAttachment(w http.ResponseWriter, r *http.Request) {
+	if !f.checkIssue(w, r) {
+		return
+	}
+	if r.Header.Get("X-Atlassian-Token") != "no-check" {
+		w.WriteHeader(http.StatusForbidden)
+		fmt.Fprint(w, "XSRF check failed")
+		return
+	}
+	if err := r.ParseMultipartForm(10 << 20); err != nil {
+		jiraError(w, http.StatusBadRequest, "not multipart: "+err.Error())
+		return
+	}
+	var out []map[string]any
+	for _, fh := range r.MultipartForm.File["file"] {
+		rd, _ := fh.Open()
+		data, _ := io.ReadAll(rd)
+		f.mu.Lock()
+		f.nextID++
+		a := fakeAttachment{ID: strconv.Itoa(f.nextID), Filename: fh.Filename, MimeType: fh.Header.Get("Content-Type"), Data: data}
+		f.attachments = append(f.attachments, a)
+		f.mu.Unlock()
+		out = append(out, f.attachmentJSON(a))
+	}
+	if len(out) == 0 {
+		jiraError(w, http.StatusBadRequest, "no file field")
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (f *fakeJIRA) issueJSON(key string) map[string]any {
+	return map[string]any{"expand": "", "id": "1" + key[len("STORE-"):], "self": f.srv.URL + "/rest/api/2/issue/" + key, "key": key,
+		"fields": map[string]any{"summary": "Patch for " + key, "updated": "2026-11-29T10:11:12.000+0000",
+			"attachment": []map[string]any{f.attachmentJSON(fakeAttachment{ID: "9", Filename: key + ".patch", MimeType: "text/x-diff", Data: []byte("diff")})}}}
+}
+
+// searchV2 is Server's GET /rest/api/2/search; Cloud answers 410 Gone.
+func (f *fakeJIRA) searchV2(w http.ResponseWriter, r *http.Request) {
+	if f.cloud {
+		jiraError(w, http.StatusGone, "The requested API has been removed. Please migrate to the /rest/api/3/search/jql API.")
+		return
+	}
+	start, _ := strconv.Atoi(r.URL.Query().Get("startAt"))
+	max, _ := strconv.Atoi(r.URL.Query().Get("maxResults"))
+	max = min(max, 2) // small pages to exercise paging
+	lo, hi := min(start, len(f.issues)), min(start+max, len(f.issues))
+	var out []map[string]any
+	for _, k := range f.issues[lo:hi] {
+		out = append(out, f.issueJSON(k))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"expand": "schema,names", "startAt": start, "maxResults": max, "total": len(f.issues), "issues": out})
+}
+
+// searchJQL is Cloud's GET /rest/api/3/search/jql, paged by nextPageToken.
+func (f *fakeJIRA) searchJQL(w http.ResponseWriter, r *http.Request) {
+	if !f.cloud {
+		w.WriteHeader(http.StatusNotFound)
+		return
+	}
+	if r.URL.Query().Get("jql") == "" {
+		jiraError(w, http.StatusBadRequest, "The JQL query is required.")
+		return
+	}
+	start := 0
+	if tok := r.URL.Query().Get("nextPageToken"); tok != "" {
+		start, _ = strconv.Atoi(strings.TrimPrefix(tok, "tok-"))
+	}
+	max, _ := strconv.Atoi(r.URL.Query().Get("maxResults"))
+	hi := min(start+min(max, 2), len(f.issues))
+	var out []map[string]any
+	for _, k := range f.issues[start:hi] {
+		out = append(out, f.issueJSON(k))
+	}
+	page := map[string]any{"issues": out, "isLast": hi >= len(f.issues)}
+	if hi < len(f.issues) {
+		page["nextPageToken"] = "tok-" + strconv.Itoa(hi)
+	}
+	writeJSON(w, http.StatusOK, page)
+}

@@ -1,0 +1,206 @@
+package jira
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"mime/multipart"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/perfbot/perfbot/review"
+)
+
+// CommentLimit is the longest comment JIRA stores, in characters.
+const CommentLimit = 32767
+
+var issueKey = regexp.MustCompile(`^[A-Z][A-Z0-9_]*-[1-9][0-9]*$`)
+
+// Marker is the anchor macro that starts the comment for key.
+func Marker(key string) string {
+	var b strings.Builder
+	for _, r := range key {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return "{anchor:perfbot-" + b.String() + "}"
+}
+
+type comment struct {
+	ID   string `json:"id"`
+	Self string `json:"self,omitempty"`
+	Body string `json:"body"`
+}
+
+// Post writes msg as a comment on the issue where ("KEY-123"), editing the
+// comment that starts with msg.Key's marker when one exists, and attaches
+// msg.Attachments that the issue does not already hold. It returns a link
+// to the comment.
+func (c *Client) Post(ctx context.Context, where string, msg review.Message) (string, error) {
+	if !issueKey.MatchString(where) {
+		return "", fmt.Errorf("jira target %q: want an issue key such as STORE-123", where)
+	}
+	if msg.Key == "" {
+		return "", fmt.Errorf("jira %s: message has no key; without one a rerun cannot find its comment", where)
+	}
+	body := CommentBody(msg)
+	var id string
+	err := c.call(ctx, "jira: comment on "+where, func(ctx context.Context) error {
+		var err error
+		id, err = c.upsertComment(ctx, where, Marker(msg.Key), body)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	link := fmt.Sprintf("%s/browse/%s?focusedCommentId=%s&page=com.atlassian.jira.plugin.system.issuetabpanels:comment-tabpanel#comment-%s", c.base, where, id, id)
+	if err := c.attach(ctx, where, msg.Attachments); err != nil {
+		return link, err
+	}
+	return link, nil
+}
+
+// upsertComment edits the comment carrying marker or adds one. Looking
+// before each try keeps a retried creation from posting twice.
+func (c *Client) upsertComment(ctx context.Context, issue, marker, body string) (string, error) {
+	old, err := c.findComment(ctx, issue, marker)
+	if err != nil {
+		return "", err
+	}
+	var out comment
+	if old != nil {
+		if old.Body == body {
+			return old.ID, nil
+		}
+		req, err := c.api.NewRequestWithContext(ctx, http.MethodPut, "rest/api/2/issue/"+issue+"/comment/"+old.ID, map[string]string{"body": body})
+		if err != nil {
+			return "", err
+		}
+		if err := c.do(req, &out); err != nil {
+			return "", err
+		}
+		return out.ID, nil
+	}
+	req, err := c.api.NewRequestWithContext(ctx, http.MethodPost, "rest/api/2/issue/"+issue+"/comment", map[string]string{"body": body})
+	if err != nil {
+		return "", err
+	}
+	if err := c.do(req, &out); err != nil {
+		return "", err
+	}
+	return out.ID, nil
+}
+
+// findComment pages through the issue's comments (GET
+// /rest/api/2/issue/{key}/comment) for one starting with marker.
+func (c *Client) findComment(ctx context.Context, issue, marker string) (*comment, error) {
+	for start := 0; ; {
+		var page struct {
+			StartAt    int       `json:"startAt"`
+			MaxResults int       `json:"maxResults"`
+			Total      int       `json:"total"`
+			Comments   []comment `json:"comments"`
+		}
+		q := url.Values{"startAt": {fmt.Sprint(start)}, "maxResults": {"100"}}
+		req, err := c.api.NewRequestWithContext(ctx, http.MethodGet, "rest/api/2/issue/"+issue+"/comment?"+q.Encode(), nil)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.do(req, &page); err != nil {
+			return nil, err
+		}
+		for i := range page.Comments {
+			if strings.HasPrefix(strings.TrimSpace(page.Comments[i].Body), marker) {
+				return &page.Comments[i], nil
+			}
+		}
+		start = page.StartAt + len(page.Comments)
+		if len(page.Comments) == 0 || start >= page.Total {
+			return nil, nil
+		}
+	}
+}
+
+// attach uploads each attachment the issue does not already hold under the
+// same name and size, so a retry does not attach the results twice.
+func (c *Client) attach(ctx context.Context, issue string, atts []review.Attachment) error {
+	if len(atts) == 0 {
+		return nil
+	}
+	var have struct {
+		Fields struct {
+			Attachment []struct {
+				ID       string `json:"id"`
+				Filename string `json:"filename"`
+				Size     int64  `json:"size"`
+			} `json:"attachment"`
+		} `json:"fields"`
+	}
+	err := c.call(ctx, "jira: attachments of "+issue, func(ctx context.Context) error {
+		req, err := c.api.NewRequestWithContext(ctx, http.MethodGet, "rest/api/2/issue/"+issue+"?fields=attachment", nil)
+		if err != nil {
+			return err
+		}
+		return c.do(req, &have)
+	})
+	if err != nil {
+		return err
+	}
+next:
+	for _, a := range atts {
+		for _, h := range have.Fields.Attachment {
+			if h.Filename == a.Name && h.Size == int64(len(a.Data)) {
+				continue next
+			}
+		}
+		err := c.call(ctx, "jira: attach "+a.Name+" to "+issue, func(ctx context.Context) error {
+			return c.upload(ctx, issue, a)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// upload sends one file as POST /rest/api/2/issue/{key}/attachments,
+// multipart field "file", with the X-Atlassian-Token: no-check header JIRA
+// requires against cross-site requests.
+func (c *Client) upload(ctx context.Context, issue string, a review.Attachment) error {
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	h := textproto.MIMEHeader{}
+	h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="file"; filename=%q`, a.Name))
+	ct := a.ContentType
+	if ct == "" {
+		ct = "application/octet-stream"
+	}
+	h.Set("Content-Type", ct)
+	fw, err := mw.CreatePart(h)
+	if err != nil {
+		return err
+	}
+	if _, err := fw.Write(a.Data); err != nil {
+		return err
+	}
+	if err := mw.Close(); err != nil {
+		return err
+	}
+	req, err := c.api.NewMultiPartRequestWithContext(ctx, http.MethodPost, "rest/api/2/issue/"+issue+"/attachments", &buf)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("X-Atlassian-Token", "no-check")
+	var out []struct {
+		ID string `json:"id"`
+	}
+	return c.do(req, &out)
+}

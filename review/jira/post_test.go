@@ -1,0 +1,189 @@
+package jira
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/review/retry"
+)
+
+func noWait(waits *[]time.Duration) retry.Policy {
+	return retry.Policy{Attempts: 8, Sleep: func(ctx context.Context, d time.Duration) error {
+		*waits = append(*waits, d)
+		return ctx.Err()
+	}}
+}
+
+func newClient(t *testing.T, f *fakeJIRA, cfg Config, waits *[]time.Duration) *Client {
+	t.Helper()
+	cfg.BaseURL = f.srv.URL
+	cfg.Retry = noWait(waits)
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func message(key, body string) review.Message {
+	return review.Message{
+		Key: key, Summary: "2 better", JIRA: body, ShortJIRA: "short\n",
+		Attachments: []review.Attachment{{Name: "results.json", ContentType: "application/json", Data: []byte(`{"a":1}`)}},
+	}
+}
+
+func TestPostCreatesThenEdits(t *testing.T) {
+	f := newFakeJIRA(t)
+	for i := range 120 { // two pages of someone else's comments
+		f.comments = append(f.comments, fakeComment{ID: "c" + string(rune('a'+i%26)), Body: "+1"})
+	}
+	var waits []time.Duration
+	c := newClient(t, f, Config{User: f.user, Token: f.token}, &waits)
+	ctx := context.Background()
+	link, err := c.Post(ctx, "STORE-1", message("job-1", "||Threads||Default||Async||Diff||\n|10|1.0|3.7|{color:green}3.7x{color}|\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(link, f.srv.URL+"/browse/STORE-1?focusedCommentId=10001") {
+		t.Errorf("link %q", link)
+	}
+	link2, err := c.Post(ctx, "STORE-1", message("job-1", "rerun\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if link2 != link || len(f.comments) != 121 {
+		t.Fatalf("rerun: link %q, %d comments; want the same comment edited", link2, len(f.comments))
+	}
+	if got := f.comments[120].Body; got != "{anchor:perfbot-job-1}rerun\n" {
+		t.Errorf("body %q", got)
+	}
+	if len(f.attachments) != 1 || f.attachments[0].Filename != "results.json" || string(f.attachments[0].Data) != `{"a":1}` || f.attachments[0].MimeType != "application/json" {
+		t.Errorf("attachments %+v: want results.json once", f.attachments)
+	}
+}
+
+func TestPostWithPAT(t *testing.T) {
+	f := newFakeJIRA(t)
+	f.pat = "NjM4PATtoken0123456789"
+	var waits []time.Duration
+	c := newClient(t, f, Config{PAT: f.pat}, &waits)
+	if _, err := c.Post(context.Background(), "STORE-1", message("k", "x")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPostRidesOutStorm(t *testing.T) {
+	f := newFakeJIRA(t)
+	f.fail = []int{502, 429, 503, 429, 502, 503}
+	var waits []time.Duration
+	c := newClient(t, f, Config{User: f.user, Token: f.token}, &waits)
+	if _, err := c.Post(context.Background(), "STORE-1", message("k", "x")); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.comments) != 1 || len(f.attachments) != 1 {
+		t.Errorf("%d comments, %d attachments", len(f.comments), len(f.attachments))
+	}
+	if len(waits) != 6 || waits[1] != time.Second {
+		t.Errorf("waits %v: want six, the second the 429's Retry-After of 1s", waits)
+	}
+}
+
+func TestPostFailsFast(t *testing.T) {
+	tests := []struct {
+		name  string
+		token string
+		issue string
+		fail  int
+		want  string
+	}{
+		{"401", "wrong-token-wrong-token", "STORE-1", 0, "401 Unauthorized: You are not authenticated"},
+		{"404", "", "STORE-2", 0, "404 Not Found: Issue does not exist"},
+		{"403", "", "STORE-1", http.StatusForbidden, "403 Forbidden"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeJIRA(t)
+			f.echoAuth = true
+			if tc.fail != 0 {
+				f.fail = []int{tc.fail}
+			}
+			tok := tc.token
+			if tok == "" {
+				tok = f.token
+			}
+			var waits []time.Duration
+			c := newClient(t, f, Config{User: f.user, Token: tok}, &waits)
+			_, err := c.Post(context.Background(), tc.issue, message("k", "x"))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+			t.Log(err)
+			if len(f.requests) != 1 || len(waits) != 0 {
+				t.Errorf("requests %v: want one, no retry", f.requests)
+			}
+			if strings.Contains(err.Error(), tok) || strings.Contains(err.Error(), "Basic ") && !strings.Contains(err.Error(), "[REDACTED]") {
+				t.Errorf("credentials in error: %v", err)
+			}
+		})
+	}
+}
+
+func TestSearch(t *testing.T) {
+	for _, cloud := range []bool{false, true} {
+		f := newFakeJIRA(t)
+		f.cloud = cloud
+		f.issues = []string{"STORE-1", "STORE-2", "STORE-3", "STORE-4", "STORE-5"}
+		var waits []time.Duration
+		c := newClient(t, f, Config{User: f.user, Token: f.token}, &waits)
+		got, err := c.Search(context.Background(), `project = STORE AND attachments IS NOT EMPTY`, 0)
+		if err != nil {
+			t.Fatalf("cloud=%v: %v", cloud, err)
+		}
+		if len(got) != 5 || got[4].Key != "STORE-5" || got[0].Attachments[0].Filename != "STORE-1.patch" || got[0].Updated.IsZero() {
+			t.Errorf("cloud=%v: %+v", cloud, got)
+		}
+		if cloud != strings.Contains(strings.Join(f.requests, " "), "/rest/api/3/search/jql") {
+			t.Errorf("cloud=%v used %v", cloud, f.requests)
+		}
+		limited, err := c.Search(context.Background(), "project = STORE", 3)
+		if err != nil || len(limited) != 3 {
+			t.Errorf("cloud=%v: max 3 gave %d, %v", cloud, len(limited), err)
+		}
+	}
+}
+
+func TestCommentBodyLimits(t *testing.T) {
+	long := "*2 better*\n{code}\n" + strings.Repeat("row 1.0 2.0\n", 4000) + "{code}\nprovenance\n"
+	got := CommentBody(review.Message{Key: "k", JIRA: long, ShortJIRA: "short\n"})
+	if got != "{anchor:perfbot-k}short\n" {
+		t.Errorf("want ShortJIRA, got %.60q", got)
+	}
+	got = CommentBody(review.Message{Key: "k", JIRA: long, ShortJIRA: long})
+	if n := len([]rune(got)); n > CommentLimit {
+		t.Fatalf("%d characters", n)
+	}
+	if !strings.HasPrefix(got, "{anchor:perfbot-k}*2 better*\n") || !strings.HasSuffix(got, "{code}\nprovenance\n") || strings.Count(got, "{code}")%2 != 0 {
+		t.Errorf("cut badly: %.80q … %q", got, got[len(got)-40:])
+	}
+	if m := Marker("a}b{c d"); m != "{anchor:perfbot-a_b_c_d}" {
+		t.Errorf("marker %q", m)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, cfg := range []Config{{}, {BaseURL: "ftp://x"}, {BaseURL: "https://x"}, {BaseURL: "https://x", User: "u", Token: "t", PAT: "p"}, {BaseURL: "https://x", PAT: "p", Deployment: "moon"}} {
+		if _, err := New(cfg); err == nil {
+			t.Errorf("New(%+v) succeeded", cfg)
+		}
+	}
+	c, _ := New(Config{BaseURL: "https://x", PAT: "p"})
+	for _, w := range []string{"store-1", "STORE", "STORE-0", "STORE-1 ", "../x"} {
+		if _, err := c.Post(context.Background(), w, review.Message{Key: "k"}); err == nil {
+			t.Errorf("target %q accepted", w)
+		}
+	}
+}
