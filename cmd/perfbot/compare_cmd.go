@@ -36,6 +36,7 @@ type compareFlags struct {
 	noSandbox bool
 	quiet     bool
 	alpha     float64
+	method    string
 }
 
 func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -57,6 +58,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.BoolVar(&f.noSandbox, "no-sandbox", false, "run builds and benchmarks without the sandbox (only for patches you trust)")
 	fs.BoolVar(&f.quiet, "q", false, "do not print progress on stderr")
 	fs.Float64Var(&f.alpha, "alpha", 0.05, "significance level")
+	fs.StringVar(&f.method, "method", "perfbot", "verdict method: perfbot or benchstat")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: perfbot compare [flags] --base REF (--patch FILE | --head REF)...\n")
 		fs.PrintDefaults()
@@ -69,6 +71,10 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if len(f.patches) == 0 && len(f.heads) == 0 {
 		return usagef("give at least one --patch FILE or --head REF to compare with the baseline")
+	}
+	method, err := verdictMethod(f.method)
+	if err != nil {
+		return err
 	}
 	opts, err := f.runnerOptions(ctx)
 	if err != nil {
@@ -85,7 +91,10 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		return err
 	}
-	cmp, err := compare.Compare(outcome.Results, compare.Options{Base: outcome.Variants[0], Candidates: outcome.Variants[1:], Alpha: f.alpha})
+	cmp, err := compare.Compare(outcome.Results, compare.Options{
+		Base: outcome.Variants[0], Candidates: outcome.Variants[1:], Alpha: f.alpha,
+		Verdicts: compare.VerdictOptions{Method: method, Paired: len(outcome.Variants) == 2},
+	})
 	if err != nil {
 		if len(outcome.Results) > 0 {
 			return err

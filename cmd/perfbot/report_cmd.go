@@ -19,6 +19,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	inFormat := fs.String("input-format", "auto", "format of the input files (auto detects it)")
 	outDir := fs.String("out", "", "also write every rendering into this directory")
 	alpha := fs.Float64("alpha", 0.05, "significance level")
+	method := fs.String("method", "perfbot", "verdict method: perfbot (tests by data kind, false-discovery control) or benchstat (Mann-Whitney per row, as benchstat)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: perfbot report [flags] BASE_FILE CANDIDATE_FILE...\n")
 		fs.PrintDefaults()
@@ -44,7 +45,11 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		results = append(results, rs...)
 		prov.Sides = append(prov.Sides, compare.Side{Variant: names[i], Files: []string{f}})
 	}
-	cmp, err := compare.Compare(results, compare.Options{Base: names[0], Candidates: names[1:], Alpha: *alpha})
+	m, err := verdictMethod(*method)
+	if err != nil {
+		return err
+	}
+	cmp, err := compare.Compare(results, compare.Options{Base: names[0], Candidates: names[1:], Alpha: *alpha, Verdicts: compare.VerdictOptions{Method: m}})
 	if err != nil {
 		return err
 	}
@@ -67,4 +72,13 @@ func variantNames(files []string) []string {
 		}
 	}
 	return names
+}
+
+// verdictMethod checks a --method value.
+func verdictMethod(s string) (compare.Method, error) {
+	switch m := compare.Method(s); m {
+	case compare.MethodPerfbot, compare.MethodBenchstat:
+		return m, nil
+	}
+	return "", usagef("--method %q: want perfbot or benchstat", s)
 }

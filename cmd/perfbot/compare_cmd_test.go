@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfbot/perfbot/internal/gitrepo"
+)
+
+func loopSource(n int) string {
+	return fmt.Sprintf(`package work
+
+var sink uint64
+
+func Work() {
+	x := sink
+	for i := 0; i < %d; i++ {
+		x = x*6364136223846793005 + 1442695040888963407
+	}
+	sink = x
+}
+
+func Other() {
+	x := sink
+	for i := 0; i < 100000; i++ {
+		x = x*6364136223846793005 + 1
+	}
+	sink = x
+}
+`, n)
+}
+
+const loopBench = `package work
+
+import "testing"
+
+func BenchmarkWork(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		Work()
+	}
+}
+
+func BenchmarkOther(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		Other()
+	}
+}
+`
+
+// jsonReport is the part of --format json a script would read.
+type jsonReport struct {
+	Comparisons []struct {
+		Benchmark  string
+		Unit       string
+		Better     string
+		Base       struct{ Center, Lo, Hi float64; N int }
+		Candidates []struct {
+			Variant  string
+			Center   float64
+			N        int
+			DeltaPct float64 `json:"delta_pct"`
+			Ratio    float64
+			P        float64
+			Verdict  string
+			Test     string
+			MDEPct   float64 `json:"mde_pct"`
+		}
+	}
+	Geomean    json.RawMessage
+	Provenance struct {
+		RunOrder []string `json:"run_order"`
+	}
+}
+
+func TestComparePatchTwiceAsFast(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not on PATH")
+	}
+	r := gitrepo.New(t)
+	r.Commit("work", map[string]string{
+		"go.mod":            "module example.org/work\n\ngo 1.22\n",
+		"work/work.go":      loopSource(200000),
+		"work/work_test.go": loopBench,
+	})
+	patch := r.Patch("work: halve the loop", map[string]string{"work/work.go": loopSource(100000)}, true)
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"compare", "--repo", r.Dir, "--base", "main", "--patch", patch,
+		"--count", "8", "--benchtime", "20x", "--format", "json", "--out", out, "--cache-dir", t.TempDir(), "-q"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("compare: %v\n%s", err, stderr.String())
+	}
+	var rep jsonReport
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("json: %v\n%s", err, stdout.String())
+	}
+	found := 0
+	for _, c := range rep.Comparisons {
+		if c.Unit != "ns/op" {
+			continue
+		}
+		cand := c.Candidates[0]
+		switch {
+		case strings.HasPrefix(c.Benchmark, "Work"):
+			found++
+			if cand.Verdict != "better" || cand.DeltaPct > -40 || cand.DeltaPct < -60 {
+				t.Errorf("Work: verdict %s, delta %.1f%%; want better near -50%%", cand.Verdict, cand.DeltaPct)
+			}
+		case strings.HasPrefix(c.Benchmark, "Other"):
+			found++
+			if cand.Verdict == "better" || cand.Verdict == "worse" {
+				t.Errorf("Other: verdict %s, delta %.1f%% (p=%.3f); want no change", cand.Verdict, cand.DeltaPct, cand.P)
+			}
+		}
+		if c.Base.N != 8 || cand.N != 8 {
+			t.Errorf("%s: n = %d+%d, want 8+8", c.Benchmark, c.Base.N, cand.N)
+		}
+		if c.Better != "lower" || cand.Test == "" {
+			t.Errorf("%s: better=%q test=%q", c.Benchmark, c.Better, cand.Test)
+		}
+	}
+	if found != 2 {
+		t.Errorf("found %d of the 2 benchmarks in %s", found, stdout.String())
+	}
+	if len(rep.Provenance.RunOrder) != 16 {
+		t.Errorf("run order %v: want 16 runs", rep.Provenance.RunOrder)
+	}
+	for _, f := range []string{"report.txt", "report.md", "report.jira", "report.json", "results-base.txt", "results-patch.txt"} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+			t.Errorf("--out lacks %s: %v", f, err)
+		}
+	}
+}
+
+func TestCompareBrokenPatchExits2(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not on PATH")
+	}
+	r := gitrepo.New(t)
+	r.Commit("work", map[string]string{"go.mod": "module example.org/work\n", "work/work.go": loopSource(10)})
+	patch := r.Patch("x", map[string]string{"work/work.go": loopSource(20)}, false)
+	r.Commit("diverge", map[string]string{"work/work.go": strings.Replace(loopSource(30), "x := sink", "y := sink\n\tx := y", 1)})
+	var stderr bytes.Buffer
+	err := run(context.Background(), []string{"compare", "--repo", r.Dir, "--patch", patch, "--cache-dir", t.TempDir(), "-q"}, &bytes.Buffer{}, &stderr)
+	if code := exitCode(err, &stderr); code != 2 {
+		t.Fatalf("exit %d, want 2; stderr: %s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "work/work.go") || !strings.Contains(stderr.String(), "hunk") {
+		t.Errorf("stderr %q does not name the file and hunk", stderr.String())
+	}
+}
+
+func TestCompareNothingComparedExits1(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not on PATH")
+	}
+	r := gitrepo.New(t)
+	r.Commit("work", map[string]string{"go.mod": "module example.org/work\n", "work/work.go": loopSource(10) + "\nfunc broken() { undefined() }\n", "work/work_test.go": loopBench})
+	patch := r.Patch("still broken", map[string]string{"work/work.go": loopSource(20) + "\nfunc broken() { undefined() }\n"}, true)
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"compare", "--repo", r.Dir, "--patch", patch, "--cache-dir", t.TempDir(), "-q"}, &stdout, &stderr)
+	if code := exitCode(err, &stderr); code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	if !strings.Contains(stdout.String(), "FAILED: base: build") || !strings.Contains(stdout.String(), "undefined") {
+		t.Errorf("report should name the failing sides with the compiler's message:\n%s", stdout.String())
+	}
+}
