@@ -57,10 +57,13 @@ func BenchmarkOther(b *testing.B) {
 // jsonReport is the part of --format json a script would read.
 type jsonReport struct {
 	Comparisons []struct {
-		Benchmark  string
-		Unit       string
-		Better     string
-		Base       struct{ Center, Lo, Hi float64; N int }
+		Benchmark string
+		Unit      string
+		Better    string
+		Base      struct {
+			Center, Lo, Hi float64
+			N              int
+		}
 		Candidates []struct {
 			Variant  string
 			Center   float64
