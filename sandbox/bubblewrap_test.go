@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -65,4 +66,11 @@ func TestSmoke(t *testing.T) {
 	if !res.OK() {
 		t.Fatal("smoke command failed")
 	}
+}
+
+func ownerOf(fi os.FileInfo) int {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int(st.Uid)
+	}
+	return -1
 }

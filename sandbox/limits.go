@@ -50,7 +50,7 @@ func (b *Bubblewrap) limitHooks(spec Spec, asRoot bool) *procHooks {
 		case cg != nil && cg.oomKilled():
 			res.Limit = LimitMemory
 			res.addNote(fmt.Sprintf("a process was killed at the %s memory limit", sizeString(spec.MemoryBytes)))
-		case cg != nil && cg.pidsExhausted() && failed:
+		case cg != nil && cg.pidsExhausted():
 			res.Limit = LimitPids
 			res.addNote(fmt.Sprintf("process creation failed at the limit of %d processes", spec.MaxProcs))
 		case failed && memRlimit:

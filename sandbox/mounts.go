@@ -15,7 +15,8 @@ import (
 type opKind int
 
 const (
-	opTmpfs    opKind = iota // an empty tmpfs (private /tmp, a hidden directory)
+	opTmpfs    opKind = iota // an empty tmpfs over a hidden directory
+	opScratch                // a private tmpfs anyone may write (/tmp)
 	opHideFile               // /dev/null over a hidden file
 	opReadOnly               // a read-only bind of the same host path
 	opWritable               // a writable bind of the same host path
@@ -63,9 +64,11 @@ type mountPlan struct {
 // args returns the bwrap mount arguments for spec with the given hidden
 // paths.
 func (p mountPlan) args(spec Spec, hidden []string) ([]string, error) {
-	ops := []mountOp{{opTmpfs, "/tmp"}}
-	if p.stat("/var/tmp").dir {
-		ops = append(ops, mountOp{opTmpfs, "/var/tmp"})
+	ops := []mountOp{{opScratch, "/tmp"}}
+	for _, d := range []string{"/var/tmp", "/dev/shm"} {
+		if p.stat(d).dir {
+			ops = append(ops, mountOp{opScratch, d})
+		}
 	}
 	for _, h := range hidden {
 		h = filepath.Clean(h)
@@ -119,7 +122,7 @@ func (p mountPlan) args(spec Spec, hidden []string) ([]string, error) {
 			switch {
 			case enclosing >= 0 && ops[enclosing].path == anc:
 				// a mount point itself
-			case enclosing >= 0 && ops[enclosing].kind == opTmpfs:
+			case enclosing >= 0 && (ops[enclosing].kind == opTmpfs || ops[enclosing].kind == opScratch):
 				// bwrap would create it private (0700) to root: open it up.
 				if !made[anc] {
 					made[anc] = true
@@ -134,6 +137,8 @@ func (p mountPlan) args(spec Spec, hidden []string) ([]string, error) {
 		switch op.kind {
 		case opTmpfs:
 			args = append(args, "--perms", "0755", "--tmpfs", op.path)
+		case opScratch:
+			args = append(args, "--perms", "1777", "--tmpfs", op.path)
 		case opHideFile:
 			args = append(args, "--ro-bind", "/dev/null", op.path)
 		case opReadOnly:

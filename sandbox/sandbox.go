@@ -80,7 +80,9 @@ const (
 )
 
 // OK reports whether the command exited with status 0 within its limits.
-func (r *Result) OK() bool { return r.ExitCode == 0 && r.Limit != LimitTimeout }
+// Output cut at MaxOutput does not make a run fail; a timeout, or a memory
+// or process limit reached, does.
+func (r *Result) OK() bool { return r.ExitCode == 0 && (r.Limit == "" || r.Limit == LimitOutput) }
 
 // Runner runs commands. Run returns an error only when the command could not
 // be started; a command that failed is a Result with a non-zero ExitCode.
