@@ -1,0 +1,162 @@
+package reviewboard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/perfbot/perfbot/review"
+)
+
+// Marker is the Markdown line that identifies the answer for key: a link
+// reference definition, which Markdown renderers (Review Board's included)
+// drop from the output, so readers do not see it.
+func Marker(key string) string {
+	k := strings.NewReplacer("(", "", ")", "", "\n", " ", "\r", "").Replace(key)
+	return "[//]: # (perfbot:" + k + ")"
+}
+
+// extraDataKey holds the answer's key in the review's extra_data too.
+const extraDataKey = "perfbot_key"
+
+type rbReview struct {
+	ID              int            `json:"id"`
+	BodyTop         string         `json:"body_top"`
+	BodyTopTextType string         `json:"body_top_text_type"`
+	Public          bool           `json:"public"`
+	AbsoluteURL     string         `json:"absolute_url"`
+	ExtraData       map[string]any `json:"extra_data"`
+}
+
+func (r *rbReview) matches(key, marker string) bool {
+	if v, ok := r.ExtraData[extraDataKey].(string); ok && v == key {
+		return true
+	}
+	return strings.HasPrefix(r.BodyTop, marker)
+}
+
+// Body is the review text perfbot posts for msg.
+func Body(msg review.Message) string {
+	return Marker(msg.Key) + "\n\n" + msg.Markdown
+}
+
+// Post publishes msg as a review on the review request where (its numeric
+// ID) and returns a link to the review.
+//
+// On a rerun it finds its earlier review by the marker and leaves it alone
+// when the text is unchanged; otherwise it updates the review in place
+// (PUT). Review Board lets only draft reviews change, so when the server
+// refuses to edit a published one (403), perfbot publishes the new text as
+// a reply to the earlier review, which keeps the answers in one thread.
+func (c *Client) Post(ctx context.Context, where string, msg review.Message) (string, error) {
+	id, err := strconv.Atoi(where)
+	if err != nil || id <= 0 {
+		return "", fmt.Errorf("reviewboard target %q: want a review request number, such as 1234", where)
+	}
+	if msg.Key == "" {
+		return "", fmt.Errorf("reviewboard %d: message has no key; without one a rerun cannot find its review", id)
+	}
+	body := Body(msg)
+	marker := Marker(msg.Key)
+	form := url.Values{
+		"body_top":                   {body},
+		"body_top_text_type":         {"markdown"},
+		"public":                     {"true"},
+		"extra_data." + extraDataKey: {msg.Key},
+	}
+	var out string
+	err = c.call(ctx, fmt.Sprintf("reviewboard: review on %d", id), func(ctx context.Context) error {
+		old, err := c.findReview(ctx, id, msg.Key, marker)
+		if err != nil {
+			return err
+		}
+		if old == nil {
+			var created struct {
+				Review rbReview `json:"review"`
+			}
+			if err := c.do(ctx, "POST", fmt.Sprintf("api/review-requests/%d/reviews/", id), form, &created); err != nil {
+				return err
+			}
+			out = c.reviewLink(id, created.Review)
+			return nil
+		}
+		if old.BodyTop == body {
+			out = c.reviewLink(id, *old)
+			return nil
+		}
+		var updated struct {
+			Review rbReview `json:"review"`
+		}
+		err = c.do(ctx, "PUT", fmt.Sprintf("api/review-requests/%d/reviews/%d/", id, old.ID), form, &updated)
+		var ae *APIError
+		if errors.As(err, &ae) && ae.Status == 403 && ae.Code == codePermissionDenied {
+			out, err = c.reply(ctx, id, *old, body)
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		out = c.reviewLink(id, updated.Review)
+		return nil
+	})
+	return out, err
+}
+
+// findReview pages through the published reviews (GET
+// /api/review-requests/{id}/reviews/) for the one carrying key.
+func (c *Client) findReview(ctx context.Context, id int, key, marker string) (*rbReview, error) {
+	next := fmt.Sprintf("api/review-requests/%d/reviews/?max-results=200", id)
+	for next != "" {
+		var page struct {
+			Reviews      []rbReview      `json:"reviews"`
+			TotalResults int             `json:"total_results"`
+			Links        map[string]link `json:"links"`
+		}
+		if err := c.do(ctx, "GET", next, nil, &page); err != nil {
+			return nil, err
+		}
+		for i := range page.Reviews {
+			if page.Reviews[i].matches(key, marker) {
+				return &page.Reviews[i], nil
+			}
+		}
+		next = page.Links["next"].Href
+	}
+	return nil, nil
+}
+
+// reply publishes body as a reply to the earlier review, unless its last
+// reply already says the same (a retry).
+func (c *Client) reply(ctx context.Context, id int, old rbReview, body string) (string, error) {
+	path := fmt.Sprintf("api/review-requests/%d/reviews/%d/replies/", id, old.ID)
+	var list struct {
+		Replies []rbReview `json:"replies"`
+	}
+	if err := c.do(ctx, "GET", path+"?max-results=200", nil, &list); err != nil {
+		return "", err
+	}
+	if n := len(list.Replies); n > 0 && list.Replies[n-1].BodyTop == body {
+		return c.reviewLink(id, list.Replies[n-1]), nil
+	}
+	var created struct {
+		Reply rbReview `json:"reply"`
+	}
+	form := url.Values{"body_top": {body}, "body_top_text_type": {"markdown"}, "public": {"true"}}
+	if err := c.do(ctx, "POST", path, form, &created); err != nil {
+		return "", err
+	}
+	return c.reviewLink(id, created.Reply), nil
+}
+
+// reviewLink is the review's absolute_url (Review Board 3.0 and later), or
+// the review request's page with the review's anchor.
+func (c *Client) reviewLink(id int, r rbReview) string {
+	if r.AbsoluteURL != "" {
+		return r.AbsoluteURL
+	}
+	u, _ := c.resolve(fmt.Sprintf("r/%d/", id))
+	return fmt.Sprintf("%s#review%d", u, r.ID)
+}
