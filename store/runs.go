@@ -171,3 +171,23 @@ func (s *Store) runs(ctx context.Context, where string, args ...any) ([]Run, err
 	}
 	return out, rows.Err()
 }
+
+// RunByJob returns the run of a queue job, or ErrNotFound.
+func (s *Store) RunByJob(ctx context.Context, jobID int64) (*Run, error) {
+	rs, err := s.runs(ctx, `WHERE job_id = ?`, jobID)
+	if err != nil {
+		return nil, err
+	}
+	if len(rs) == 0 {
+		return nil, fmt.Errorf("run of job %d: %w", jobID, ErrNotFound)
+	}
+	return &rs[0], nil
+}
+
+// AbandonRun marks a run whose worker died as queued again, with the
+// reason; the next attempt's StartRun marks it running.
+func (s *Store) AbandonRun(ctx context.Context, id int64, reason string) error {
+	_, err := s.exec(ctx, `UPDATE runs SET status = ?, error = ? WHERE id = ? AND status = ?`,
+		StatusQueued, reason, id, StatusRunning)
+	return err
+}

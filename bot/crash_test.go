@@ -1,0 +1,107 @@
+package bot
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfbot/perfbot/internal/pgtest"
+	"github.com/perfbot/perfbot/store"
+)
+
+// checkFinished checks the outcome of a job that survived a crash: one
+// run, finished on the survivor after two attempts, with every result
+// stored, and one answer posted.
+func checkFinished(t *testing.T, st *store.Store, key, posts, survivor string) {
+	t.Helper()
+	ctx := context.Background()
+	run := waitRun(t, st, key, 30*time.Second, "done", func(r store.Run) bool { return r.Status == store.StatusDone })
+	if run.Worker != survivor || run.Attempt != 2 {
+		t.Errorf("run finished by %s on attempt %d, want %s on attempt 2", run.Worker, run.Attempt, survivor)
+	}
+	if run.CandidateCommit != strings.Repeat("b", 40) {
+		t.Errorf("candidate commit = %q", run.CandidateCommit)
+	}
+	res, err := st.Results(ctx, run.ID)
+	if err != nil || len(res) != 2 {
+		t.Errorf("results = %d, %v; want 2 (base and patch)", len(res), err)
+	}
+	// Give a duplicate post, if there were one, time to appear.
+	time.Sleep(300 * time.Millisecond)
+	lines := readPosts(t, posts)
+	if len(lines) != 1 || !strings.HasPrefix(lines[0], key+"\tgithub:acme/store#1\t"+survivor+"\tsuccess") {
+		t.Errorf("posts = %q, want one post of %s by %s", lines, key, survivor)
+	}
+	p, err := st.GetPost(ctx, "github", "acme/store#1", key)
+	if err != nil || p.Count != 1 || p.Link == "" {
+		t.Errorf("post record = %+v, %v", p, err)
+	}
+}
+
+func TestWorkerKilledMidJobPostgres(t *testing.T) {
+	srv := pgtest.Start(t)
+	dsn := srv.NewDB(t)
+	dir := t.TempDir()
+	ctx := context.Background()
+	intake, err := Open(ctx, testConfig("intake", store.Postgres, dsn, false), ModeServe, Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer intake.Close()
+	cmpFile := writeComparison(t, dir)
+	posts := filepath.Join(dir, "posts.txt")
+	procs := map[string]*proc{}
+	for _, name := range []string{"host-a", "host-b"} {
+		procs[name] = startProcess(t, testProcess{Mode: ModeWorker, Name: name, Driver: store.Postgres, DSN: dsn,
+			Posts: posts, Comparison: cmpFile, Sleep: 3 * time.Second})
+	}
+	job := JobSpec{Key: "github:acme/store#1/comment/1001", Targets: []string{"github:acme/store#1"},
+		CandidateRef: "pull/1/head", Source: "github"}
+	for i, wantDup := range []bool{false, true} {
+		_, dup, err := intake.Enqueue(ctx, job)
+		if err != nil || dup != wantDup {
+			t.Fatalf("enqueue %d: duplicate = %v, %v; want %v", i, dup, err, wantDup)
+		}
+	}
+	run := waitRun(t, intake.Store(), job.Key, 30*time.Second, "running", func(r store.Run) bool { return r.Status == store.StatusRunning })
+	time.Sleep(500 * time.Millisecond) // in the middle of the benchmark
+	victim := procs[run.Worker]
+	if victim == nil {
+		t.Fatalf("run taken by unknown worker %q", run.Worker)
+	}
+	victim.kill(t)
+	survivor := "host-a"
+	if run.Worker == "host-a" {
+		survivor = "host-b"
+	}
+	checkFinished(t, intake.Store(), job.Key, posts, survivor)
+}
+
+func TestServeKilledAndRestartedSQLite(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "perfbot.db")
+	ctx := context.Background()
+	intake, err := Open(ctx, testConfig("intake", store.SQLite, db, false), ModeServe, Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer intake.Close()
+	cmpFile := writeComparison(t, dir)
+	posts := filepath.Join(dir, "posts.txt")
+	p := testProcess{Mode: ModeServe, Name: "serve", Driver: store.SQLite, DSN: db, Posts: posts,
+		Comparison: cmpFile, Sleep: 2 * time.Second, Embedded: true}
+	first := startProcess(t, p)
+	job := JobSpec{Key: "github:acme/store#1/comment/2002", Targets: []string{"github:acme/store#1"},
+		CandidateRef: "pull/1/head", Source: "github"}
+	if _, _, err := intake.Enqueue(ctx, job); err != nil {
+		t.Fatal(err)
+	}
+	waitRun(t, intake.Store(), job.Key, 30*time.Second, "running", func(r store.Run) bool { return r.Status == store.StatusRunning })
+	time.Sleep(500 * time.Millisecond)
+	first.kill(t)
+	p.Name = "serve-restarted"
+	startProcess(t, p)
+	checkFinished(t, intake.Store(), job.Key, posts, "serve-restarted")
+}

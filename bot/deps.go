@@ -1,0 +1,44 @@
+package bot
+
+import (
+	"context"
+
+	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/review"
+)
+
+// Benchmarker runs one job's benchmarks and compares the sides. A failed
+// build or benchmark is reported inside the comparison (Failures); an
+// error means the job itself could not be done and should be retried.
+type Benchmarker interface {
+	Run(ctx context.Context, job JobSpec) (*compare.Comparison, error)
+}
+
+// Poster posts an answer to a target. Posting the same Message.Key to the
+// same target again edits the earlier answer. It returns a link to the
+// post.
+type Poster interface {
+	Post(ctx context.Context, to review.Target, msg review.Message) (string, error)
+}
+
+// Renderer turns a comparison into the answer for every venue.
+type Renderer func(*compare.Comparison) review.Message
+
+// Digester builds the digest mail for a period from the history.
+type Digester func(ctx context.Context, job DigestJob) (review.Message, error)
+
+// BenchmarkerFunc adapts a function to Benchmarker.
+type BenchmarkerFunc func(ctx context.Context, job JobSpec) (*compare.Comparison, error)
+
+// Run calls f.
+func (f BenchmarkerFunc) Run(ctx context.Context, job JobSpec) (*compare.Comparison, error) {
+	return f(ctx, job)
+}
+
+// PosterFunc adapts a function to Poster.
+type PosterFunc func(ctx context.Context, to review.Target, msg review.Message) (string, error)
+
+// Post calls f.
+func (f PosterFunc) Post(ctx context.Context, to review.Target, msg review.Message) (string, error) {
+	return f(ctx, to, msg)
+}

@@ -1,0 +1,85 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/sandbox"
+)
+
+// ExecBenchmarker runs a job as a command that prints the comparison as
+// JSON on its standard output, such as
+//
+//	perfbot compare --config config.yaml --base {base} --candidate {candidate} --patch {patch} --format json
+//
+// In Argv, {key}, {base}, {candidate}, {patch} (a file holding the job's
+// patch, or its URL) and {suites} (comma-separated) are replaced with the
+// job's values. The command runs in the job's own process group and is
+// killed with it when the job is cancelled.
+type ExecBenchmarker struct {
+	Argv []string
+	// Dir is the working directory.
+	Dir string
+	// Env is added to the process environment.
+	Env []string
+	// Runner runs the command (default sandbox.Local).
+	Runner sandbox.Runner
+}
+
+// Run runs the command for job and decodes its output.
+func (e *ExecBenchmarker) Run(ctx context.Context, job JobSpec) (*compare.Comparison, error) {
+	if len(e.Argv) == 0 {
+		return nil, fmt.Errorf("benchmark command is empty")
+	}
+	patch := job.PatchURL
+	if job.Patch != "" {
+		dir, err := os.MkdirTemp("", "perfbot-patch-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		patch = filepath.Join(dir, "job.patch")
+		if err := os.WriteFile(patch, []byte(job.Patch), 0o600); err != nil {
+			return nil, err
+		}
+	}
+	r := strings.NewReplacer("{key}", job.Key, "{base}", job.BaseRef, "{candidate}", job.CandidateRef,
+		"{patch}", patch, "{suites}", strings.Join(job.Suites, ","))
+	argv := make([]string, len(e.Argv))
+	for i, a := range e.Argv {
+		argv[i] = r.Replace(a)
+	}
+	runner := e.Runner
+	if runner == nil {
+		runner = sandbox.Local{}
+	}
+	res, err := runner.Run(ctx, sandbox.Spec{Argv: argv, Dir: e.Dir, Env: append(os.Environ(), e.Env...),
+		Network: sandbox.FullNetwork})
+	if err != nil {
+		return nil, fmt.Errorf("benchmark command %s: %w", argv[0], err)
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	if res.ExitCode != 0 {
+		return nil, fmt.Errorf("benchmark command %s exited with status %d: %s", argv[0], res.ExitCode, tail(res.Stderr, 2000))
+	}
+	var cmp compare.Comparison
+	if err := json.Unmarshal(bytes.TrimSpace(res.Stdout), &cmp); err != nil {
+		return nil, fmt.Errorf("benchmark command %s: output is not a comparison in JSON: %w", argv[0], err)
+	}
+	return &cmp, nil
+}
+
+func tail(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}

@@ -1,0 +1,226 @@
+package bot
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+
+	"github.com/perfbot/perfbot/store"
+)
+
+// QueueOptions configure a Queue.
+type QueueOptions struct {
+	// ID names this process among the queue's clients.
+	ID string
+	// Work maps the queues this process works to their parallelism; nil
+	// makes an insert-only queue.
+	Work map[string]int
+	// Workers implement the job kinds.
+	Workers *river.Workers
+	// JobTimeout cancels a job's context when it runs longer.
+	JobTimeout time.Duration
+	// RescueAfter is River's own backstop for jobs left running by a dead
+	// worker whose run was never recorded; perfbot's heartbeat rescue acts
+	// much sooner for recorded runs.
+	RescueAfter time.Duration
+	// PollInterval is how often workers look for new jobs when no
+	// notification arrives (default 1s).
+	PollInterval time.Duration
+	Logger       *slog.Logger
+}
+
+// Queue is the River job queue in the store's database.
+type Queue struct {
+	st         *store.Store
+	insert     func(ctx context.Context, args river.JobArgs) (id int64, duplicate bool, err error)
+	insertOpts func(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (id int64, duplicate bool, err error)
+	start      func(ctx context.Context) error
+	stop       func(ctx context.Context) error
+	close      func()
+}
+
+// OpenQueue opens the queue in the same database as st, bringing River's
+// schema up to date. dsn is the PostgreSQL URL when st is on PostgreSQL.
+func OpenQueue(ctx context.Context, st *store.Store, dsn string, opts QueueOptions) (*Queue, error) {
+	cfg := &river.Config{
+		ID:                   opts.ID,
+		Workers:              opts.Workers,
+		JobTimeout:           opts.JobTimeout,
+		RescueStuckJobsAfter: opts.RescueAfter,
+		FetchPollInterval:    opts.PollInterval,
+		Logger:               opts.Logger,
+		MaxAttempts:          0,
+	}
+	if len(opts.Work) > 0 {
+		cfg.Queues = map[string]river.QueueConfig{}
+		for name, n := range opts.Work {
+			cfg.Queues[name] = river.QueueConfig{MaxWorkers: n}
+		}
+	}
+	if cfg.RescueStuckJobsAfter > 0 && cfg.RescueStuckJobsAfter < cfg.JobTimeout {
+		cfg.RescueStuckJobsAfter = cfg.JobTimeout + time.Minute
+	}
+	q := &Queue{st: st}
+	switch st.Driver() {
+	case store.SQLite:
+		drv := riversqlite.New(st.DB())
+		if err := migrateRiver(ctx, drv); err != nil {
+			return nil, err
+		}
+		c, err := river.NewClient(drv, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("queue: %w", err)
+		}
+		bind(q, c)
+		q.close = func() {}
+	case store.Postgres:
+		pool, err := pgxpool.New(ctx, dsn)
+		if err != nil {
+			return nil, fmt.Errorf("queue: %w", err)
+		}
+		drv := riverpgxv5.New(pool)
+		if err := migrateRiverPG(ctx, pool, drv); err != nil {
+			pool.Close()
+			return nil, err
+		}
+		c, err := river.NewClient(drv, cfg)
+		if err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("queue: %w", err)
+		}
+		bind(q, c)
+		q.close = pool.Close
+	default:
+		return nil, fmt.Errorf("queue: unknown store driver %q", st.Driver())
+	}
+	return q, nil
+}
+
+func bind[TTx any](q *Queue, c *river.Client[TTx]) {
+	q.insertOpts = func(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (int64, bool, error) {
+		res, err := c.Insert(ctx, args, opts)
+		if err != nil {
+			return 0, false, err
+		}
+		return res.Job.ID, res.UniqueSkippedAsDuplicate, nil
+	}
+	q.insert = func(ctx context.Context, args river.JobArgs) (int64, bool, error) {
+		return q.insertOpts(ctx, args, nil)
+	}
+	q.start = c.Start
+	q.stop = c.Stop
+}
+
+func migrateRiver(ctx context.Context, drv *riversqlite.Driver) error {
+	m, err := rivermigrate.New(drv, nil)
+	if err != nil {
+		return fmt.Errorf("queue schema: %w", err)
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("queue schema: %w", err)
+	}
+	return nil
+}
+
+// migrateRiverPG migrates under an advisory lock, so that workers starting
+// together do not race. Each River migration runs in its own transaction
+// (a new enum value cannot be used in the transaction that adds it), so the
+// lock is a session lock held on one connection meanwhile.
+func migrateRiverPG(ctx context.Context, pool *pgxpool.Pool, drv *riverpgxv5.Driver) error {
+	m, err := rivermigrate.New[pgx.Tx](drv, nil)
+	if err != nil {
+		return fmt.Errorf("queue schema: %w", err)
+	}
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("queue schema: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(72697665)`); err != nil {
+		return fmt.Errorf("queue schema lock: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(72697665)`)
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("queue schema: %w", err)
+	}
+	return nil
+}
+
+// Enqueue queues a job. duplicate is true when a job with the same unique
+// arguments (the same key) already exists, and nothing new was queued.
+func (q *Queue) Enqueue(ctx context.Context, args river.JobArgs) (id int64, duplicate bool, err error) {
+	return q.insert(ctx, args)
+}
+
+// Start starts working the configured queues.
+func (q *Queue) Start(ctx context.Context) error { return q.start(ctx) }
+
+// Stop waits for running jobs to finish and stops.
+func (q *Queue) Stop(ctx context.Context) error { return q.stop(ctx) }
+
+// Close releases the queue's connections (after Stop).
+func (q *Queue) Close() { q.close() }
+
+// Depth counts jobs waiting (available, scheduled, retryable) or running
+// per queue and state.
+func (q *Queue) Depth(ctx context.Context) (map[[2]string]int, error) {
+	rows, err := q.st.DB().QueryContext(ctx, `SELECT queue, state, COUNT(*) FROM river_job
+		WHERE state IN ('available', 'scheduled', 'retryable', 'running') GROUP BY queue, state`)
+	if err != nil {
+		return nil, fmt.Errorf("queue depth: %w", err)
+	}
+	defer rows.Close()
+	out := map[[2]string]int{}
+	for rows.Next() {
+		var queue, state string
+		var n int
+		if err := rows.Scan(&queue, &state, &n); err != nil {
+			return nil, err
+		}
+		out[[2]string{queue, state}] = n
+	}
+	return out, rows.Err()
+}
+
+// requeue makes a job left running by a dead worker available again.
+// It reports whether the job was still marked running.
+func (q *Queue) requeue(ctx context.Context, jobID int64) (bool, error) {
+	query := `UPDATE river_job SET state = 'available' WHERE id = ? AND state = 'running'`
+	if q.st.Driver() == store.Postgres {
+		query = `UPDATE river_job SET state = 'available' WHERE id = $1 AND state = 'running'`
+	}
+	res, err := q.st.DB().ExecContext(ctx, query, jobID)
+	if err != nil {
+		return false, fmt.Errorf("requeue job %d: %w", jobID, err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// jobState returns a job's queue state ("" when it no longer exists).
+func (q *Queue) jobState(ctx context.Context, jobID int64) (string, error) {
+	query := `SELECT state FROM river_job WHERE id = ?`
+	if q.st.Driver() == store.Postgres {
+		query = `SELECT state FROM river_job WHERE id = $1`
+	}
+	var state string
+	err := q.st.DB().QueryRowContext(ctx, query, jobID).Scan(&state)
+	if err == sql.ErrNoRows {
+		return "", nil
+	}
+	return state, err
+}
+
+// insertBench queues a benchmark job on the named queue.
+func (q *Queue) insertBench(ctx context.Context, job JobSpec, queue string, maxAttempts int) (int64, bool, error) {
+	return q.insertOpts(ctx, job, &river.InsertOpts{Queue: queue, MaxAttempts: maxAttempts})
+}

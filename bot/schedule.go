@@ -1,0 +1,140 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/perfbot/perfbot/review"
+)
+
+// scheduleLoop queues the scheduled nightly runs and digests. Each firing
+// is recorded in the store and its job is unique by schedule and time, so
+// a restart, or two serve processes, never queue one firing twice; a
+// firing missed while the service was down is queued once when it starts.
+func (s *Service) scheduleLoop(ctx context.Context) {
+	type entry struct {
+		name string
+		cron *Cron
+		loc  *time.Location
+		sch  Schedule
+	}
+	var entries []entry
+	for i, sch := range s.cfg.Schedules {
+		c, err := ParseCron(sch.Cron)
+		if err != nil {
+			s.log.Error("schedule", "index", i, "err", err)
+			continue
+		}
+		loc := time.UTC
+		if sch.TZ != "" {
+			if loc, err = time.LoadLocation(sch.TZ); err != nil {
+				s.log.Error("schedule time zone", "tz", sch.TZ, "err", err)
+				continue
+			}
+		}
+		entries = append(entries, entry{scheduleName(sch), c, loc, sch})
+	}
+	started := time.Now()
+	for {
+		next := time.Time{}
+		for _, e := range entries {
+			last, err := s.st.ScheduleLast(ctx, e.name)
+			if err != nil {
+				s.log.Error("schedule state", "schedule", e.name, "err", err)
+				continue
+			}
+			if last.IsZero() {
+				last = started.Add(-time.Minute)
+			}
+			// The latest firing due by now, if any was missed.
+			due := time.Time{}
+			for t := e.cron.Next(last.In(e.loc)); !t.IsZero() && !t.After(time.Now()); t = e.cron.Next(t) {
+				due = t
+			}
+			if !due.IsZero() {
+				if err := s.fire(ctx, e.name, e.sch, due); err != nil {
+					s.log.Error("scheduled job", "schedule", e.name, "err", err)
+				} else if err := s.st.SetScheduleLast(ctx, e.name, due); err != nil {
+					s.log.Error("schedule state", "schedule", e.name, "err", err)
+				}
+				last = due
+			}
+			if n := e.cron.Next(maxTime(last, time.Now()).In(e.loc)); !n.IsZero() && (next.IsZero() || n.Before(next)) {
+				next = n
+			}
+		}
+		wait := time.Minute
+		if !next.IsZero() {
+			wait = min(time.Until(next)+50*time.Millisecond, time.Minute)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(max(wait, 10*time.Millisecond)):
+		}
+	}
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// scheduleName is a schedule's name, or one made of its spec and action.
+func scheduleName(s Schedule) string {
+	if s.Name != "" {
+		return s.Name
+	}
+	if s.Digest != "" {
+		return fmt.Sprintf("%s digest %s", s.Digest, s.Cron)
+	}
+	return fmt.Sprintf("run %s on %s %s", strings.Join(s.Run, ","), s.On, s.Cron)
+}
+
+// scheduleTargets resolves a schedule's post list: "mail" means the
+// digest recipients or the list.
+func (s *Service) scheduleTargets(sch Schedule) []string {
+	var out []string
+	for _, p := range sch.Post {
+		if _, err := review.ParseTarget(p); err == nil {
+			out = append(out, p)
+			continue
+		}
+		if p == "mail" {
+			to := s.cfg.Digest.To
+			if len(to) == 0 && s.cfg.Venues.Mail.List != "" {
+				to = []string{s.cfg.Venues.Mail.List}
+			}
+			if len(to) > 0 {
+				out = append(out, "mail:"+strings.Join(to, ","))
+			}
+		}
+	}
+	return out
+}
+
+// fire queues one firing of a schedule.
+func (s *Service) fire(ctx context.Context, name string, sch Schedule, at time.Time) error {
+	s.metrics.Inc("perfbot_schedule_fired_total", "schedule", name)
+	stamp := at.UTC().Format("2006-01-02T15:04Z")
+	if sch.Digest != "" {
+		_, dup, err := s.q.Enqueue(ctx, DigestJob{Name: name, Period: sch.Digest, End: at.UTC(), Targets: s.scheduleTargets(sch)})
+		if err == nil {
+			s.log.Info("digest queued", "schedule", name, "end", stamp, "duplicate", dup)
+		}
+		return err
+	}
+	_, _, err := s.Enqueue(ctx, JobSpec{
+		Key:          "schedule:" + name + "@" + stamp,
+		Targets:      s.scheduleTargets(sch),
+		Suites:       sch.Run,
+		CandidateRef: sch.On,
+		Title:        fmt.Sprintf("nightly %s on %s (%s)", strings.Join(sch.Run, ", "), sch.On, stamp),
+		Source:       "schedule",
+	})
+	return err
+}

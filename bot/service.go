@@ -1,0 +1,272 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/perfbot/perfbot/store"
+)
+
+// Mode says which part of the service a process runs.
+type Mode int
+
+const (
+	// ModeServe is "perfbot serve": intake, HTTP, schedules, posting of
+	// digests, and, when EmbeddedWorkers, benchmark jobs too.
+	ModeServe Mode = iota
+	// ModeWorker is "perfbot worker": benchmark jobs only, one at a time.
+	ModeWorker
+)
+
+// Deps are what the service needs from the rest of perfbot.
+type Deps struct {
+	Benchmarker Benchmarker
+	Poster      Poster
+	// Render defaults to RenderReport.
+	Render Renderer
+	// Digest builds digests; nil disables digest jobs.
+	Digest Digester
+	Logger *slog.Logger
+}
+
+// Service is a running perfbot service process.
+type Service struct {
+	cfg     *Config
+	mode    Mode
+	st      *store.Store
+	q       *Queue
+	deps    Deps
+	log     *slog.Logger
+	metrics *Metrics
+	mux     *http.ServeMux
+	pollers []poller
+	// addr is the HTTP listener's address once Run listens.
+	addrMu sync.Mutex
+	addr   string
+}
+
+type poller struct {
+	name     string
+	interval time.Duration
+	poll     func(ctx context.Context) error
+}
+
+// Open opens the store and the queue for a process of the given mode.
+// The caller must Close the service.
+func Open(ctx context.Context, cfg *Config, mode Mode, deps Deps) (*Service, error) {
+	if deps.Logger == nil {
+		deps.Logger = slog.Default()
+	}
+	if deps.Render == nil {
+		deps.Render = RenderReport
+	}
+	s := &Service{cfg: cfg, mode: mode, deps: deps, log: deps.Logger, metrics: NewMetrics(), mux: http.NewServeMux()}
+	st, err := store.Open(ctx, cfg.Store.Driver, cfg.StoreDSN())
+	if err != nil {
+		return nil, err
+	}
+	s.st = st
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &benchWorker{svc: s})
+	river.AddWorker(workers, &digestWorker{svc: s})
+	work := map[string]int{}
+	if mode == ModeWorker || *cfg.Service.EmbeddedWorkers {
+		if deps.Benchmarker == nil || deps.Poster == nil {
+			st.Close()
+			return nil, errors.New("a process that runs benchmark jobs needs a benchmarker and a poster")
+		}
+		work[cfg.Service.Queue] = cfg.Service.Workers
+	}
+	if mode == ModeServe {
+		work[ServiceQueue] = 1
+	}
+	// Tests run with short heartbeats; fetch as often, but not more often
+	// than River allows.
+	poll := max(min(time.Second, cfg.Service.Heartbeat), 100*time.Millisecond)
+	q, err := OpenQueue(ctx, st, cfg.StoreDSN(), QueueOptions{
+		ID:           fmt.Sprintf("%s-%d", cfg.Service.Name, time.Now().UnixNano()),
+		Work:         work,
+		Workers:      workers,
+		JobTimeout:   cfg.Service.JobTimeout,
+		RescueAfter:  cfg.Service.JobTimeout + 10*time.Minute,
+		PollInterval: poll,
+		Logger:       s.log.With("component", "queue"),
+	})
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	s.q = q
+	s.mux.HandleFunc("GET /healthz", s.healthz)
+	s.mux.HandleFunc("GET /metrics", s.serveMetrics)
+	return s, nil
+}
+
+// Close closes the queue and the store.
+func (s *Service) Close() error {
+	s.q.Close()
+	return s.st.Close()
+}
+
+// Store is the history.
+func (s *Service) Store() *store.Store { return s.st }
+
+// Metrics are the service's metrics.
+func (s *Service) Metrics() *Metrics { return s.metrics }
+
+// Logger is the service's logger.
+func (s *Service) Logger() *slog.Logger { return s.log }
+
+// Config is the service's configuration.
+func (s *Service) Config() *Config { return s.cfg }
+
+// Handle adds an HTTP handler, such as a webhook endpoint.
+func (s *Service) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }
+
+// Handler is the service's HTTP handler.
+func (s *Service) Handler() http.Handler { return s.mux }
+
+// AddPoller makes Run call poll every interval (a venue without webhooks).
+func (s *Service) AddPoller(name string, interval time.Duration, poll func(ctx context.Context) error) {
+	s.pollers = append(s.pollers, poller{name, interval, poll})
+}
+
+// Addr is the HTTP listener's address once Run has started listening.
+func (s *Service) Addr() string {
+	s.addrMu.Lock()
+	defer s.addrMu.Unlock()
+	return s.addr
+}
+
+// Enqueue queues a benchmark job on the configured benchmark queue. It
+// returns duplicate true when a job with the same key already exists.
+func (s *Service) Enqueue(ctx context.Context, job JobSpec) (id int64, duplicate bool, err error) {
+	if job.Key == "" {
+		return 0, false, errors.New("job without a key")
+	}
+	id, dup, err := s.q.insertBench(ctx, job, s.cfg.Service.Queue, s.cfg.Service.MaxAttempts)
+	if err != nil {
+		return 0, false, fmt.Errorf("queue job %s: %w", job.Key, err)
+	}
+	result := "queued"
+	if dup {
+		result = "duplicate"
+	}
+	s.metrics.Inc("perfbot_requests_total", "source", job.Source, "result", result)
+	s.log.Info("job "+result, "key", job.Key, "job", id, "source", job.Source, "targets", job.Targets)
+	return id, dup, nil
+}
+
+// Run runs the process until ctx is cancelled: the queue's workers, the
+// heartbeat rescue, and for serve the HTTP server, pollers and schedules.
+func (s *Service) Run(ctx context.Context) error {
+	if err := s.q.Start(ctx); err != nil {
+		return fmt.Errorf("start queue: %w", err)
+	}
+	var wg sync.WaitGroup
+	errc := make(chan error, 1)
+	loopCtx, cancelLoops := context.WithCancel(ctx)
+	defer cancelLoops()
+	goLoop := func(f func(context.Context)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(loopCtx)
+		}()
+	}
+	goLoop(s.rescueLoop)
+	var srv *http.Server
+	if s.mode == ModeServe {
+		for _, p := range s.pollers {
+			goLoop(func(ctx context.Context) { s.pollLoop(ctx, p) })
+		}
+		if len(s.cfg.Schedules) > 0 {
+			goLoop(s.scheduleLoop)
+		}
+		ln, err := net.Listen("tcp", s.cfg.Service.Listen)
+		if err != nil {
+			cancelLoops()
+			wg.Wait()
+			s.q.Stop(context.WithoutCancel(ctx))
+			return fmt.Errorf("listen on %s: %w", s.cfg.Service.Listen, err)
+		}
+		s.addrMu.Lock()
+		s.addr = ln.Addr().String()
+		s.addrMu.Unlock()
+		s.log.Info("listening", "addr", s.addr)
+		srv = &http.Server{Handler: s.mux, ReadHeaderTimeout: 10 * time.Second}
+		go func() {
+			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				errc <- err
+			}
+		}()
+	}
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case runErr = <-errc:
+	}
+	s.log.Info("stopping")
+	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if srv != nil {
+		srv.Shutdown(stopCtx)
+	}
+	cancelLoops()
+	wg.Wait()
+	if err := s.q.Stop(stopCtx); err != nil && runErr == nil {
+		runErr = err
+	}
+	return runErr
+}
+
+func (s *Service) pollLoop(ctx context.Context, p poller) {
+	t := time.NewTicker(p.interval)
+	defer t.Stop()
+	for {
+		if err := p.poll(ctx); err != nil && ctx.Err() == nil {
+			s.metrics.Inc("perfbot_poll_errors_total", "poller", p.name)
+			s.log.Error("poll failed", "poller", p.name, "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (s *Service) healthz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	defer cancel()
+	if err := s.st.DB().PingContext(ctx); err != nil {
+		http.Error(w, "store unreachable: "+err.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	fmt.Fprintln(w, "ok")
+}
+
+func (s *Service) serveMetrics(w http.ResponseWriter, r *http.Request) {
+	gauges := map[string]map[string]float64{"perfbot_queue_jobs": {}}
+	depth, err := s.q.Depth(r.Context())
+	if err != nil {
+		s.log.Error("queue depth", "err", err)
+	}
+	for qs, n := range depth {
+		gauges["perfbot_queue_jobs"][labelString([]string{"queue", qs[0], "state", qs[1]})] = float64(n)
+	}
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	s.metrics.Write(w, gauges)
+}
+
+func jsonOf(v any) (json.RawMessage, error) { return json.Marshal(v) }

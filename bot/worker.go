@@ -1,0 +1,166 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/store"
+)
+
+// benchWorker runs benchmark jobs: it records the run, keeps its heartbeat,
+// runs the benchmarker, stores the outcome and posts the answer.
+type benchWorker struct {
+	river.WorkerDefaults[JobSpec]
+	svc *Service
+}
+
+// Timeout is the configured job timeout.
+func (w *benchWorker) Timeout(*river.Job[JobSpec]) time.Duration {
+	return w.svc.cfg.Service.JobTimeout
+}
+
+// Work runs one attempt of a job. An attempt after a crash finds the run
+// the earlier attempt recorded: when that run had finished, only the
+// posting is redone (and the poster edits in place), so the benchmark is
+// not run twice and the answer is not posted twice.
+func (w *benchWorker) Work(ctx context.Context, job *river.Job[JobSpec]) error {
+	s := w.svc
+	spec := job.Args
+	log := s.log.With("job", job.ID, "key", spec.Key, "attempt", job.Attempt)
+	started := time.Now()
+
+	if prev, err := s.st.RunByJob(ctx, job.ID); err == nil && prev.Status == store.StatusDone {
+		log.Info("run already finished; posting its answer")
+		cmp, err := s.st.Comparison(ctx, prev.ID)
+		if err != nil {
+			return err
+		}
+		return w.post(ctx, log, spec, cmp, "")
+	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+
+	run := &store.Run{JobKey: spec.Key, JobID: job.ID, Suites: strings.Join(spec.Suites, " "),
+		BaseRef: spec.BaseRef, CandidateRef: spec.CandidateRef, Patch: patchName(spec), Worker: s.cfg.Service.Name}
+	if len(spec.Targets) > 0 {
+		if t, err := review.ParseTarget(spec.Targets[0]); err == nil {
+			run.Venue, run.Target = t.Venue, t.Where
+		}
+	}
+	if _, err := s.st.StartRun(ctx, run); err != nil {
+		return err
+	}
+	log.Info("benchmark job started", "run", run.ID, "worker", run.Worker)
+
+	hbCtx, stopHeartbeat := context.WithCancel(ctx)
+	hbDone := make(chan struct{})
+	go func() {
+		defer close(hbDone)
+		s.heartbeat(hbCtx, run.ID)
+	}()
+	cmp, runErr := s.deps.Benchmarker.Run(ctx, spec)
+	stopHeartbeat()
+	<-hbDone
+
+	if runErr != nil {
+		outcome := "error"
+		run.Status, run.Error = store.StatusFailed, runErr.Error()
+		if err := s.st.FinishRun(context.WithoutCancel(ctx), run); err != nil {
+			log.Error("record failed run", "err", err)
+		}
+		s.metrics.Observe("perfbot_job_duration_seconds", time.Since(started), "outcome", outcome)
+		s.metrics.Inc("perfbot_jobs_total", "outcome", outcome)
+		log.Error("benchmark job failed", "err", runErr)
+		if job.Attempt >= job.MaxAttempts {
+			// The last attempt: tell the requester instead of going silent.
+			failed := &compare.Comparison{Failures: []compare.Failure{{Stage: "setup", Message: runErr.Error()}}}
+			if err := w.post(ctx, log, spec, failed, string(review.StateError)); err != nil {
+				log.Error("post failure notice", "err", err)
+			}
+		}
+		return runErr
+	}
+	if err := s.st.SaveComparison(ctx, run.ID, cmp); err != nil {
+		return err
+	}
+	for _, side := range cmp.Provenance.Sides {
+		switch {
+		case side.Variant == cmp.Base:
+			run.BaseRef, run.BaseCommit = or(side.Ref, run.BaseRef), side.Commit
+		case run.CandidateCommit == "":
+			run.CandidateRef, run.CandidateCommit = or(side.Ref, run.CandidateRef), side.Commit
+		}
+	}
+	if b, err := jsonOf(cmp.Provenance.Host); err == nil {
+		run.Host = b
+	}
+	if b, err := jsonOf(cmp.Provenance); err == nil {
+		run.Provenance = b
+	}
+	run.Status = store.StatusDone
+	if err := s.st.FinishRun(ctx, run); err != nil {
+		return err
+	}
+	s.metrics.Observe("perfbot_job_duration_seconds", time.Since(started), "outcome", "done")
+	s.metrics.Inc("perfbot_jobs_total", "outcome", "done")
+	log.Info("benchmark job finished", "run", run.ID, "took", time.Since(started).Round(time.Millisecond))
+	return w.post(ctx, log, spec, cmp, "")
+}
+
+// post renders and posts the answer to every target, recording each post.
+func (w *benchWorker) post(ctx context.Context, log *slog.Logger, spec JobSpec, cmp *compare.Comparison, state string) error {
+	s := w.svc
+	msg := s.deps.Render(cmp)
+	msg.Key = spec.Key
+	if state != "" {
+		msg.State = review.State(state)
+	}
+	msg.InReplyTo, msg.References = spec.InReplyTo, spec.References
+	var errs []error
+	for _, t := range spec.Targets {
+		target, err := review.ParseTarget(t)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		link, err := s.deps.Poster.Post(ctx, target, msg)
+		if err != nil {
+			s.metrics.Inc("perfbot_post_failures_total", "venue", target.Venue)
+			log.Error("post answer", "target", t, "err", err)
+			errs = append(errs, fmt.Errorf("post to %s: %w", t, err))
+			continue
+		}
+		s.metrics.Inc("perfbot_posts_total", "venue", target.Venue)
+		if err := s.st.RecordPost(ctx, store.Post{Venue: target.Venue, Target: target.Where, JobKey: spec.Key,
+			Link: link, State: string(msg.State)}); err != nil {
+			errs = append(errs, err)
+		}
+		log.Info("answer posted", "target", t, "link", link)
+	}
+	return errors.Join(errs...)
+}
+
+func patchName(spec JobSpec) string {
+	switch {
+	case spec.PatchURL != "":
+		return spec.PatchURL
+	case spec.Patch != "":
+		return "inline: " + spec.Title
+	}
+	return ""
+}
+
+func or(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
