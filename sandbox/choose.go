@@ -36,6 +36,8 @@ type Config struct {
 	HiddenPaths []string
 	// CgroupParent is a delegated cgroup v2 directory ("": automatic).
 	CgroupParent string
+	// BwrapPath is the bwrap binary ("": bwrap on PATH).
+	BwrapPath string
 }
 
 // Choose returns the Runner for the given mode and policy; see
@@ -62,7 +64,7 @@ func (c Config) Runner() (Runner, string, error) {
 	default:
 		return nil, "", fmt.Errorf("sandbox: unknown on-missing policy %q: want %q or %q", c.OnMissing, OnMissingRefuse, OnMissingWarn)
 	}
-	b := &Bubblewrap{UID: c.UID, GID: c.GID, HiddenPaths: c.HiddenPaths, CgroupParent: c.CgroupParent}
+	b := &Bubblewrap{Path: c.BwrapPath, UID: c.UID, GID: c.GID, HiddenPaths: c.HiddenPaths, CgroupParent: c.CgroupParent}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	err := b.Check(ctx)

@@ -1,0 +1,77 @@
+package sandbox
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestConfigRunnerMissingBubblewrap(t *testing.T) {
+	missing := "/nonexistent/bwrap"
+	tests := []struct {
+		name        string
+		cfg         Config
+		wantLocal   bool
+		wantWarning string
+		wantErr     string
+	}{
+		{"refuse by default", Config{BwrapPath: missing}, false, "", "apt-get install bubblewrap"},
+		{"refuse names --no-sandbox", Config{BwrapPath: missing, OnMissing: OnMissingRefuse}, false, "", "--no-sandbox"},
+		{"warn", Config{BwrapPath: missing, OnMissing: OnMissingWarn}, true, "NOT sandboxed", ""},
+		{"none", Config{Mode: ModeNone}, true, "sandbox is off", ""},
+		{"bad mode", Config{Mode: "docker"}, false, "", `unknown mode "docker"`},
+		{"bad policy", Config{OnMissing: "shrug"}, false, "", `unknown on-missing policy "shrug"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, warning, err := tt.cfg.Runner()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := r.(Local); ok != tt.wantLocal {
+				t.Errorf("runner %T, want Local %v", r, tt.wantLocal)
+			}
+			if !strings.Contains(warning, tt.wantWarning) {
+				t.Errorf("warning %q, want %q", warning, tt.wantWarning)
+			}
+		})
+	}
+}
+
+func TestChooseBubblewrap(t *testing.T) {
+	ok, why := Available()
+	r, warning, err := Choose(ModeBubblewrap, OnMissingRefuse)
+	if !ok {
+		if err == nil {
+			t.Fatalf("bubblewrap unavailable (%s) but Choose did not refuse", why)
+		}
+		t.Skipf("bubblewrap cannot run here: %s", why)
+	}
+	if err != nil || warning != "" {
+		t.Fatalf("Choose: %v, %q", err, warning)
+	}
+	if _, isB := r.(*Bubblewrap); !isB {
+		t.Errorf("Choose returned %T", r)
+	}
+}
+
+func TestLocalLimits(t *testing.T) {
+	res, err := Local{}.Run(context.Background(), Spec{Argv: []string{"/bin/sh", "-c", "head -c 5000 /dev/zero; sleep 10"},
+		MaxOutput: 1000, Timeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Limit != LimitTimeout || res.Dropped != 4000 || res.OK() {
+		t.Errorf("Limit %q, Dropped %d, OK %v", res.Limit, res.Dropped, res.OK())
+	}
+	if !strings.Contains(res.Note, "timeout") || !strings.Contains(res.Note, "stdout cut at 1000 bytes, 4000 bytes dropped") {
+		t.Errorf("Note = %q", res.Note)
+	}
+}
