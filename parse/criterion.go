@@ -51,6 +51,7 @@ func (Criterion) Sniff(head []byte) int {
 
 // Parse reads Criterion console or bencher output.
 func (Criterion) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
+	emit = checked(ctx, name, emit)
 	lr := newLineReader(r)
 	lastID := "" // a line that may be a long benchmark id
 	curID := ""  // the id of the last time: line

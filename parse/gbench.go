@@ -57,6 +57,7 @@ func (GBench) Sniff(head []byte) int {
 
 // Parse reads gbench console output.
 func (GBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
+	emit = checked(ctx, name, emit)
 	lr := newLineReader(r)
 	inTable := false
 	defUnit := "ns"

@@ -56,6 +56,7 @@ func stripCTest(b []byte) []byte {
 
 // Parse reads gbench JSON.
 func (GBenchJSON) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
+	emit = checked(ctx, name, emit)
 	br := bufio.NewReaderSize(&lineFilter{r: bufio.NewReaderSize(r, 64<<10), fn: stripCTest}, 64<<10)
 	first := byte(0)
 	for {
@@ -229,6 +230,9 @@ func gbenchName(full string) (string, bench.Params) {
 			continue
 		}
 		name = append(name, p)
+	}
+	if name[0] == "" {
+		return full, nil
 	}
 	return strings.Join(name, "/"), ps
 }

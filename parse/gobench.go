@@ -42,6 +42,7 @@ func (GoBench) Sniff(head []byte) int {
 
 // Parse reads Go benchmark output.
 func (GoBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
+	emit = checked(ctx, name, emit)
 	rd := benchfmt.NewReader(r, name)
 	for rd.Scan() {
 		if err := ctx.Err(); err != nil {

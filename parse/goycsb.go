@@ -49,6 +49,7 @@ func (GoYCSB) Sniff(head []byte) int {
 
 // Parse reads go-ycsb output.
 func (GoYCSB) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
+	emit = checked(ctx, name, emit)
 	lr := newLineReader(r)
 	var params bench.Params
 	var workload, threads string

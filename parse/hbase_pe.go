@@ -54,6 +54,7 @@ func (HBasePE) Sniff(head []byte) int {
 
 // Parse reads a PerformanceEvaluation log.
 func (HBasePE) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
+	emit = checked(ctx, name, emit)
 	lr := newLineReader(r)
 	type block struct {
 		client, test string

@@ -59,6 +59,7 @@ type walStatValue struct {
 
 // Parse reads WALPerformanceEvaluation output.
 func (HBaseWAL) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
+	emit = checked(ctx, name, emit)
 	lr := newLineReader(r)
 	var params bench.Params
 	var order []string

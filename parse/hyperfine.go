@@ -42,6 +42,7 @@ type hyperfineResult struct {
 
 // Parse reads hyperfine JSON.
 func (Hyperfine) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
+	emit = checked(ctx, name, emit)
 	sc := newObjectScanner(r)
 	for {
 		rec, line, ok := sc.next(ctx)

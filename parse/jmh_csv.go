@@ -38,6 +38,7 @@ var jmhCSVConf = regexp.MustCompile(`\((\d+(?:[.,]\d+)?)%\)`)
 
 // Parse reads JMH CSV.
 func (JMHCSV) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
+	emit = checked(ctx, name, emit)
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	cr.LazyQuotes = true

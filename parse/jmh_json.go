@@ -90,6 +90,7 @@ type jmhJSONRecord struct {
 
 // Parse reads JMH JSON.
 func (JMHJSON) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
+	emit = checked(ctx, name, emit)
 	sc := newObjectScanner(r)
 	for {
 		rec, line, ok := sc.next(ctx)

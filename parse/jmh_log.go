@@ -69,6 +69,7 @@ func (b *jmhLogBench) add(metric, unit string, v float64, line int) {
 
 // Parse reads a JMH run log.
 func (JMHLog) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
+	emit = checked(ctx, name, emit)
 	lr := newLineReader(r)
 	var cur *jmhLogBench
 	var params bench.Params

@@ -39,6 +39,7 @@ func (JMHText) Sniff(head []byte) int {
 
 // Parse reads a JMH text table.
 func (JMHText) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
+	emit = checked(ctx, name, emit)
 	lr := newLineReader(r)
 	var paramNames []string
 	inTable := false

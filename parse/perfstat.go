@@ -63,6 +63,7 @@ func (PerfStat) Sniff(head []byte) int {
 
 // Parse reads perf stat's human output.
 func (PerfStat) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
+	emit = checked(ctx, name, emit)
 	lr := newLineReader(r)
 	group := ""
 	runs := 0

@@ -92,6 +92,7 @@ func perfEventLike(s string) bool {
 
 // Parse reads perf stat -x output.
 func (PerfStatCSV) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
+	emit = checked(ctx, name, emit)
 	lr := newLineReader(r)
 	var sep byte
 	for lr.next(ctx) {

@@ -53,6 +53,7 @@ func (PGBench) Sniff(head []byte) int {
 
 // Parse reads pgbench output.
 func (PGBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
+	emit = checked(ctx, name, emit)
 	lr := newLineReader(r)
 	script := ""
 	var scale, clients, threads string

@@ -63,6 +63,7 @@ func (RedisBenchmark) Sniff(head []byte) int {
 
 // Parse reads redis-benchmark output.
 func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
+	emit = checked(ctx, name, emit)
 	lr := newLineReader(r)
 	var cmdParams, blockParams bench.Params
 	test := ""

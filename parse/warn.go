@@ -3,6 +3,10 @@ package parse
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/perfbot/perfbot/bench"
 )
 
 type warnKey struct{}
@@ -26,4 +30,21 @@ func warnf(ctx context.Context, file string, line int, format string, args ...an
 // syntaxf builds a *SyntaxError.
 func syntaxf(file string, line int, format string, args ...any) *SyntaxError {
 	return &SyntaxError{File: file, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// checked wraps emit so that a result that fails bench.Result.Validate
+// (a row with an empty name or unit in malformed input) is skipped with a
+// warning instead of reaching the caller.
+func checked(ctx context.Context, file string, emit func(*bench.Result) error) func(*bench.Result) error {
+	return func(r *bench.Result) error {
+		if err := r.Validate(); err != nil {
+			line := 0
+			if i := strings.LastIndexByte(r.Source, ':'); i >= 0 {
+				line, _ = strconv.Atoi(r.Source[i+1:])
+			}
+			warnf(ctx, file, line, "%v; skipped", err)
+			return nil
+		}
+		return emit(r)
+	}
 }

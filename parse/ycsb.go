@@ -61,6 +61,7 @@ func (YCSB) Sniff(head []byte) int {
 
 // Parse reads a YCSB summary.
 func (YCSB) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
+	emit = checked(ctx, name, emit)
 	lr := newLineReader(r)
 	var params bench.Params
 	ops := map[string]int{}
