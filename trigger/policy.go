@@ -1,0 +1,192 @@
+// Package trigger decides who may start a benchmark run of an unmerged
+// patch: GitHub users by their permission on the repository or by name,
+// JIRA and Review Board users by name, mailing-list senders by address or
+// domain. Everyone else gets a polite refusal to post instead.
+//
+// The package is pure logic: the venue code looks the user's permission
+// up and posts the refusal.
+package trigger
+
+import (
+	"fmt"
+	"net/mail"
+	"regexp"
+	"strings"
+)
+
+// Policy says who may start a run of an unmerged patch. Merged code
+// (nightly runs, a branch) needs no permission.
+type Policy struct {
+	// AllowUsers may start runs whatever their permission: "alice" on
+	// every venue, or "github:alice", "jira:bob", "reviewboard:carol" on
+	// one. Names compare without regard to case; a leading "@" is ignored.
+	AllowUsers []string
+	// AllowSenders are the mail senders whose list patches are run: full
+	// addresses ("dev@example.org") or whole domains ("@example.org", which
+	// does not cover subdomains).
+	AllowSenders []string
+	// RequireWrite, when true, lets a GitHub user start a run only with
+	// write permission or more (write, maintain, admin), and a JIRA or
+	// Review Board user only when listed in AllowUsers. When false anyone
+	// on those venues may, leaving the sandbox as the only defence. Mail
+	// always needs AllowSenders. Use Default, not the zero Policy, as the
+	// starting point.
+	RequireWrite bool
+}
+
+// Default is the policy perfbot uses when the configuration names no one:
+// GitHub users with write permission, nobody else.
+func Default() Policy { return Policy{RequireWrite: true} }
+
+// Decision is the answer to one request.
+type Decision struct {
+	// Allowed says whether the run may start.
+	Allowed bool
+	// Reason says why, for the log.
+	Reason string
+	// Refusal is the polite answer to post when the run is not allowed
+	// (plain text; the venue escapes it). Empty when Allowed.
+	Refusal string
+}
+
+// Venue names used in AllowUsers prefixes.
+const (
+	GitHub      = "github"
+	JIRA        = "jira"
+	ReviewBoard = "reviewboard"
+)
+
+// GitHub permission levels, as the collaborator permission API reports
+// them (role_name, or permission for the older levels).
+const (
+	PermAdmin    = "admin"
+	PermMaintain = "maintain"
+	PermWrite    = "write"
+	PermTriage   = "triage"
+	PermRead     = "read"
+	PermNone     = "none"
+)
+
+var permRank = map[string]int{PermNone: 0, PermRead: 1, PermTriage: 2, PermWrite: 3, PermMaintain: 4, PermAdmin: 5}
+
+// GitHub decides whether GitHub user login, whose permission on the
+// repository is permission, may start a run.
+func (p Policy) GitHub(login, permission string) Decision {
+	login = strings.TrimPrefix(strings.TrimSpace(login), "@")
+	if login == "" {
+		return refuse("no GitHub user given", githubRefusal(""))
+	}
+	if p.listed(GitHub, login) {
+		return allow(fmt.Sprintf("GitHub user %s is listed in the trigger allow list", login))
+	}
+	perm := strings.ToLower(strings.TrimSpace(permission))
+	rank, known := permRank[perm]
+	switch {
+	case !p.RequireWrite:
+		return allow(fmt.Sprintf("GitHub user %s may start runs: write permission is not required", login))
+	case !known:
+		return refuse(fmt.Sprintf("GitHub user %s has an unknown permission level %q", login, permission), githubRefusal(login))
+	case rank >= permRank[PermWrite]:
+		return allow(fmt.Sprintf("GitHub user %s has %s permission", login, perm))
+	}
+	return refuse(fmt.Sprintf("GitHub user %s has only %s permission", login, perm), githubRefusal(login))
+}
+
+// Tracker decides whether user of a JIRA or Review Board server (venue
+// JIRA or ReviewBoard) may start a run.
+func (p Policy) Tracker(venue, user string) Decision {
+	user = strings.TrimPrefix(strings.TrimSpace(user), "@")
+	name := venueName(venue)
+	if user == "" {
+		return refuse("no "+name+" user given", trackerRefusal(""))
+	}
+	if p.listed(venue, user) {
+		return allow(fmt.Sprintf("%s user %s is listed in the trigger allow list", name, user))
+	}
+	if !p.RequireWrite {
+		return allow(fmt.Sprintf("%s user %s may start runs: the allow list is not required", name, user))
+	}
+	return refuse(fmt.Sprintf("%s user %s is not in the trigger allow list", name, user), trackerRefusal(user))
+}
+
+// Mail decides whether the patch mailed by sender (a From header value,
+// "Name <addr>" or a bare address) is run.
+func (p Policy) Mail(sender string) Decision {
+	addr, err := mail.ParseAddress(sender)
+	if err != nil {
+		return refuse(fmt.Sprintf("unreadable sender address %q: %v", sender, err), mailRefusal)
+	}
+	a := strings.ToLower(addr.Address)
+	at := strings.LastIndexByte(a, '@')
+	if at < 0 {
+		return refuse(fmt.Sprintf("sender %q has no domain", a), mailRefusal)
+	}
+	for _, s := range p.AllowSenders {
+		s = strings.ToLower(strings.TrimSpace(s))
+		switch {
+		case s == "":
+		case strings.HasPrefix(s, "@") && s == a[at:]:
+			return allow(fmt.Sprintf("sender %s is in the allowed domain %s", a, s))
+		case s == a:
+			return allow(fmt.Sprintf("sender %s is in the sender allow list", a))
+		}
+	}
+	return refuse(fmt.Sprintf("sender %s is not in the sender allow list", a), mailRefusal)
+}
+
+// listed reports whether user appears in AllowUsers for venue.
+func (p Policy) listed(venue, user string) bool {
+	for _, entry := range p.AllowUsers {
+		entry = strings.TrimSpace(entry)
+		v, name, scoped := strings.Cut(entry, ":")
+		if !scoped {
+			name = entry
+		} else if !strings.EqualFold(v, venue) {
+			continue
+		}
+		if name = strings.TrimPrefix(name, "@"); name != "" && strings.EqualFold(name, user) {
+			return true
+		}
+	}
+	return false
+}
+
+func venueName(venue string) string {
+	switch strings.ToLower(venue) {
+	case JIRA:
+		return "JIRA"
+	case ReviewBoard:
+		return "Review Board"
+	case GitHub:
+		return "GitHub"
+	}
+	return venue
+}
+
+func allow(reason string) Decision { return Decision{Allowed: true, Reason: reason} }
+
+func refuse(reason, text string) Decision { return Decision{Reason: reason, Refusal: text} }
+
+// plainName matches user names safe to repeat in a refusal on any venue.
+var plainName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,38}$`)
+
+func githubRefusal(login string) string {
+	greet := "Thank you for the request."
+	if plainName.MatchString(login) {
+		greet = fmt.Sprintf("Thank you for the request, @%s.", login)
+	}
+	return greet + " perfbot benchmarks unmerged patches only when someone with write access to this repository " +
+		"(or listed in perfbot's configuration) asks, so it has not started this run. A maintainer can start it for you."
+}
+
+func trackerRefusal(user string) string {
+	greet := "Thank you for the patch."
+	if plainName.MatchString(user) {
+		greet = fmt.Sprintf("Thank you for the patch, %s.", user)
+	}
+	return greet + " perfbot benchmarks unmerged patches only for the users listed in its configuration, " +
+		"so it has not started this run. A committer can start it for you."
+}
+
+const mailRefusal = "Thank you for the patch. perfbot benchmarks patches from this list only for senders on its " +
+	"allow list, so it has not run this one. A committer can ask for a run, or ask for you to be added."
