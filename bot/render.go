@@ -1,39 +1,42 @@
 package bot
 
 import (
-	"bytes"
 	"fmt"
 	"html"
+	"strings"
 
 	"github.com/perfbot/perfbot/compare"
-	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/review"
 )
 
-// RenderReport renders a comparison with the report package for every
-// venue: Markdown, JIRA, text, and HTML (the text, preformatted).
-func RenderReport(cmp *compare.Comparison) review.Message {
-	var msg review.Message
-	render := func(f func(*bytes.Buffer) error) string {
-		var b bytes.Buffer
-		if err := f(&b); err != nil {
-			return fmt.Sprintf("perfbot could not render this report: %v", err)
-		}
-		return b.String()
+// RenderSummary is the renderer used when none is given: a one-paragraph
+// answer with the verdict counts per candidate and the failures. The
+// service command wires the full report renderings instead.
+func RenderSummary(cmp *compare.Comparison) review.Message {
+	var lines []string
+	for _, t := range cmp.Summary {
+		lines = append(lines, fmt.Sprintf("%s: %d better, %d worse, %d same, %d noisy", t.Variant, t.Better, t.Worse, t.Same, t.Noisy))
 	}
-	msg.Markdown = render(func(b *bytes.Buffer) error { return report.Markdown(b, cmp) })
-	msg.JIRA = render(func(b *bytes.Buffer) error { return report.JIRA(b, cmp) })
-	msg.Text = render(func(b *bytes.Buffer) error { return report.Text(b, cmp) })
-	msg.HTML = "<pre>" + html.EscapeString(msg.Text) + "</pre>"
-	msg.Summary = report.SummaryLine(cmp)
-	msg.Subject = "perfbot: " + msg.Summary
-	msg.State = stateOf(cmp)
-	return msg
+	for _, f := range cmp.Failures {
+		lines = append(lines, fmt.Sprintf("failed: %s %s: %s", f.Variant, f.Stage, f.Message))
+	}
+	summary := strings.Join(lines, "; ")
+	if summary == "" {
+		summary = "no benchmarks compared"
+	}
+	text := strings.Join(lines, "\n") + "\n"
+	return review.Message{
+		Subject:  "perfbot: " + summary,
+		Summary:  summary,
+		State:    StateOf(cmp),
+		Markdown: text, ShortMarkdown: text, JIRA: text, ShortJIRA: text, Text: text,
+		HTML: "<pre>" + html.EscapeString(text) + "</pre>",
+	}
 }
 
-// stateOf is the venue state of a comparison: error when nothing could be
+// StateOf is the venue state of a comparison: error when nothing could be
 // compared, failure when something got worse, success otherwise.
-func stateOf(cmp *compare.Comparison) review.State {
+func StateOf(cmp *compare.Comparison) review.State {
 	if len(cmp.Rows) == 0 && len(cmp.Failures) > 0 {
 		return review.StateError
 	}

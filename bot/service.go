@@ -31,7 +31,7 @@ const (
 type Deps struct {
 	Benchmarker Benchmarker
 	Poster      Poster
-	// Render defaults to RenderReport.
+	// Render defaults to RenderSummary.
 	Render Renderer
 	// Digest builds digests; nil disables digest jobs.
 	Digest Digester
@@ -67,7 +67,7 @@ func Open(ctx context.Context, cfg *Config, mode Mode, deps Deps) (*Service, err
 		deps.Logger = slog.Default()
 	}
 	if deps.Render == nil {
-		deps.Render = RenderReport
+		deps.Render = RenderSummary
 	}
 	s := &Service{cfg: cfg, mode: mode, deps: deps, log: deps.Logger, metrics: NewMetrics(), mux: http.NewServeMux()}
 	st, err := store.Open(ctx, cfg.Store.Driver, cfg.StoreDSN())

@@ -1,0 +1,150 @@
+package github
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeGitHub serves the GitHub REST endpoints the intake calls, with the
+// documented request and response shapes, and records what was done.
+type fakeGitHub struct {
+	t     *testing.T
+	srv   *httptest.Server
+	token string
+
+	mu          sync.Mutex
+	permissions map[string]string // login -> role name
+	reactions   []string          // "COMMENT_ID:CONTENT"
+	replies     []string          // "NUMBER:BODY"
+	comments    []Comment         // listed by the comments endpoint
+	issues      map[int]Issue
+}
+
+func newFakeGitHub(t *testing.T) *fakeGitHub {
+	f := &fakeGitHub{t: t, token: "ghs_test", permissions: map[string]string{}, issues: map[int]Issue{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /repos/{owner}/{repo}/collaborators/{user}/permission", f.auth(f.permission))
+	mux.HandleFunc("POST /repos/{owner}/{repo}/issues/comments/{id}/reactions", f.auth(f.react))
+	mux.HandleFunc("POST /repos/{owner}/{repo}/issues/{number}/comments", f.auth(f.reply))
+	mux.HandleFunc("GET /repos/{owner}/{repo}/issues/comments", f.auth(f.listComments))
+	mux.HandleFunc("GET /repos/{owner}/{repo}/issues/{number}", f.auth(f.issue))
+	f.srv = httptest.NewServer(mux)
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fakeGitHub) client() *Client { return &Client{BaseURL: f.srv.URL + "/", Token: f.token} }
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(v)
+}
+
+func (f *fakeGitHub) auth(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+f.token {
+			writeJSON(w, http.StatusUnauthorized, map[string]string{"message": "Bad credentials",
+				"documentation_url": "https://docs.github.com/rest"})
+			return
+		}
+		if r.PathValue("owner") != "acme" || r.PathValue("repo") != "store" {
+			writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found"})
+			return
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		h(w, r)
+	}
+}
+
+func (f *fakeGitHub) permission(w http.ResponseWriter, r *http.Request) {
+	user := r.PathValue("user")
+	role, ok := f.permissions[user]
+	if !ok {
+		// GitHub answers 404 for a user who is not a collaborator of a
+		// private repository, and "read" on a public one.
+		role = "read"
+	}
+	perm := role
+	if role == "maintain" {
+		perm = "write"
+	} else if role == "triage" {
+		perm = "read"
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"permission": perm,
+		"role_name":  role,
+		"user":       map[string]any{"login": user, "type": "User"},
+	})
+}
+
+func (f *fakeGitHub) react(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Content string `json:"content"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil || body.Content == "" {
+		writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"message": "Validation Failed"})
+		return
+	}
+	f.reactions = append(f.reactions, r.PathValue("id")+":"+body.Content)
+	writeJSON(w, http.StatusCreated, map[string]any{"id": len(f.reactions), "content": body.Content,
+		"user": map[string]any{"login": "perfbot[bot]", "type": "Bot"}, "created_at": time.Now().UTC()})
+}
+
+func (f *fakeGitHub) reply(w http.ResponseWriter, r *http.Request) {
+	data, _ := io.ReadAll(r.Body)
+	var body struct {
+		Body string `json:"body"`
+	}
+	if err := json.Unmarshal(data, &body); err != nil || body.Body == "" {
+		writeJSON(w, http.StatusUnprocessableEntity, map[string]string{"message": "Validation Failed"})
+		return
+	}
+	f.replies = append(f.replies, r.PathValue("number")+":"+body.Body)
+	writeJSON(w, http.StatusCreated, map[string]any{"id": 5000 + len(f.replies), "body": body.Body,
+		"user": map[string]any{"login": "perfbot[bot]", "type": "Bot"}})
+}
+
+func (f *fakeGitHub) listComments(w http.ResponseWriter, r *http.Request) {
+	since, _ := time.Parse(time.RFC3339, r.URL.Query().Get("since"))
+	out := []Comment{}
+	for _, c := range f.comments {
+		if !c.Created.Before(since) {
+			out = append(out, c)
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (f *fakeGitHub) issue(w http.ResponseWriter, r *http.Request) {
+	n, _ := strconv.Atoi(r.PathValue("number"))
+	is, ok := f.issues[n]
+	if !ok {
+		writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found"})
+		return
+	}
+	writeJSON(w, http.StatusOK, is)
+}
+
+func (f *fakeGitHub) snapshot() (reactions, replies []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.reactions...), append([]string(nil), f.replies...)
+}
+
+func containsAny(ss []string, sub string) bool {
+	for _, s := range ss {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}

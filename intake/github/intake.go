@@ -1,0 +1,231 @@
+package github
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/perfbot/perfbot/bot"
+)
+
+// Enqueuer queues benchmark jobs; *bot.Service is one.
+type Enqueuer interface {
+	Enqueue(ctx context.Context, job bot.JobSpec) (id int64, duplicate bool, err error)
+}
+
+// Seen remembers deliveries and handled comments; *store.Store is one.
+type Seen interface {
+	SeeDelivery(ctx context.Context, id string) (bool, error)
+	MarkTested(ctx context.Context, venue, item, revision, jobKey string) (bool, error)
+	ScheduleLast(ctx context.Context, name string) (time.Time, error)
+	SetScheduleLast(ctx context.Context, name string, t time.Time) error
+}
+
+// Intake handles "/perfbot run" comments of one GitHub installation.
+type Intake struct {
+	Client *Client
+	Queue  Enqueuer
+	Seen   Seen
+	// Secret is the webhook secret; deliveries whose signature does not
+	// match it are refused.
+	Secret []byte
+	// Repo, when set, is the only repository ("owner/name") accepted.
+	Repo string
+	// Allow lists users who may start runs; "committers" admits anyone
+	// with write, maintain or admin permission.
+	Allow []string
+	// Command is the command word (default "/perfbot").
+	Command string
+	Log     *slog.Logger
+	// Metrics, if set, counts deliveries and outcomes.
+	Metrics *bot.Metrics
+}
+
+// Outcome is what became of a comment.
+type Outcome string
+
+// Outcomes of HandleComment.
+const (
+	Ignored   Outcome = "ignored"   // no command, not a pull request, a bot
+	Queued    Outcome = "queued"    // a new job was queued
+	Duplicate Outcome = "duplicate" // the job already existed
+	Refused   Outcome = "refused"   // the commenter may not start runs
+	Invalid   Outcome = "invalid"   // a malformed command, answered with usage
+)
+
+func (in *Intake) log() *slog.Logger {
+	if in.Log == nil {
+		return slog.Default()
+	}
+	return in.Log
+}
+
+func (in *Intake) count(name string, labels ...string) {
+	if in.Metrics != nil {
+		in.Metrics.Inc(name, labels...)
+	}
+}
+
+// JobKey is the key of the job a comment asks for: one job per comment.
+func JobKey(repo string, number int, commentID int64) string {
+	return fmt.Sprintf("github:%s#%d/comment/%d", repo, number, commentID)
+}
+
+// HandleComment acts on one new comment of issue in repo.
+func (in *Intake) HandleComment(ctx context.Context, repo string, issue Issue, c Comment) (Outcome, error) {
+	word := in.Command
+	if word == "" {
+		word = "/perfbot"
+	}
+	if c.User.Type == "Bot" {
+		return Ignored, nil
+	}
+	if in.Repo != "" && !strings.EqualFold(repo, in.Repo) {
+		return Ignored, nil
+	}
+	cmd, ok, perr := ParseCommand(c.Body, word)
+	if !ok {
+		return Ignored, nil
+	}
+	log := in.log().With("repo", repo, "number", issue.Number, "comment", c.ID, "user", c.User.Login)
+	if issue.PullRequest == nil {
+		log.Info("command on an issue, not a pull request")
+		return Ignored, in.Client.Reply(ctx, repo, issue.Number, fmt.Sprintf(
+			"@%s perfbot benchmarks pull requests; this is an issue, so there is nothing to run.", c.User.Login))
+	}
+	allowed, err := in.allowed(ctx, repo, c.User.Login)
+	if err != nil {
+		return "", err
+	}
+	if !allowed {
+		log.Info("run refused: no write permission")
+		return Refused, in.Client.Reply(ctx, repo, issue.Number, fmt.Sprintf(
+			"Thank you for your interest, @%s. Benchmark runs can be started by people with write access to "+
+				"this repository; please ask a maintainer to comment `%s run` on this pull request.", c.User.Login, word))
+	}
+	if perr != nil {
+		return Invalid, in.Client.Reply(ctx, repo, issue.Number, fmt.Sprintf("@%s %s", c.User.Login, perr))
+	}
+	job := bot.JobSpec{
+		Key:          JobKey(repo, issue.Number, c.ID),
+		Targets:      []string{fmt.Sprintf("github:%s#%d", repo, issue.Number)},
+		Suites:       cmd.Suites,
+		BaseRef:      cmd.Base,
+		CandidateRef: fmt.Sprintf("refs/pull/%d/head", issue.Number),
+		Title:        fmt.Sprintf("%s#%d: %s", repo, issue.Number, issue.Title),
+		Requester:    c.User.Login,
+		Source:       "github",
+	}
+	_, dup, err := in.Queue.Enqueue(ctx, job)
+	if err != nil {
+		return "", err
+	}
+	if dup {
+		return Duplicate, nil
+	}
+	if err := in.Client.React(ctx, repo, c.ID, "rocket"); err != nil {
+		log.Warn("acknowledge with a reaction", "err", err)
+	}
+	return Queued, nil
+}
+
+// allowed reports whether user may start runs on repo.
+func (in *Intake) allowed(ctx context.Context, repo, user string) (bool, error) {
+	allow := in.Allow
+	if len(allow) == 0 {
+		allow = []string{"committers"}
+	}
+	if slices.ContainsFunc(allow, func(a string) bool { return strings.EqualFold(a, user) }) {
+		return true, nil
+	}
+	if !slices.Contains(allow, "committers") {
+		return false, nil
+	}
+	perm, err := in.Client.Permission(ctx, repo, user)
+	if err != nil {
+		return false, fmt.Errorf("permission of %s on %s: %w", user, repo, err)
+	}
+	switch perm {
+	case "admin", "maintain", "write":
+		return true, nil
+	}
+	return false, nil
+}
+
+// Poll handles the comments made since the last poll, for installations
+// without a public webhook endpoint. Each comment is handled once.
+func (in *Intake) Poll(ctx context.Context) error {
+	if in.Repo == "" {
+		return errors.New("github polling needs venues.github.repo")
+	}
+	cursor := "github-poll:" + in.Repo
+	since, err := in.Seen.ScheduleLast(ctx, cursor)
+	if err != nil {
+		return err
+	}
+	if since.IsZero() {
+		since = time.Now().Add(-time.Hour)
+	}
+	comments, err := in.Client.CommentsSince(ctx, in.Repo, since)
+	if err != nil {
+		return err
+	}
+	word := in.Command
+	if word == "" {
+		word = "/perfbot"
+	}
+	latest := since
+	var errs []error
+	for _, c := range comments {
+		if c.Created.After(latest) {
+			latest = c.Created
+		}
+		if _, ok, _ := ParseCommand(c.Body, word); !ok {
+			continue
+		}
+		number, err := issueNumber(c.IssueURL)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		fresh, err := in.Seen.MarkTested(ctx, "github-comment", in.Repo, strconv.FormatInt(c.ID, 10), JobKey(in.Repo, number, c.ID))
+		if err != nil || !fresh {
+			if err != nil {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		issue, err := in.Client.Issue(ctx, in.Repo, number)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out, err := in.HandleComment(ctx, in.Repo, *issue, c)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		in.count("perfbot_requests_total", "source", "github-poll", "result", string(out))
+	}
+	// Comments are listed by update time; step back a little so that a
+	// comment created in the same second as the cursor is not missed
+	// (MarkTested keeps it from being handled twice).
+	if err := in.Seen.SetScheduleLast(ctx, cursor, latest.Add(-time.Second)); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// issueNumber reads the number at the end of an issue_url.
+func issueNumber(issueURL string) (int, error) {
+	i := strings.LastIndex(issueURL, "/")
+	n, err := strconv.Atoi(issueURL[i+1:])
+	if err != nil || i < 0 {
+		return 0, fmt.Errorf("comment's issue_url %q does not end in an issue number", issueURL)
+	}
+	return n, nil
+}

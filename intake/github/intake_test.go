@@ -1,0 +1,313 @@
+package github
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/perfbot/perfbot/bot"
+	"github.com/perfbot/perfbot/store"
+)
+
+// recordingQueue queues into a real service and records every request.
+type recordingQueue struct {
+	svc  *bot.Service
+	mu   sync.Mutex
+	jobs []bot.JobSpec
+	new  int
+}
+
+func (q *recordingQueue) Enqueue(ctx context.Context, job bot.JobSpec) (int64, bool, error) {
+	id, dup, err := q.svc.Enqueue(ctx, job)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.jobs = append(q.jobs, job)
+	if err == nil && !dup {
+		q.new++
+	}
+	return id, dup, err
+}
+
+type fixture struct {
+	fake   *fakeGitHub
+	queue  *recordingQueue
+	intake *Intake
+	server *httptest.Server
+	st     *store.Store
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	cfg := &bot.Config{}
+	off := false
+	cfg.Service.EmbeddedWorkers = &off
+	cfg.Store.Path = filepath.Join(t.TempDir(), "perfbot.db")
+	cfg.Defaults()
+	svc, err := bot.Open(context.Background(), cfg, bot.ModeServe, bot.Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	f := &fixture{fake: newFakeGitHub(t), queue: &recordingQueue{svc: svc}, st: svc.Store()}
+	f.fake.permissions["maintainer"] = "maintain"
+	f.fake.permissions["writer"] = "write"
+	f.intake = &Intake{Client: f.fake.client(), Queue: f.queue, Seen: svc.Store(), Secret: []byte("s3cret"),
+		Repo: "acme/store", Allow: []string{"committers", "release-bot"}, Metrics: svc.Metrics()}
+	f.server = httptest.NewServer(f.intake)
+	t.Cleanup(f.server.Close)
+	return f
+}
+
+func sign(secret, body []byte) string {
+	m := hmac.New(sha256.New, secret)
+	m.Write(body)
+	return "sha256=" + hex.EncodeToString(m.Sum(nil))
+}
+
+func (f *fixture) deliver(t *testing.T, delivery, signature string, body []byte) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, f.server.URL, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-GitHub-Event", "issue_comment")
+	req.Header.Set("X-GitHub-Delivery", delivery)
+	req.Header.Set("X-GitHub-Hook-ID", "42")
+	req.Header.Set("User-Agent", "GitHub-Hookshot/abc123")
+	if signature != "" {
+		req.Header.Set("X-Hub-Signature-256", signature)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp
+}
+
+func payload(t *testing.T, edit func(ev map[string]any)) []byte {
+	t.Helper()
+	data, err := os.ReadFile("testdata/issue_comment.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if edit == nil {
+		return data
+	}
+	var ev map[string]any
+	if err := json.Unmarshal(data, &ev); err != nil {
+		t.Fatal(err)
+	}
+	edit(ev)
+	out, _ := json.Marshal(ev)
+	return out
+}
+
+func setComment(login string, id float64, body string) func(map[string]any) {
+	return func(ev map[string]any) {
+		c := ev["comment"].(map[string]any)
+		c["user"].(map[string]any)["login"] = login
+		c["id"] = id
+		if body != "" {
+			c["body"] = body
+		}
+		ev["sender"].(map[string]any)["login"] = login
+	}
+}
+
+func TestWebhookBadSignature(t *testing.T) {
+	f := newFixture(t)
+	body := payload(t, nil)
+	for name, sig := range map[string]string{
+		"missing":    "",
+		"wrong key":  sign([]byte("other"), body),
+		"not hex":    "sha256=zz",
+		"sha1":       "sha1=" + strings.Repeat("0", 40),
+		"truncated":  sign([]byte("s3cret"), body)[:30],
+		"other body": sign([]byte("s3cret"), append(body, ' ')),
+	} {
+		if resp := f.deliver(t, "bad-"+name, sig, body); resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%s signature: status %d, want 401", name, resp.StatusCode)
+		}
+	}
+	reactions, replies := f.fake.snapshot()
+	if len(f.queue.jobs) != 0 || len(reactions) != 0 || len(replies) != 0 {
+		t.Errorf("a bad signature had effects: jobs %v, reactions %v, replies %v", f.queue.jobs, reactions, replies)
+	}
+	// The rejected delivery ids were not recorded: the real delivery with
+	// the same id still works.
+	if resp := f.deliver(t, "bad-missing", sign([]byte("s3cret"), body), body); resp.StatusCode != http.StatusOK {
+		t.Errorf("good delivery after bad ones: status %d", resp.StatusCode)
+	}
+	if f.queue.new != 1 {
+		t.Errorf("queued %d jobs, want 1", f.queue.new)
+	}
+}
+
+func TestWebhookQueuesOnceAndAcknowledges(t *testing.T) {
+	f := newFixture(t)
+	body := payload(t, nil)
+	sig := sign([]byte("s3cret"), body)
+	for i := 0; i < 3; i++ { // GitHub's "redeliver" sends the same delivery id
+		if resp := f.deliver(t, "72d3162e-cc78-11e3-81ab-4c9367dc0958", sig, body); resp.StatusCode != http.StatusOK {
+			t.Fatalf("delivery %d: status %d", i, resp.StatusCode)
+		}
+	}
+	// The same comment under a new delivery id is still one job.
+	if resp := f.deliver(t, "a-new-delivery-id", sig, body); resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	if f.queue.new != 1 || len(f.queue.jobs) != 2 {
+		t.Fatalf("new jobs %d, enqueue calls %d; want 1 and 2 (replays never reach the queue)", f.queue.new, len(f.queue.jobs))
+	}
+	job := f.queue.jobs[0]
+	want := bot.JobSpec{Key: "github:acme/store#12/comment/1987654321", Targets: []string{"github:acme/store#12"},
+		Suites: []string{"wal"}, BaseRef: "main", CandidateRef: "refs/pull/12/head",
+		Title: "acme/store#12: Batch WAL syncs", Requester: "maintainer", Source: "github"}
+	if got, _ := json.Marshal(job); string(got) != string(must(json.Marshal(want))) {
+		t.Errorf("job = %s\nwant  %s", got, must(json.Marshal(want)))
+	}
+	reactions, replies := f.fake.snapshot()
+	if len(reactions) != 1 || reactions[0] != "1987654321:rocket" || len(replies) != 0 {
+		t.Errorf("reactions %v, replies %v; want one rocket and no reply", reactions, replies)
+	}
+	if n := f.intake.Metrics.Counter("perfbot_webhook_deliveries_total", "result", "replayed"); n != 2 {
+		t.Errorf("replayed deliveries counted %v, want 2", n)
+	}
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func TestWebhookPermissions(t *testing.T) {
+	tests := []struct {
+		user string
+		want Outcome
+	}{
+		{"maintainer", Queued},
+		{"writer", Queued},
+		{"release-bot", Queued}, // on the allow list, no permission needed
+		{"drive-by", Refused},   // read access only
+	}
+	f := newFixture(t)
+	for i, tt := range tests {
+		body := payload(t, setComment(tt.user, float64(100+i), ""))
+		resp := f.deliver(t, "perm-"+tt.user, sign([]byte("s3cret"), body), body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: status %d", tt.user, resp.StatusCode)
+		}
+	}
+	reactions, replies := f.fake.snapshot()
+	if f.queue.new != 3 || len(reactions) != 3 {
+		t.Errorf("queued %d, reactions %v; want 3 each", f.queue.new, reactions)
+	}
+	if len(replies) != 1 || !strings.Contains(replies[0], "@drive-by") || !strings.Contains(replies[0], "write access") {
+		t.Errorf("replies = %q, want one polite refusal to drive-by", replies)
+	}
+	for _, j := range f.queue.jobs {
+		if j.Requester == "drive-by" {
+			t.Errorf("refused user's job was queued: %+v", j)
+		}
+	}
+}
+
+func TestHandleCommentCases(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	pr := Issue{Number: 7, Title: "t", PullRequest: &struct {
+		URL string `json:"url"`
+	}{URL: "x"}}
+	tests := []struct {
+		name      string
+		issue     Issue
+		comment   Comment
+		want      Outcome
+		wantReply string
+	}{
+		{"no command", pr, Comment{ID: 1, Body: "LGTM", User: User{Login: "writer"}}, Ignored, ""},
+		{"bot", pr, Comment{ID: 2, Body: "/perfbot run", User: User{Login: "perfbot", Type: "Bot"}}, Ignored, ""},
+		{"issue", Issue{Number: 8}, Comment{ID: 3, Body: "/perfbot run", User: User{Login: "writer"}}, Ignored, "pull requests"},
+		{"bad command", pr, Comment{ID: 4, Body: "/perfbot bench", User: User{Login: "writer"}}, Invalid, "unknown command"},
+		{"bad base", pr, Comment{ID: 5, Body: "/perfbot run base=$(rm)", User: User{Login: "writer"}}, Invalid, "not a valid ref"},
+		{"all suites", pr, Comment{ID: 6, Body: "/perfbot run", User: User{Login: "writer"}}, Queued, ""},
+	}
+	for _, tt := range tests {
+		_, before := f.fake.snapshot()
+		got, err := f.intake.HandleComment(ctx, "acme/store", tt.issue, tt.comment)
+		if err != nil || got != tt.want {
+			t.Errorf("%s: outcome %q, %v; want %q", tt.name, got, err, tt.want)
+		}
+		_, after := f.fake.snapshot()
+		if tt.wantReply == "" && len(after) != len(before) {
+			t.Errorf("%s: unexpected reply %q", tt.name, after[len(after)-1])
+		}
+		if tt.wantReply != "" && (len(after) != len(before)+1 || !strings.Contains(after[len(after)-1], tt.wantReply)) {
+			t.Errorf("%s: replies %q, want one containing %q", tt.name, after[len(before):], tt.wantReply)
+		}
+	}
+}
+
+func TestPoll(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Second)
+	f.fake.issues[12] = Issue{Number: 12, Title: "Batch WAL syncs", PullRequest: &struct {
+		URL string `json:"url"`
+	}{URL: "https://api.github.com/repos/acme/store/pulls/12"}}
+	f.fake.comments = []Comment{
+		{ID: 1, Body: "nice", User: User{Login: "writer"}, IssueURL: "https://api.github.com/repos/acme/store/issues/12", Created: now.Add(-time.Minute)},
+		{ID: 2, Body: "/perfbot run wal", User: User{Login: "writer"}, IssueURL: "https://api.github.com/repos/acme/store/issues/12", Created: now.Add(-30 * time.Second)},
+		{ID: 3, Body: "/perfbot run", User: User{Login: "drive-by"}, IssueURL: "https://api.github.com/repos/acme/store/issues/12", Created: now},
+	}
+	for i := 0; i < 2; i++ { // a second poll handles nothing again
+		if err := f.intake.Poll(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reactions, replies := f.fake.snapshot()
+	if f.queue.new != 1 || len(f.queue.jobs) != 1 || len(reactions) != 1 || len(replies) != 1 {
+		t.Errorf("after two polls: %d new jobs of %d, reactions %v, replies %v; want 1, 1, one rocket, one refusal",
+			f.queue.new, len(f.queue.jobs), reactions, replies)
+	}
+}
+
+func TestParseCommand(t *testing.T) {
+	tests := []struct {
+		body   string
+		ok     bool
+		err    bool
+		suites []string
+		base   string
+	}{
+		{"/perfbot run", true, false, nil, ""},
+		{"hello\n/perfbot run wal cache base=release/2.5\nthanks", true, false, []string{"wal", "cache"}, "release/2.5"},
+		{"/perfbot", true, true, nil, ""},
+		{"/perfbot run ../x", true, true, nil, ""},
+		{"/perfbot run base=a..b", true, true, nil, ""},
+		{"please /perfbot run", false, false, nil, ""},
+		{"", false, false, nil, ""},
+	}
+	for _, tt := range tests {
+		cmd, ok, err := ParseCommand(tt.body, "/perfbot")
+		if ok != tt.ok || (err != nil) != tt.err {
+			t.Errorf("ParseCommand(%q) ok=%v err=%v", tt.body, ok, err)
+			continue
+		}
+		if strings.Join(cmd.Suites, ",") != strings.Join(tt.suites, ",") || cmd.Base != tt.base {
+			t.Errorf("ParseCommand(%q) = %+v", tt.body, cmd)
+		}
+	}
+}
