@@ -90,7 +90,14 @@ func (b *Bubblewrap) Run(ctx context.Context, spec Spec) (*Result, error) {
 	if asRoot {
 		plan.checkUID, plan.checkGID = uid, gid
 	}
-	hidden := resolveHidden(append(append(append([]string(nil), DefaultHiddenPaths...), b.HiddenPaths...), spec.HiddenPaths...))
+	hidden := append(append(append([]string(nil), DefaultHiddenPaths...), b.HiddenPaths...), spec.HiddenPaths...)
+	if spec.Network != FullNetwork {
+		// Without network the command needs nothing from /run (the
+		// resolver's files live there) and must not reach the host's
+		// services through their Unix sockets.
+		hidden = append(hidden, "/run")
+	}
+	hidden = resolveHidden(hidden)
 	mounts, err := plan.args(spec, hidden)
 	if err != nil {
 		return nil, err
@@ -106,7 +113,9 @@ func (b *Bubblewrap) Run(ctx context.Context, spec Spec) (*Result, error) {
 		}
 		defer restore()
 	}
-	hooks := b.limitHooks(spec, asRoot)
+	// The command runs as the sandbox user when perfbot is root, else as
+	// perfbot's own unprivileged user: RLIMIT_NPROC applies either way.
+	hooks := limitHooks(spec, b.CgroupParent, false)
 	if hooks.gated {
 		argv = gateArgv(argv)
 	}

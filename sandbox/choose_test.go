@@ -75,3 +75,15 @@ func TestLocalLimits(t *testing.T) {
 		t.Errorf("Note = %q", res.Note)
 	}
 }
+
+func TestLocalMemoryLimit(t *testing.T) {
+	dir := worktree(t)
+	probe := installHelper(t, dir)
+	res := run(t, Local{}, Spec{Dir: dir, MemoryBytes: 64 << 20, Env: []string{helperEnv + "=alloc:512"}, Argv: []string{probe}})
+	if res.OK() {
+		t.Fatal("Local let the command allocate 512 MiB under a 64 MiB limit")
+	}
+	if res.Limit != LimitMemory && !strings.Contains(res.Note, "RLIMIT_AS") {
+		t.Errorf("Limit = %q, Note %q", res.Limit, res.Note)
+	}
+}

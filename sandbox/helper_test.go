@@ -36,6 +36,15 @@ func helper(mode string) int {
 		c.Close()
 		fmt.Println("connected")
 		return 0
+	case "unix":
+		c, err := net.DialTimeout("unix", arg, 2*time.Second)
+		if err != nil {
+			fmt.Println("dial failed:", err)
+			return 1
+		}
+		c.Close()
+		fmt.Println("connected")
+		return 0
 	case "loopback":
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {

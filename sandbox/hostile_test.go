@@ -147,6 +147,36 @@ func TestHostileTCPConnection(t *testing.T) {
 	}
 }
 
+func TestHostileUnixSocket(t *testing.T) {
+	b, dir := newSandbox(t)
+	if os.Geteuid() != 0 {
+		t.Skip("placing a socket in /run needs root")
+	}
+	probe := installHelper(t, dir)
+	sock := fmt.Sprintf("/run/perfbot-test-%d.sock", time.Now().UnixNano())
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := os.Chmod(sock, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	res := run(t, b, Spec{Dir: dir, Env: []string{helperEnv + "=unix:" + sock}, Argv: []string{probe}})
+	if res.ExitCode == 0 {
+		t.Errorf("the sandbox reached a host service through %s", sock)
+	}
+}
+
 func TestHostileForkBomb(t *testing.T) {
 	b, dir := newSandbox(t)
 	before := sandboxProcs(t)

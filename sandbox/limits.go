@@ -6,13 +6,15 @@ import (
 )
 
 // limitHooks sets up the memory and process limits of spec: a cgroup where
-// one can be made, else rlimits on the gated process before it runs.
-func (b *Bubblewrap) limitHooks(spec Spec, asRoot bool) *procHooks {
+// one can be made (under cgroupParent when given), else rlimits on the
+// gated process before it runs. asRoot says the command itself runs as
+// root, which RLIMIT_NPROC does not restrain.
+func limitHooks(spec Spec, cgroupParent string, asRoot bool) *procHooks {
 	h := &procHooks{}
 	if spec.MemoryBytes <= 0 && spec.MaxProcs <= 0 {
 		return h
 	}
-	cg := cgroupSystem{Parent: b.CgroupParent}.newCgroups(spec.MemoryBytes, spec.MaxProcs)
+	cg := cgroupSystem{Parent: cgroupParent}.newCgroups(spec.MemoryBytes, spec.MaxProcs)
 	memRlimit := spec.MemoryBytes > 0 && (cg == nil || cg.mem == nil)
 	// RLIMIT_NPROC counts the processes of the real user and does not
 	// apply to root: it only works because the command runs as the sandbox
@@ -57,10 +59,11 @@ func (b *Bubblewrap) limitHooks(spec Spec, asRoot bool) *procHooks {
 			res.addNote(fmt.Sprintf("memory was limited by RLIMIT_AS to %s (no cgroup available): the failure may be a lack of memory",
 				sizeString(spec.MemoryBytes)))
 		}
-		if failed && procRlimit && !asRoot {
-			res.addNote(fmt.Sprintf("processes were limited by RLIMIT_NPROC to %d for the whole user", spec.MaxProcs))
-		} else if failed && procRlimit {
-			res.addNote(fmt.Sprintf("processes were limited by RLIMIT_NPROC to %d (no cgroup available)", spec.MaxProcs))
+		switch {
+		case procRlimit && asRoot:
+			res.addNote(fmt.Sprintf("the limit of %d processes was not enforced: no cgroup available and RLIMIT_NPROC does not apply to root", spec.MaxProcs))
+		case failed && procRlimit:
+			res.addNote(fmt.Sprintf("processes were limited by RLIMIT_NPROC to %d for the whole user (no cgroup available)", spec.MaxProcs))
 		}
 	}
 	return h

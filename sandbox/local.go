@@ -3,12 +3,14 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"os"
 	"sync"
 )
 
 // Local runs commands directly on the host, in their own process group so
-// that a timeout ends every process they started. It isolates nothing: use it
-// only for patches the user trusts.
+// that a timeout ends every process they started, with the memory and
+// process limits of the Spec where a cgroup can hold them (else rlimits).
+// It isolates nothing: use it only for patches the user trusts.
 type Local struct{}
 
 var _ Runner = Local{}
@@ -18,7 +20,12 @@ func (Local) Run(ctx context.Context, spec Spec) (*Result, error) {
 	if len(spec.Argv) == 0 {
 		return nil, errors.New("sandbox: empty command")
 	}
-	return runProcessGroup(ctx, spec, spec.Argv, nil)
+	hooks := limitHooks(spec, "", os.Geteuid() == 0)
+	argv := spec.Argv
+	if hooks.gated {
+		argv = gateArgv(argv)
+	}
+	return runProcessGroup(ctx, spec, argv, hooks)
 }
 
 // cappedBuffer keeps the first limit bytes written to it and counts the rest.

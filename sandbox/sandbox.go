@@ -48,10 +48,9 @@ type Spec struct {
 	// empty file.
 	HiddenPaths []string
 	// MemoryBytes caps the memory of the whole process tree (0: no cap).
-	// Local ignores it.
 	MemoryBytes int64
 	// MaxProcs caps the number of processes and threads of the tree (0: no
-	// cap). Local ignores it.
+	// cap).
 	MaxProcs int
 }
 
