@@ -1,0 +1,246 @@
+// Package mail composes perfbot's answers as mail and sends them over SMTP:
+// plain text with aligned columns and an HTML alternative, charts inline,
+// raw results attached, threaded under the patch it answers, with a stable
+// Message-ID per job so that a resent answer is recognisable.
+package mail
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	gomail "github.com/emersion/go-message/mail"
+
+	"github.com/emersion/go-message"
+
+	"github.com/perfbot/perfbot/review"
+)
+
+// Outgoing is one answer to compose.
+type Outgoing struct {
+	From *gomail.Address
+	To   []*gomail.Address
+	Cc   []*gomail.Address
+	Date time.Time
+	Msg  review.Message
+}
+
+// MessageID is the stable Message-ID (without angle brackets) of the
+// answer with key, sent from an address in domain: the same job always
+// gets the same ID, so a resent answer is recognisable as a duplicate.
+func MessageID(key, domain string) string {
+	var b strings.Builder
+	for _, r := range key {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', strings.ContainsRune("-_.+=", r):
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	id := strings.Trim(b.String(), ".")
+	if id != key || len(id) > 64 {
+		// Keep it readable but unique: a digest of the exact key.
+		sum := sha256.Sum256([]byte(key))
+		id = fmt.Sprintf("%.40s.%s", id, hex.EncodeToString(sum[:6]))
+	}
+	return "perfbot." + id + "@" + domain
+}
+
+// domainOf returns the domain of an address ("example.org").
+func domainOf(a *gomail.Address) string {
+	_, d, _ := strings.Cut(a.Address, "@")
+	if d == "" {
+		return "localhost"
+	}
+	return strings.ToLower(d)
+}
+
+// Compose writes o as a MIME message and returns its Message-ID (without
+// angle brackets). The structure is
+//
+//	multipart/mixed
+//	├── multipart/related          (only when there are inline images)
+//	│   ├── multipart/alternative
+//	│   │   ├── text/plain; charset=utf-8
+//	│   │   └── text/html; charset=utf-8
+//	│   └── image/png               Content-ID: <NAME>, inline
+//	└── application/json ...        attachment; filename=NAME
+//
+// The HTML shows an inline image with src="cid:NAME", NAME being the
+// attachment's name.
+func Compose(w io.Writer, o Outgoing) (string, error) {
+	if o.From == nil {
+		return "", errors.New("mail: no From address (set PERFBOT_MAIL_FROM or venues.mail.from)")
+	}
+	if len(o.To) == 0 {
+		return "", errors.New("mail: no recipient")
+	}
+	if o.Msg.Key == "" {
+		return "", errors.New("mail: message has no key; a retry could not be recognised")
+	}
+	var h gomail.Header
+	h.SetAddressList("From", []*gomail.Address{o.From})
+	h.SetAddressList("To", o.To)
+	if len(o.Cc) > 0 {
+		h.SetAddressList("Cc", o.Cc)
+	}
+	h.SetSubject(subject(o.Msg))
+	date := o.Date
+	if date.IsZero() {
+		date = time.Now()
+	}
+	h.SetDate(date)
+	id := MessageID(o.Msg.Key, domainOf(o.From))
+	h.SetMessageID(id)
+	if parent := trimID(o.Msg.InReplyTo); parent != "" {
+		h.SetMsgIDList("In-Reply-To", []string{parent})
+		var refs []string
+		for _, r := range o.Msg.References {
+			if r = trimID(r); r != "" && r != parent {
+				refs = append(refs, r)
+			}
+		}
+		h.SetMsgIDList("References", append(refs, parent))
+	}
+	h.Set("Auto-Submitted", "auto-generated") // RFC 3834: no auto-replies back
+	h.Set("X-Perfbot-Key", o.Msg.Key)
+	h.SetContentType("multipart/mixed", nil)
+
+	mw, err := message.CreateWriter(w, h.Header)
+	if err != nil {
+		return "", fmt.Errorf("mail: %w", err)
+	}
+	var inline, attached []review.Attachment
+	for _, a := range o.Msg.Attachments {
+		if a.Inline {
+			inline = append(inline, a)
+		} else {
+			attached = append(attached, a)
+		}
+	}
+	body := mw
+	if len(inline) > 0 {
+		var rh message.Header
+		rh.SetContentType("multipart/related", map[string]string{"type": "multipart/alternative"})
+		if body, err = mw.CreatePart(rh); err != nil {
+			return "", fmt.Errorf("mail: %w", err)
+		}
+	}
+	if err := writeAlternative(body, o.Msg); err != nil {
+		return "", err
+	}
+	for _, a := range inline {
+		if err := writeAttachment(body, a, "inline"); err != nil {
+			return "", err
+		}
+	}
+	if len(inline) > 0 {
+		if err := body.Close(); err != nil {
+			return "", fmt.Errorf("mail: %w", err)
+		}
+	}
+	for _, a := range attached {
+		if err := writeAttachment(mw, a, "attachment"); err != nil {
+			return "", err
+		}
+	}
+	if err := mw.Close(); err != nil {
+		return "", fmt.Errorf("mail: %w", err)
+	}
+	return id, nil
+}
+
+// subject is the message's subject, "Re: " prefixed when it answers a
+// thread.
+func subject(m review.Message) string {
+	s := strings.Join(strings.Fields(m.Subject), " ") // no header folding tricks
+	if s == "" {
+		s = "perfbot report"
+	}
+	if m.InReplyTo != "" && !strings.HasPrefix(strings.ToLower(s), "re:") {
+		s = "Re: " + s
+	}
+	return s
+}
+
+func trimID(id string) string {
+	return strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(id), "<"), ">"))
+}
+
+// writeAlternative writes the text and HTML renderings as
+// multipart/alternative, or the text alone when there is no HTML.
+func writeAlternative(parent *message.Writer, m review.Message) error {
+	text := m.Text
+	if text == "" {
+		text = m.Markdown
+	}
+	if m.HTML == "" {
+		return writeTextPart(parent, "text/plain", text)
+	}
+	var ah message.Header
+	ah.SetContentType("multipart/alternative", nil)
+	alt, err := parent.CreatePart(ah)
+	if err != nil {
+		return fmt.Errorf("mail: %w", err)
+	}
+	if err := writeTextPart(alt, "text/plain", text); err != nil {
+		return err
+	}
+	if err := writeTextPart(alt, "text/html", m.HTML); err != nil {
+		return err
+	}
+	if err := alt.Close(); err != nil {
+		return fmt.Errorf("mail: %w", err)
+	}
+	return nil
+}
+
+func writeTextPart(parent *message.Writer, typ, body string) error {
+	var ph message.Header
+	ph.SetContentType(typ, map[string]string{"charset": "utf-8"})
+	ph.Set("Content-Transfer-Encoding", "quoted-printable")
+	pw, err := parent.CreatePart(ph)
+	if err != nil {
+		return fmt.Errorf("mail: %w", err)
+	}
+	if _, err := io.WriteString(pw, body); err != nil {
+		return fmt.Errorf("mail: %w", err)
+	}
+	if err := pw.Close(); err != nil {
+		return fmt.Errorf("mail: %w", err)
+	}
+	return nil
+}
+
+func writeAttachment(parent *message.Writer, a review.Attachment, disposition string) error {
+	if a.Name == "" {
+		return errors.New("mail: attachment without a name")
+	}
+	ct := a.ContentType
+	if ct == "" {
+		ct = "application/octet-stream"
+	}
+	var ph message.Header
+	ph.SetContentType(ct, map[string]string{"name": a.Name})
+	ph.SetContentDisposition(disposition, map[string]string{"filename": a.Name})
+	ph.Set("Content-Transfer-Encoding", "base64")
+	if disposition == "inline" {
+		ph.Set("Content-ID", "<"+a.Name+">")
+	}
+	pw, err := parent.CreatePart(ph)
+	if err != nil {
+		return fmt.Errorf("mail: attachment %s: %w", a.Name, err)
+	}
+	if _, err := pw.Write(a.Data); err != nil {
+		return fmt.Errorf("mail: attachment %s: %w", a.Name, err)
+	}
+	if err := pw.Close(); err != nil {
+		return fmt.Errorf("mail: attachment %s: %w", a.Name, err)
+	}
+	return nil
+}
