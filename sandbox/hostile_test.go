@@ -185,8 +185,8 @@ func TestHostileForkBomb(t *testing.T) {
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("fork bomb took %s to contain", d)
 	}
-	if res.Limit != LimitPids && res.Limit != LimitTimeout {
-		t.Errorf("Limit = %q, want pids or timeout", res.Limit)
+	if res.Limit != LimitPids && res.Limit != LimitTimeout && !strings.Contains(res.Note, "RLIMIT_NPROC") {
+		t.Errorf("Limit = %q, want pids or timeout (or a note on RLIMIT_NPROC without cgroups)", res.Limit)
 	}
 	if res.Note == "" {
 		t.Error("no note says how the fork bomb ended")

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"fmt"
 	"syscall"
 )
@@ -62,9 +63,16 @@ func limitHooks(spec Spec, cgroupParent string, asRoot bool) *procHooks {
 		switch {
 		case procRlimit && asRoot:
 			res.addNote(fmt.Sprintf("the limit of %d processes was not enforced: no cgroup available and RLIMIT_NPROC does not apply to root", spec.MaxProcs))
-		case failed && procRlimit:
+		case procRlimit && (failed || forkFailed(res.Stderr)):
 			res.addNote(fmt.Sprintf("processes were limited by RLIMIT_NPROC to %d for the whole user (no cgroup available)", spec.MaxProcs))
 		}
 	}
 	return h
+}
+
+// forkFailed reports whether stderr shows a failed fork, the only sign an
+// rlimit leaves.
+func forkFailed(stderr []byte) bool {
+	return bytes.Contains(stderr, []byte("Cannot fork")) || bytes.Contains(stderr, []byte("fork: Resource temporarily unavailable")) ||
+		bytes.Contains(stderr, []byte("fork: retry"))
 }
