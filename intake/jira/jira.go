@@ -1,0 +1,138 @@
+// Package jira queues benchmark jobs for patches attached to JIRA issues:
+// it polls a JQL filter (by default the issues in "Patch Available") and
+// queues each issue's newest .patch or .diff attachment that has not been
+// tested yet, remembering tested issue and attachment pairs as Apache
+// Yetus does.
+package jira
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/perfbot/perfbot/bot"
+	rjira "github.com/perfbot/perfbot/review/jira"
+)
+
+// DefaultJQL selects the issues whose patch awaits review.
+const DefaultJQL = `status = "Patch Available"`
+
+// Searcher runs a JQL search; *review/jira.Client is one.
+type Searcher interface {
+	Search(ctx context.Context, jql string, max int) ([]rjira.Issue, error)
+}
+
+// Enqueuer queues jobs; *bot.Service is one.
+type Enqueuer interface {
+	Enqueue(ctx context.Context, job bot.JobSpec) (id int64, duplicate bool, err error)
+}
+
+// Tested remembers tested pairs; *store.Store is one.
+type Tested interface {
+	MarkTested(ctx context.Context, venue, item, revision, jobKey string) (bool, error)
+	UnmarkTested(ctx context.Context, venue, item, revision string) error
+}
+
+// Poller polls one JIRA site.
+type Poller struct {
+	Search Searcher
+	Queue  Enqueuer
+	Tested Tested
+	// JQL selects the issues (default DefaultJQL).
+	JQL string
+	// Max bounds the issues read per poll (default 200).
+	Max int
+	Log *slog.Logger
+}
+
+// IsPatch reports whether an attachment's name marks it as a patch.
+func IsPatch(name string) bool {
+	n := strings.ToLower(name)
+	return strings.HasSuffix(n, ".patch") || strings.HasSuffix(n, ".diff") || strings.HasSuffix(n, ".patch.txt")
+}
+
+// Newest returns an issue's newest patch attachment (latest creation, the
+// highest id on a tie), or false when it has none.
+func Newest(is rjira.Issue) (rjira.Attachment, bool) {
+	var best rjira.Attachment
+	found := false
+	for _, a := range is.Attachments {
+		if !IsPatch(a.Filename) {
+			continue
+		}
+		if !found || a.Created.After(best.Created) || a.Created.Equal(best.Created) && idLess(best.ID, a.ID) {
+			best, found = a, true
+		}
+	}
+	return best, found
+}
+
+// idLess compares numeric ids as numbers.
+func idLess(a, b string) bool {
+	if len(a) != len(b) {
+		return len(a) < len(b)
+	}
+	return a < b
+}
+
+// JobKey is the job of one attachment of one issue.
+func JobKey(issue, attachment string) string {
+	return fmt.Sprintf("jira:%s/attachment/%s", issue, attachment)
+}
+
+// Poll queues the new patches. It returns how many jobs it queued.
+func (p *Poller) Poll(ctx context.Context) (int, error) {
+	jql := p.JQL
+	if jql == "" {
+		jql = DefaultJQL
+	}
+	max := p.Max
+	if max <= 0 {
+		max = 200
+	}
+	issues, err := p.Search.Search(ctx, jql, max)
+	if err != nil {
+		return 0, fmt.Errorf("jira poll: %w", err)
+	}
+	log := p.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	queued := 0
+	var errs []error
+	for _, is := range issues {
+		a, ok := Newest(is)
+		if !ok {
+			continue
+		}
+		key := JobKey(is.Key, a.ID)
+		fresh, err := p.Tested.MarkTested(ctx, "jira", is.Key, a.ID, key)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if !fresh {
+			continue
+		}
+		job := bot.JobSpec{
+			Key:      key,
+			Targets:  []string{"jira:" + is.Key},
+			PatchURL: a.Content,
+			Title:    fmt.Sprintf("%s: %s (%s)", is.Key, is.Summary, a.Filename),
+			Source:   "jira",
+		}
+		if _, _, err := p.Queue.Enqueue(ctx, job); err != nil {
+			// Forget the pair so that the next poll tries again.
+			if uerr := p.Tested.UnmarkTested(ctx, "jira", is.Key, a.ID); uerr != nil {
+				errs = append(errs, uerr)
+			}
+			errs = append(errs, err)
+			continue
+		}
+		queued++
+		log.Info("jira patch queued", "issue", is.Key, "attachment", a.ID, "file", a.Filename)
+	}
+	return queued, errors.Join(errs...)
+}

@@ -1,0 +1,85 @@
+package jira
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/perfbot/perfbot/bot"
+	rjira "github.com/perfbot/perfbot/review/jira"
+	"github.com/perfbot/perfbot/store"
+)
+
+type fakeSearch struct {
+	jql    string
+	issues []rjira.Issue
+}
+
+func (f *fakeSearch) Search(ctx context.Context, jql string, max int) ([]rjira.Issue, error) {
+	f.jql = jql
+	return f.issues, nil
+}
+
+type fakeQueue struct{ jobs []bot.JobSpec }
+
+func (q *fakeQueue) Enqueue(ctx context.Context, job bot.JobSpec) (int64, bool, error) {
+	q.jobs = append(q.jobs, job)
+	return int64(len(q.jobs)), false, nil
+}
+
+func TestNewest(t *testing.T) {
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	is := rjira.Issue{Key: "STORE-1", Attachments: []rjira.Attachment{
+		{ID: "10001", Filename: "STORE-1.001.patch", Created: t0},
+		{ID: "10005", Filename: "flame.svg", Created: t0.Add(3 * time.Hour)},
+		{ID: "10003", Filename: "STORE-1.002.diff", Created: t0.Add(time.Hour)},
+		{ID: "10010", Filename: "STORE-1.003.PATCH", Created: t0.Add(time.Hour)},
+	}}
+	a, ok := Newest(is)
+	if !ok || a.ID != "10010" {
+		t.Errorf("Newest = %+v, %v; want 10010 (same time as 10003, higher id)", a, ok)
+	}
+	if _, ok := Newest(rjira.Issue{Attachments: []rjira.Attachment{{Filename: "log.txt"}}}); ok {
+		t.Error("a log file counted as a patch")
+	}
+}
+
+func TestPollQueuesEachPatchOnce(t *testing.T) {
+	st, err := store.Open(context.Background(), store.SQLite, filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	search := &fakeSearch{issues: []rjira.Issue{
+		{Key: "STORE-1", Summary: "Faster scans", Attachments: []rjira.Attachment{
+			{ID: "10001", Filename: "STORE-1.001.patch", Created: t0, Content: "https://issues.example.org/secure/attachment/10001/STORE-1.001.patch"}}},
+		{Key: "STORE-2", Summary: "Docs only", Attachments: []rjira.Attachment{{ID: "10002", Filename: "notes.txt", Created: t0}}},
+	}}
+	q := &fakeQueue{}
+	p := &Poller{Search: search, Queue: q, Tested: st}
+	ctx := context.Background()
+	for i, want := range []int{1, 0} {
+		n, err := p.Poll(ctx)
+		if err != nil || n != want {
+			t.Fatalf("poll %d queued %d, %v; want %d", i, n, err, want)
+		}
+	}
+	if search.jql != DefaultJQL {
+		t.Errorf("jql = %q", search.jql)
+	}
+	// A new revision of the patch is queued.
+	search.issues[0].Attachments = append(search.issues[0].Attachments,
+		rjira.Attachment{ID: "10007", Filename: "STORE-1.002.patch", Created: t0.Add(time.Hour), Content: "https://issues.example.org/secure/attachment/10007/STORE-1.002.patch"})
+	if n, err := p.Poll(ctx); err != nil || n != 1 {
+		t.Fatalf("poll after new attachment queued %d, %v", n, err)
+	}
+	want := []string{"jira:STORE-1/attachment/10001", "jira:STORE-1/attachment/10007"}
+	if len(q.jobs) != 2 || q.jobs[0].Key != want[0] || q.jobs[1].Key != want[1] {
+		t.Fatalf("jobs = %+v", q.jobs)
+	}
+	if j := q.jobs[1]; j.Targets[0] != "jira:STORE-1" || j.PatchURL == "" || j.Source != "jira" {
+		t.Errorf("job = %+v", j)
+	}
+}

@@ -1,0 +1,99 @@
+// Package reviewboard queues benchmark jobs for new diff revisions of the
+// review requests of one Review Board repository.
+package reviewboard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+
+	"github.com/perfbot/perfbot/bot"
+	rrb "github.com/perfbot/perfbot/review/reviewboard"
+)
+
+// Lister lists review requests; *review/reviewboard.Client is one.
+type Lister interface {
+	ListRequests(ctx context.Context, repository, status string) ([]rrb.Request, error)
+}
+
+// Enqueuer queues jobs; *bot.Service is one.
+type Enqueuer interface {
+	Enqueue(ctx context.Context, job bot.JobSpec) (id int64, duplicate bool, err error)
+}
+
+// Tested remembers tested pairs; *store.Store is one.
+type Tested interface {
+	MarkTested(ctx context.Context, venue, item, revision, jobKey string) (bool, error)
+	UnmarkTested(ctx context.Context, venue, item, revision string) error
+}
+
+// Poller polls the pending review requests of one repository.
+type Poller struct {
+	List   Lister
+	Queue  Enqueuer
+	Tested Tested
+	// URL is the site's address, for the diff download link.
+	URL string
+	// Repository is the repository id the requests are filtered by.
+	Repository string
+	Log        *slog.Logger
+}
+
+// JobKey is the job of one diff revision of one review request.
+func JobKey(id, revision int) string {
+	return fmt.Sprintf("reviewboard:%d/diff/%d", id, revision)
+}
+
+// Poll queues each diff revision not yet tested; the job fetches the patch
+// from the "Download Diff" link (/r/ID/diff/REVISION/raw/).
+//
+// Poll queues each diff revision not yet tested. It returns how many jobs
+// it queued.
+func (p *Poller) Poll(ctx context.Context) (int, error) {
+	reqs, err := p.List.ListRequests(ctx, p.Repository, "pending")
+	if err != nil {
+		return 0, fmt.Errorf("review board poll: %w", err)
+	}
+	log := p.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	queued := 0
+	var errs []error
+	for _, r := range reqs {
+		if r.DiffRevision <= 0 {
+			continue
+		}
+		id, rev := strconv.Itoa(r.ID), strconv.Itoa(r.DiffRevision)
+		key := JobKey(r.ID, r.DiffRevision)
+		fresh, err := p.Tested.MarkTested(ctx, "reviewboard", id, rev, key)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if !fresh {
+			continue
+		}
+		job := bot.JobSpec{
+			Key:       key,
+			Targets:   []string{"reviewboard:" + id},
+			PatchURL:  fmt.Sprintf("%s/r/%d/diff/%d/raw/", strings.TrimSuffix(p.URL, "/"), r.ID, r.DiffRevision),
+			Title:     fmt.Sprintf("r/%d diff %d: %s", r.ID, r.DiffRevision, r.Summary),
+			Requester: r.Submitter,
+			Source:    "reviewboard",
+		}
+		if _, _, err := p.Queue.Enqueue(ctx, job); err != nil {
+			if uerr := p.Tested.UnmarkTested(ctx, "reviewboard", id, rev); uerr != nil {
+				errs = append(errs, uerr)
+			}
+			errs = append(errs, err)
+			continue
+		}
+		queued++
+		log.Info("review board diff queued", "request", r.ID, "revision", r.DiffRevision)
+	}
+	return queued, errors.Join(errs...)
+}
