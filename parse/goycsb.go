@@ -3,6 +3,7 @@ package parse
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
@@ -17,7 +18,8 @@ import (
 //	READ   - Takes(s): 10.0, Count: 472177, OPS: 47412.4, Avg(us): 4154, Min(us): 721, Max(us): 158564, 95th(us): 7000, 99th(us): 29000
 //
 // (95th/99th only in 2018; 99th/99.9th/99.99th from 2019; a TOTAL row and
-// 50th/90th/95th since v1.0.1). "READ_ERROR" rows are operations of their
+// 50th/90th/95th since v1.0.1), and the table and JSON renderings of the
+// same rows chosen with -p outputstyle=table|json (2022+). "READ_ERROR" rows are operations of their
 // own. Interval blocks repeat every few seconds; only the final block,
 // after "Run finished, takes ...", is the run's result, so when the input
 // holds such a line only the rows after it are emitted; otherwise (an
@@ -41,7 +43,8 @@ var (
 
 // Sniff looks for "OP - Takes(s): ..., Count: ..." rows.
 func (GoYCSB) Sniff(head []byte) int {
-	if bytes.Contains(head, []byte(" - Takes(s): ")) && bytes.Contains(head, []byte("Count: ")) {
+	if bytes.Contains(head, []byte(" - Takes(s): ")) && bytes.Contains(head, []byte("Count: ")) ||
+		bytes.Contains(head, []byte("| OPERATION | TAKES(S) |")) || bytes.Contains(head, []byte(`[{"Operation":`)) {
 		return 95
 	}
 	return 0
@@ -68,6 +71,7 @@ func (GoYCSB) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 		return nil
 	}
 	lastOp := map[string]bool{}
+	var tableCols []string
 	for lr.next(ctx) {
 		line := strings.ReplaceAll(lr.Text(), "**", "")
 		t := strings.TrimSpace(line)
@@ -93,29 +97,85 @@ func (GoYCSB) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 			final = true
 			continue
 		}
-		m := goYCSBRow.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		op := m[1]
-		if !final && lastOp[op] {
-			// The same operation again: a new interval block began.
-			if err := flushBlock(); err != nil {
-				return err
+		var rowsIn [][2]string // operation, "Name: value, ..." fields
+		switch {
+		case strings.HasPrefix(t, "|") && strings.HasSuffix(t, "|"):
+			cells := goYCSBCells(t)
+			if len(cells) > 1 && strings.EqualFold(cells[0], "operation") {
+				tableCols = cells
+				continue
 			}
-			lastOp = map[string]bool{}
+			if tableCols == nil || len(cells) != len(tableCols) {
+				continue
+			}
+			var parts []string
+			for i := 1; i < len(cells); i++ {
+				parts = append(parts, goYCSBColumn(tableCols[i])+": "+cells[i])
+			}
+			rowsIn = append(rowsIn, [2]string{cells[0], strings.Join(parts, ", ")})
+		case strings.HasPrefix(t, `[{"Operation"`):
+			var objs []map[string]string
+			if err := json.Unmarshal([]byte(t), &objs); err != nil {
+				return syntaxf(name, lr.Line(), "go-ycsb JSON output: %v", err)
+			}
+			for _, o := range objs {
+				var parts []string
+				for _, col := range goYCSBColumns {
+					if v, ok := o[col]; ok {
+						parts = append(parts, col+": "+v)
+					}
+				}
+				rowsIn = append(rowsIn, [2]string{o["Operation"], strings.Join(parts, ", ")})
+			}
+		default:
+			if m := goYCSBRow.FindStringSubmatch(line); m != nil {
+				rowsIn = append(rowsIn, [2]string{m[1], m[2]})
+			}
 		}
-		lastOp[op] = true
-		rows, err := goYCSBFields(op, m[2], params, fmt.Sprintf("%s:%d", name, lr.Line()))
-		if err != nil {
-			return syntaxf(name, lr.Line(), "%s row: %v", op, err)
+		for _, ri := range rowsIn {
+			op := ri[0]
+			if !final && lastOp[op] {
+				// The same operation again: a new interval block began.
+				if err := flushBlock(); err != nil {
+					return err
+				}
+				lastOp = map[string]bool{}
+			}
+			lastOp[op] = true
+			rows, err := goYCSBFields(op, ri[1], params, fmt.Sprintf("%s:%d", name, lr.Line()))
+			if err != nil {
+				return syntaxf(name, lr.Line(), "%s row: %v", op, err)
+			}
+			block = append(block, rows...)
 		}
-		block = append(block, rows...)
 	}
 	if err := lr.Err(); err != nil {
 		return err
 	}
 	return flushBlock()
+}
+
+// goYCSBColumns are go-ycsb's column names in its header order.
+var goYCSBColumns = []string{"Takes(s)", "Count", "OPS", "Avg(us)", "Min(us)", "Max(us)", "50th(us)", "90th(us)", "95th(us)", "99th(us)", "99.9th(us)", "99.99th(us)"}
+
+// goYCSBColumn maps a table header cell (upper-cased by the table writer:
+// "TAKES(S)", "99.9TH(US)") back to go-ycsb's column name.
+func goYCSBColumn(cell string) string {
+	for _, c := range goYCSBColumns {
+		if strings.EqualFold(c, cell) {
+			return c
+		}
+	}
+	return cell
+}
+
+// goYCSBCells splits a table row "| READ | 10.0 | ... |" into its cells.
+func goYCSBCells(row string) []string {
+	parts := strings.Split(strings.Trim(row, "|"), "|")
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	return parts
 }
 
 // goYCSBFields turns "Takes(s): 10.0, Count: 472177, OPS: 47412.4, ..." into

@@ -1,0 +1,5 @@
+package parse
+
+import "errors"
+
+func asSyntax(err error, se **SyntaxError) bool { return errors.As(err, se) }
