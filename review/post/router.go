@@ -1,0 +1,221 @@
+package post
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/perfbot/perfbot/mail"
+	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/review/github"
+	"github.com/perfbot/perfbot/review/jira"
+	"github.com/perfbot/perfbot/review/retry"
+	"github.com/perfbot/perfbot/review/reviewboard"
+)
+
+// Options are the Router's ties to its surroundings; the zero value uses
+// the process environment and file system.
+type Options struct {
+	// Getenv reads secrets' variables (default os.Getenv).
+	Getenv func(string) string
+	// ReadFile reads the *_file secrets (default os.ReadFile).
+	ReadFile func(string) ([]byte, error)
+	// HTTPClient is used by the web venues (default: one with a 60s
+	// timeout per request).
+	HTTPClient *http.Client
+	// Retry bounds every venue's retries (default retry.Default).
+	Retry retry.Policy
+}
+
+// Router posts to whichever venue a target names. Venues are set up when
+// the Router is made; one that is not configured fails only when a target
+// names it, with an error naming the missing setting.
+type Router struct {
+	posters map[string]review.Poster
+	errs    map[string]error
+	github  GitHub
+}
+
+// NewRouter sets up every venue cfg configures.
+func NewRouter(cfg Config, opt Options) *Router {
+	if opt.Getenv == nil {
+		opt.Getenv = os.Getenv
+	}
+	if opt.ReadFile == nil {
+		opt.ReadFile = os.ReadFile
+	}
+	s := secrets{getenv: opt.Getenv, readFile: opt.ReadFile}
+	r := &Router{posters: map[string]review.Poster{}, errs: map[string]error{}, github: cfg.GitHub}
+	add := func(venue string, p review.Poster, err error) {
+		if err != nil {
+			r.errs[venue] = err
+			return
+		}
+		r.posters[venue] = p
+	}
+	add(orNil(newGitHub(cfg.GitHub, s, opt)))
+	add(orNil(newJIRA(cfg.JIRA, s, opt)))
+	add(orNil(newReviewBoard(cfg.ReviewBoard, s, opt)))
+	add(orNil(newMail(cfg.Mail, s, opt)))
+	return r
+}
+
+// orNil names the venue along with the poster or error a constructor gave.
+func orNil[P review.Poster](venue string, p P, err error) (string, review.Poster, error) {
+	if err != nil {
+		return venue, nil, err
+	}
+	return venue, p, nil
+}
+
+// Post sends msg to t's venue and returns a link to the post.
+func (r *Router) Post(ctx context.Context, t review.Target, msg review.Message) (string, error) {
+	p, ok := r.posters[t.Venue]
+	if !ok {
+		if err, ok := r.errs[t.Venue]; ok {
+			return "", fmt.Errorf("post %s: %w", t, err)
+		}
+		return "", fmt.Errorf("post %s: unknown venue %q (want github, jira, reviewboard or mail)", t, t.Venue)
+	}
+	where := t.Where
+	if t.Venue == "github" && strings.HasPrefix(where, "#") {
+		if r.github.Repo == "" {
+			return "", fmt.Errorf("post %s: a bare #N needs venues.github.repo (OWNER/REPO)", t)
+		}
+		where = r.github.Repo + where
+	}
+	link, err := p.Post(ctx, where, msg)
+	if err != nil {
+		return link, fmt.Errorf("post %s: %w", t, err)
+	}
+	return link, nil
+}
+
+// Configured reports whether venue is set up, and if not, why.
+func (r *Router) Configured(venue string) error {
+	if _, ok := r.posters[venue]; ok {
+		return nil
+	}
+	if err, ok := r.errs[venue]; ok {
+		return err
+	}
+	return fmt.Errorf("unknown venue %q", venue)
+}
+
+func newGitHub(c GitHub, s secrets, opt Options) (string, *github.Poster, error) {
+	gc := github.Config{BaseURL: c.URL, Login: c.Login, StatusContext: c.StatusContext, HTTPClient: opt.HTTPClient, Retry: opt.Retry}
+	if c.AppID != "" || c.InstallationID != 0 {
+		key, where, err := s.value(c.PrivateKeyEnv, c.PrivateKeyFile, "")
+		if err != nil {
+			return "github", nil, fmt.Errorf("GitHub App: %w", err)
+		}
+		if c.AppID == "" || c.InstallationID == 0 || key == "" {
+			return "github", nil, fmt.Errorf("GitHub App is not configured: set venues.github.app_id, installation_id and private_key_file (private key looked for in %s)", nonEmpty(where, "venues.github.private_key_file"))
+		}
+		gc.App = &github.App{ID: c.AppID, InstallationID: c.InstallationID, PrivateKey: []byte(key)}
+	} else {
+		tok, where, err := s.value(c.TokenEnv, c.TokenFile, DefaultGitHubToken)
+		if err != nil {
+			return "github", nil, fmt.Errorf("GitHub: %w", err)
+		}
+		if tok == "" {
+			return "github", nil, fmt.Errorf("GitHub is not configured: no token in %s (set it, or venues.github.token_env / token_file, or a GitHub App)", where)
+		}
+		gc.Token = tok
+	}
+	p, err := github.New(gc)
+	return "github", p, err
+}
+
+func newJIRA(c JIRA, s secrets, opt Options) (string, *jira.Client, error) {
+	if c.URL == "" {
+		return "jira", nil, fmt.Errorf("JIRA is not configured: no site address (set %s or venues.jira.url)", EnvJIRAURL)
+	}
+	jc := jira.Config{BaseURL: c.URL, Deployment: jira.Deployment(strings.ToLower(c.Deployment)), HTTPClient: opt.HTTPClient, Retry: opt.Retry}
+	if c.PATEnv != "" || c.PATFile != "" {
+		pat, where, err := s.value(c.PATEnv, c.PATFile, "")
+		if err != nil {
+			return "jira", nil, fmt.Errorf("JIRA: %w", err)
+		}
+		if pat == "" {
+			return "jira", nil, fmt.Errorf("JIRA is not configured: no personal access token in %s", where)
+		}
+		jc.PAT = pat
+	} else {
+		user := c.User
+		userWhere := "venues.jira.user"
+		if user == "" {
+			var err error
+			user, userWhere, err = s.value(c.UserEnv, "", DefaultJIRAUser)
+			if err != nil {
+				return "jira", nil, err
+			}
+		}
+		tok, where, err := s.value(c.TokenEnv, c.TokenFile, DefaultJIRAToken)
+		if err != nil {
+			return "jira", nil, fmt.Errorf("JIRA: %w", err)
+		}
+		switch {
+		case user == "":
+			return "jira", nil, fmt.Errorf("JIRA is not configured: no user in %s (or set venues.jira.pat_env for a personal access token)", userWhere)
+		case tok == "":
+			return "jira", nil, fmt.Errorf("JIRA is not configured: no API token or password in %s", where)
+		}
+		jc.User, jc.Token = user, tok
+	}
+	cl, err := jira.New(jc)
+	return "jira", cl, err
+}
+
+func newReviewBoard(c ReviewBoard, s secrets, opt Options) (string, *reviewboard.Client, error) {
+	if c.URL == "" {
+		return "reviewboard", nil, fmt.Errorf("Review Board is not configured: no site address (set %s or venues.reviewboard.url)", EnvReviewBoardURL)
+	}
+	tok, where, err := s.value(c.TokenEnv, c.TokenFile, DefaultReviewBoardToken)
+	if err != nil {
+		return "reviewboard", nil, fmt.Errorf("Review Board: %w", err)
+	}
+	if tok == "" {
+		return "reviewboard", nil, fmt.Errorf("Review Board is not configured: no API token in %s", where)
+	}
+	cl, err := reviewboard.New(reviewboard.Config{BaseURL: c.URL, Token: tok, HTTPClient: opt.HTTPClient, Retry: opt.Retry})
+	return "reviewboard", cl, err
+}
+
+func newMail(c Mail, s secrets, opt Options) (string, *mail.Sender, error) {
+	switch {
+	case c.SMTP == "":
+		return "mail", nil, fmt.Errorf("mail is not configured: no SMTP server (set %s=host:port or venues.mail.smtp)", EnvSMTP)
+	case c.From == "":
+		return "mail", nil, fmt.Errorf("mail is not configured: no sender (set %s or venues.mail.from)", EnvMailFrom)
+	}
+	user := c.User
+	if user == "" {
+		var err error
+		if user, _, err = s.value(c.UserEnv, "", DefaultSMTPUser); err != nil {
+			return "mail", nil, err
+		}
+	}
+	pass, where, err := s.value(c.PasswordEnv, c.PasswordFile, DefaultSMTPPassword)
+	if err != nil {
+		return "mail", nil, fmt.Errorf("mail: %w", err)
+	}
+	if user != "" && pass == "" {
+		return "mail", nil, fmt.Errorf("mail is not configured: SMTP user %q has no password in %s", user, where)
+	}
+	if user == "" {
+		pass = ""
+	}
+	sc := mail.SMTPConfig{Addr: c.SMTP, From: c.From, User: user, Password: pass, ImplicitTLS: c.ImplicitTLS, LocalName: c.LocalName, Retry: opt.Retry}
+	sn, err := mail.NewSender(sc)
+	return "mail", sn, err
+}
+
+func nonEmpty(s, def string) string {
+	if s == "" || s == "$" {
+		return def
+	}
+	return s
+}
