@@ -9,7 +9,7 @@ import (
 
 // settle finishes a comparison after every row has its per-row test:
 // under MethodPerfbot it holds each candidate's rows to a false-discovery
-// rate of Alpha (Benjamini-Hochberg) and applies noise learned from
+// rate (VerdictOptions.FDR, by default Alpha; Benjamini-Hochberg) and applies noise learned from
 // history; under either method it recounts the verdicts and puts bootstrap
 // intervals on the geomeans.
 func settle(cmp *Comparison, opts Options) {
@@ -45,7 +45,10 @@ func controlFDR(cmp *Comparison, ci int, opts Options) {
 	if len(ps) == 0 {
 		return
 	}
-	q := opts.Alpha
+	q := opts.Verdicts.FDR
+	if q == 0 {
+		q = opts.Alpha
+	}
 	adj := stats.BenjaminiHochberg(ps)
 	cutoff := q / float64(len(ps))
 	for i, a := range adj {

@@ -60,7 +60,7 @@ func TestVerdicts(t *testing.T) {
 			Options{}, TestWelch, Better},
 		{"paired rounds", []*bench.Result{res("A", "base", "ns/op", 100, 110, 120, 130, 140, 150, 160, 170),
 			res("A", "new", "ns/op", 102, 112.2, 122.4, 132.6, 142.8, 153, 163.2, 173.4)},
-			Options{Verdicts: VerdictOptions{Paired: true}}, TestSignedRank, Worse},
+			Options{Verdicts: VerdictOptions{Paired: true}}, TestPairedT, Worse},
 		{"drift unpaired", []*bench.Result{res("A", "base", "ns/op", 100, 110, 120, 130, 140, 150, 160, 170),
 			res("A", "new", "ns/op", 102, 112.2, 122.4, 132.6, 142.8, 153, 163.2, 173.4)},
 			Options{}, TestMannWhitney, Noisy},

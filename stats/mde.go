@@ -47,42 +47,48 @@ func MDEPaired(logRatios []float64, alpha, power float64) float64 {
 	return 100 * math.Expm1(d)
 }
 
-// MDESignedRank is the MDE of the Wilcoxon signed-rank test on per-round
-// log ratios, by Noether's (1987) sample-size formula for that test,
-// n = (z_{1-α/2} + z_power)² / (3 (p' - ½)²) with p' = P(D₁ + D₂ > 0),
-// solved for p' and turned into a shift δ = σ/√2 · Φ⁻¹(p') for normal
-// differences with σ estimated robustly (MAD). It is +Inf when 2/2ⁿ > alpha.
+// areRank is the asymptotic relative efficiency of the rank tests against
+// the t-tests on normal data, 3/π: a rank test needs about 1/0.955 as many
+// samples for the same power.
+const areRank = 3 / math.Pi
+
+// MDESignedRank is the MDE of the Wilcoxon signed-rank test on n per-round
+// log ratios: the paired t-test's MDE with n scaled by the tests' relative
+// efficiency 3/π, σ estimated robustly (MAD), and alpha replaced by the
+// largest p-value the exact test can attain at or below alpha (the test's
+// distribution is discrete, so its real level is lower). It is +Inf when
+// 2/2ⁿ > alpha.
 func MDESignedRank(logRatios []float64, alpha, power float64) float64 {
 	n := len(logRatios)
-	if n == 0 || SignedRankMinP(n) > alpha {
+	if n < 2 || SignedRankMinP(n) > alpha {
 		return math.Inf(1)
 	}
 	sigma := MAD(logRatios)
 	if sigma == 0 {
 		return 0
 	}
-	pp := 0.5 + (NormalQuantile(1-alpha/2)+NormalQuantile(power))/math.Sqrt(3*float64(n))
-	if pp >= 1 {
-		return math.Inf(1)
+	if n < 50 {
+		alpha = attainedAlpha(signedRankDist(n), alpha)
 	}
-	return 100 * math.Expm1(sigma/math.Sqrt2*NormalQuantile(pp))
+	df := float64(n - 1)
+	d := (TQuantile(1-alpha/2, df) + TQuantile(power, df)) * sigma / math.Sqrt(areRank*float64(n))
+	return 100 * math.Expm1(d)
 }
 
-// MDERankSum is the MDE of the Mann-Whitney test for two samples, by
-// Noether's (1987) sample-size formula
-// N = (z_{1-α/2} + z_power)² / (12 c(1-c) (p' - ½)²), with N = n₁+n₂,
-// c = n₁/N and p' = P(Y > X), solved for p' and turned into a shift of
-// log-normal data, δ = σ√2 · Φ⁻¹(p'), where σ is the pooled robust (MAD)
-// spread of the log values. It is +Inf when the exact test's smallest
+// MDERankSum is the MDE of the Mann-Whitney test for two samples: the
+// two-sample t-test's MDE, (t_{1-a/2,ν} + t_{power,ν})·σ·√(1/n₁+1/n₂)/√(3/π)
+// with ν = n₁+n₂-2, on the log scale, where σ is the pooled robust (MAD)
+// spread of the log values and a is the largest p-value the exact test can
+// attain at or below alpha. It is +Inf when the exact test's smallest
 // p-value, 2/C(n₁+n₂, n₁), exceeds alpha: no data of that size could reach
 // significance.
 //
-// Noether's formula is a large-sample approximation; with the exact test at
-// 10 values per side a simulated change of the MDE's size is detected about
-// 89% of the time rather than 80%, so the MDE errs on the large side.
+// Checked by simulation on normal data (n = 5..30 per side, alpha 0.05 to
+// 0.001): a true shift of the MDE's size is detected 69-81% of the time,
+// about 78% typically, against the nominal 80%.
 func MDERankSum(base, cand []float64, alpha, power float64) float64 {
 	n1, n2 := len(base), len(cand)
-	if n1 == 0 || n2 == 0 || MannWhitneyMinP(n1, n2) > alpha {
+	if n1 == 0 || n2 == 0 || n1+n2 < 3 || MannWhitneyMinP(n1, n2) > alpha {
 		return math.Inf(1)
 	}
 	sigma, ok := pooledLogMAD(base, cand)
@@ -92,13 +98,30 @@ func MDERankSum(base, cand []float64, alpha, power float64) float64 {
 	if sigma == 0 {
 		return 0
 	}
-	N := float64(n1 + n2)
-	c := float64(n1) / N
-	pp := 0.5 + (NormalQuantile(1-alpha/2)+NormalQuantile(power))/math.Sqrt(12*c*(1-c)*N)
-	if pp >= 1 {
-		return math.Inf(1)
+	if n1 < 50 && n2 < 50 {
+		alpha = attainedAlpha(rankSumDist(n1, n2), alpha)
 	}
-	return 100 * math.Expm1(sigma*math.Sqrt2*NormalQuantile(pp))
+	df := float64(n1 + n2 - 2)
+	se := sigma * math.Sqrt(1/float64(n1)+1/float64(n2)) / math.Sqrt(areRank)
+	d := (TQuantile(1-alpha/2, df) + TQuantile(power, df)) * se
+	return 100 * math.Expm1(d)
+}
+
+// attainedAlpha is the largest two-sided p-value, 2·P(X ≤ k) for some k,
+// of a symmetric discrete null distribution that is at most alpha.
+func attainedAlpha(dist []float64, alpha float64) float64 {
+	best, cum := 0.0, 0.0
+	for _, p := range dist {
+		cum += p
+		if 2*cum > alpha {
+			break
+		}
+		best = 2 * cum
+	}
+	if best == 0 {
+		return alpha
+	}
+	return best
 }
 
 // pooledLogMAD is the spread of log values pooled over two samples:

@@ -1,0 +1,92 @@
+// Command eval measures how often perfbot's verdicts and benchstat's method
+// cry wolf and how often they catch real changes, on the same samples.
+//
+// Usage:
+//
+//	go run ./compare/eval [-n SUITES] [-seed S] [-real FILE]
+//
+// For each scenario it draws SUITES suites of 50 benchmarks with 10 samples
+// per side (the budget benchstat needs for its recommended 10 runs), runs
+// every suite through compare.Compare under each method, and prints:
+//
+//   - on no-change suites: the share of comparisons flagged better or worse
+//     (flagged per 100 comparisons), the share of suites with at least one
+//     flagged benchmark, and the share called noisy;
+//   - on suites where 10 of the 50 benchmarks got slower by 1%, 2%, 5% or
+//     10%: the share of those 10 flagged worse.
+//
+// Scenarios: "simulated" benchmarks whose noise imitates real ones
+// (log-normal skew, occasional slow outliers, a slow drift across rounds
+// shared by the interleaved sides; see sim.go), and "real" repeated runs of
+// Go's sort benchmarks (testdata/sort.txt, see testdata/PROVENANCE.md), where
+// no-change pairs are windows of consecutive runs split round by round and
+// change pairs scale one side.
+//
+// Methods: benchstat (Mann-Whitney U at alpha 0.05 per comparison), perfbot
+// (the same test, Benjamini-Hochberg at q = 0.05 across the suite),
+// perfbot-paired (Wilcoxon signed-rank on per-round log ratios, then BH) and
+// perfbot-history (perfbot plus noise thresholds learned from 8 earlier
+// no-change comparisons of each benchmark).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "eval:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	n := fs.Int("n", 200, "suites per scenario and change size")
+	seed := fs.Uint64("seed", 1, "random seed")
+	target := fs.Float64("target", 2, "adaptive sampling: MDE in percent below which a benchmark is decided")
+	real := fs.String("real", "compare/eval/testdata/bent-go1.17.txt,compare/eval/testdata/sort.txt",
+		"comma-separated Go benchmark outputs with many runs per benchmark, one scenario each")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if *n < 1 {
+		return fmt.Errorf("-n %d: need at least one suite", *n)
+	}
+	cfg := config{suites: *n, seed: *seed, benchmarks: 50, changed: 10, samples: 10, history: 8,
+		maxRounds: 20, startRounds: 8, targetPct: *target}
+	scenarios := []scenario{simulated{}}
+	for _, path := range strings.Split(*real, ",") {
+		if path == "" {
+			continue
+		}
+		series, err := loadReal(ctx, path)
+		if err != nil {
+			return err
+		}
+		scenarios = append(scenarios, realRuns{label: "real:" + strings.TrimSuffix(filepath.Base(path), ".txt"), series: series})
+	}
+	var rows []tableRow
+	for _, sc := range scenarios {
+		r, err := evaluate(ctx, sc, cfg)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r...)
+	}
+	printTable(stdout, cfg, rows)
+	return nil
+}
