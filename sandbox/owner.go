@@ -19,6 +19,9 @@ func lend(dirs []string, uid, gid int) (restore func() error, err error) {
 	type owner struct{ uid, gid int }
 	before := map[string]owner{}
 	for _, d := range dirs {
+		if err := lendable(d); err != nil {
+			return nil, err
+		}
 		fi, err := os.Lstat(d)
 		if err != nil {
 			return nil, fmt.Errorf("sandbox: %w", err)
@@ -46,6 +49,26 @@ func lend(dirs []string, uid, gid int) (restore func() error, err error) {
 		}
 	}
 	return restore, nil
+}
+
+// systemDirs are never lent to the sandbox user, nor anything under them.
+var systemDirs = []string{"/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc",
+	"/sbin", "/sys", "/usr"}
+
+// lendable refuses directories whose change of owner would damage the host:
+// the root, a top-level directory, or a system directory.
+func lendable(dir string) error {
+	clean := filepath.Clean(dir)
+	if !filepath.IsAbs(clean) || depth(clean) < 2 {
+		return fmt.Errorf("sandbox: refusing to make %s writable for the sandbox: give each job its own directory, "+
+			"at least two levels below /", dir)
+	}
+	for _, s := range systemDirs {
+		if within(clean, s) {
+			return fmt.Errorf("sandbox: refusing to make %s writable for the sandbox: it is a system directory", dir)
+		}
+	}
+	return nil
 }
 
 // chownTree gives root and everything under it to uid:gid, skipping files

@@ -42,3 +42,11 @@ func TestLendAndGiveBack(t *testing.T) {
 		t.Errorf("%s kept its set-user-ID bit: %v", created, fi.Mode())
 	}
 }
+
+func TestLendRefusesSystemDirectories(t *testing.T) {
+	for _, d := range []string{"/", "/tmp", "/srv", "/usr/local/src", "/etc/perfbot", "relative/dir"} {
+		if _, err := lend([]string{d}, 65534, 65534); err == nil {
+			t.Errorf("lend(%s) was allowed", d)
+		}
+	}
+}
