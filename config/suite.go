@@ -52,6 +52,27 @@ type Suite struct {
 
 	// Go holds the options of the "go" preset.
 	Go GoOptions `yaml:"go"`
+
+	// Vars give values to placeholders in build, setup, command and
+	// teardown ({name}); a preset sets defaults, variants override them.
+	Vars map[string]string `yaml:"vars"`
+	// Setup runs through /bin/sh -e once per variant before its first
+	// round, such as starting the server under test on {port} with its
+	// data in {datadir}; it must return once the server is up.
+	Setup string `yaml:"setup"`
+	// Teardown runs once per variant after its last round, and always,
+	// even after a failure or an interrupt.
+	Teardown string `yaml:"teardown"`
+	// PerfStat wraps each command in perf stat and adds its counters to
+	// the variant's results.
+	PerfStat bool `yaml:"perf_stat"`
+	// PerfEvents are the events perf stat counts (default cycles,
+	// instructions, context-switches, task-clock).
+	PerfEvents []string `yaml:"perf_events"`
+	// Variants are the sides compared when no patch or ref is given: the
+	// same code under other settings, or other refs; the first is the
+	// baseline.
+	Variants Variants `yaml:"variants"`
 }
 
 // GoOptions narrow the "go" preset, like the same flags of `go test`.
@@ -140,6 +161,7 @@ func (s *Suites) UnmarshalYAML(n *yaml.Node) error {
 			return err
 		}
 		suite.Name, suite.Line = k.Value, k.Line
+		suite.ApplyPreset()
 		*s = append(*s, suite)
 	}
 	return nil
@@ -173,7 +195,7 @@ func (s Suites) Lookup(name string) (*Suite, bool) {
 var placeholder = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_.-]*)\}`)
 
 // builtinPlaceholders are filled by the runner, not the matrix.
-var builtinPlaceholders = map[string]bool{"worktree": true, "variant": true, "round": true, "out": true}
+var builtinPlaceholders = map[string]bool{"worktree": true, "variant": true, "round": true, "out": true, "port": true, "datadir": true}
 
 func (s *Suite) validate() error {
 	switch s.Preset {
@@ -184,7 +206,12 @@ func (s *Suite) validate() error {
 		return nil
 	case "":
 	default:
-		return fmt.Errorf("unknown preset %q (known: go)", s.Preset)
+		if _, ok := LookupPreset(s.Preset); !ok {
+			return fmt.Errorf("unknown preset %q (known: %s)", s.Preset, strings.Join(PresetNames(), ", "))
+		}
+	}
+	if err := s.Variants.validate(); err != nil {
+		return err
 	}
 	if strings.TrimSpace(s.Command) == "" {
 		return fmt.Errorf("command is required (or preset: go)")
@@ -206,9 +233,9 @@ func (s *Suite) validate() error {
 	for _, p := range s.Matrix {
 		names[p.Name] = true
 	}
-	for _, m := range placeholder.FindAllStringSubmatch(s.Command+" "+s.Build, -1) {
-		if !names[m[1]] && !builtinPlaceholders[m[1]] {
-			return fmt.Errorf("command uses {%s}, which is not a matrix parameter", m[1])
+	for _, m := range placeholder.FindAllStringSubmatch(s.Command+" "+s.Build+" "+s.Setup+" "+s.Teardown, -1) {
+		if _, isVar := s.Vars[m[1]]; !names[m[1]] && !builtinPlaceholders[m[1]] && !isVar && !s.Variants.definesEverywhere(m[1]) {
+			return fmt.Errorf("command uses {%s}, which is not a matrix parameter, a var of the suite or of every variant", m[1])
 		}
 	}
 	return nil

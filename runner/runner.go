@@ -29,6 +29,11 @@ type Candidate struct {
 	Patch string
 	// Ref is checked out instead when there is no patch.
 	Ref string
+	// Settings are the variant's environment, arguments, placeholder
+	// values and files. A candidate with Settings and neither Patch nor
+	// Ref runs the baseline's code, in the baseline's worktree, under
+	// these settings.
+	Settings *config.Variant
 }
 
 // Options say what to measure and how.
@@ -38,7 +43,12 @@ type Options struct {
 	// Base is the baseline ref.
 	Base string
 	// BaseName is the baseline's variant name (default "base").
-	BaseName   string
+	BaseName string
+	// BaseSettings are the baseline's settings, if it is a configured
+	// variant.
+	BaseSettings *config.Variant
+	// Candidates are the other sides. When there are none, the suites'
+	// variants are compared (see VariantCandidates).
 	Candidates []Candidate
 	Suites     []config.Suite
 	// CacheDir holds cached clones and worktrees.
@@ -71,6 +81,8 @@ type side struct {
 	name     string
 	worktree string
 	commit   string
+	// settings are the variant's settings (nil: none).
+	settings *config.Variant
 	// failed marks a side whose checkout failed for every suite.
 	failed bool
 }
@@ -86,7 +98,17 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 		return nil, errors.New("runner: no sandbox runner given")
 	}
 	if len(opts.Candidates) == 0 {
-		return nil, errors.New("runner: nothing to compare the baseline with: give a patch or a head ref")
+		base, cands, err := VariantCandidates(opts.Suites)
+		if err != nil {
+			return nil, err
+		}
+		opts.BaseName, opts.BaseSettings, opts.Candidates = base.Name, base, cands
+		if base.Patch != "" {
+			return nil, fmt.Errorf("variant %s: the first variant is the baseline and cannot carry a patch; put the patch on a later variant", base.Name)
+		}
+		if base.Ref != "" {
+			opts.Base = base.Ref
+		}
 	}
 	progress := opts.Progress
 	if progress == nil {
@@ -112,8 +134,8 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	sides := []*side{{name: opts.BaseName, worktree: baseDir, commit: baseCommit}}
-	out.Provenance.Sides = append(out.Provenance.Sides, compare.Side{Variant: opts.BaseName, Ref: opts.Base, Commit: baseCommit})
+	sides := []*side{{name: opts.BaseName, worktree: baseDir, commit: baseCommit, settings: opts.BaseSettings}}
+	out.Provenance.Sides = append(out.Provenance.Sides, compare.Side{Variant: opts.BaseName, Ref: opts.Base, Commit: baseCommit, Settings: opts.BaseSettings.Settings()})
 	names := map[string]bool{opts.BaseName: true}
 	for _, c := range opts.Candidates {
 		if names[c.Name] {
@@ -124,6 +146,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 		if err != nil {
 			return nil, err
 		}
+		s.settings, prov.Settings = c.Settings, c.Settings.Settings()
 		sides = append(sides, s)
 		out.Provenance.Sides = append(out.Provenance.Sides, prov)
 	}
@@ -144,6 +167,12 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 
 func prepareCandidate(ctx context.Context, ws *Workspace, c Candidate, baseCommit, baseDir string, opts Options, progress io.Writer, out *Outcome) (*side, compare.Side, error) {
 	prov := compare.Side{Variant: c.Name}
+	if c.Patch == "" && c.Ref == "" {
+		// Same code, other settings: share the baseline's worktree.
+		prov.Ref, prov.Commit = opts.Base, baseCommit
+		fmt.Fprintf(progress, "perfbot: %s runs %s under its own settings\n", c.Name, short(baseCommit))
+		return &side{name: c.Name, worktree: baseDir, commit: baseCommit}, prov, nil
+	}
 	if c.Patch == "" {
 		commit, err := ws.Resolve(ctx, c.Ref)
 		if err != nil {
@@ -157,7 +186,7 @@ func prepareCandidate(ctx context.Context, ws *Workspace, c Candidate, baseCommi
 		fmt.Fprintf(progress, "perfbot: %s is %s\n", c.Name, short(commit))
 		return &side{name: c.Name, worktree: dir, commit: commit}, prov, nil
 	}
-	patch, err := filepath.Abs(c.Patch)
+	patch, err := filepath.Abs(resolvePatch(c.Patch, opts.Repo))
 	if err != nil {
 		return nil, prov, err
 	}

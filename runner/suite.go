@@ -39,6 +39,19 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 	var ready []*side
 	runners := map[string]suiteSide{}
 	var commands []string
+	runs := map[string]*variantRun{}
+	defer func() {
+		for _, vr := range runs {
+			vr.remove()
+		}
+	}()
+	for _, s := range sides {
+		vr, err := newVariantRun(suite, s, opts)
+		if err != nil {
+			return err
+		}
+		runs[s.name] = vr
+	}
 	for _, s := range sides {
 		fmt.Fprintf(progress, "perfbot: suite %s: building %s\n", suite.Name, s.name)
 		var (
@@ -49,7 +62,7 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 		if suite.Preset == "go" {
 			ss, cmds, err = prepareGo(ctx, suite, s, opts, out)
 		} else {
-			ss, cmds, err = prepareCommand(ctx, suite, s, opts, out)
+			ss, cmds, err = prepareCommand(ctx, suite, s, runs[s.name], opts, out)
 		}
 		if err != nil {
 			return err
@@ -63,6 +76,8 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 		}
 	}
 	out.Provenance.Suites = append(out.Provenance.Suites, compare.Suite{Name: suite.Name, Commands: commands, Rounds: count})
+	ready, stop := startVariants(ctx, suite, ready, runs, opts, progress, out)
+	defer stop()
 	if len(ready) < 2 {
 		fmt.Fprintf(progress, "perfbot: suite %s: fewer than two sides built; nothing to compare\n", suite.Name)
 	}
@@ -87,6 +102,9 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 			out.Provenance.RunOrder = append(out.Provenance.RunOrder, name)
 		}
 	}
+	if w := perfStatWarning(suite, runners); w != "" {
+		out.Warnings = append(out.Warnings, w)
+	}
 	return nil
 }
 
@@ -99,13 +117,22 @@ type commandSide struct {
 	opts   Options
 	out    *Outcome
 	failed map[string]bool
+	vr     *variantRun
+	// perf wraps each command in perf stat when the suite asks for it.
+	perf *perfStat
 }
 
-func prepareCommand(ctx context.Context, suite *config.Suite, s *side, opts Options, out *Outcome) (suiteSide, []string, error) {
-	cs := &commandSide{suite: suite, side: s, dir: filepath.Join(s.worktree, suite.Dir), opts: opts, out: out, failed: map[string]bool{}}
-	cs.env = append(append([]string(nil), opts.Env...), envList(suite.Env)...)
-	cs.env = append(cs.env, "PERFBOT_VARIANT="+s.name, "PERFBOT_WORKTREE="+s.worktree)
-	builtin := map[string]string{"worktree": s.worktree, "variant": s.name}
+func prepareCommand(ctx context.Context, suite *config.Suite, s *side, vr *variantRun, opts Options, out *Outcome) (suiteSide, []string, error) {
+	cs := &commandSide{suite: suite, side: s, dir: filepath.Join(s.worktree, suite.Dir), opts: opts, out: out, failed: map[string]bool{}, vr: vr}
+	cs.env = vr.env
+	builtin := vr.builtin(s, 0)
+	if suite.PerfStat {
+		if perfAvailable() {
+			cs.perf = newPerfStat(suite, vr.datadir)
+		} else if !hasWarning(out, perfMissing(suite)) {
+			out.Warnings = append(out.Warnings, perfMissing(suite))
+		}
+	}
 	var commands []string
 	if suite.Build != "" {
 		build := config.Expand(suite.Build, nil, builtin)
@@ -123,24 +150,33 @@ func prepareCommand(ctx context.Context, suite *config.Suite, s *side, opts Opti
 		}
 	}
 	for _, pt := range suite.Matrix.Points() {
-		commands = append(commands, config.Expand(suite.Command, pt, builtin))
+		cmd := vr.command(suite.Command, pt, builtin)
+		if cs.perf != nil {
+			cmd = strings.Join(cs.perf.wrap(cmd)[:7], " ") + " -- " + cmd
+		}
+		commands = append(commands, cmd)
 	}
 	return cs, commands, nil
 }
 
 func (cs *commandSide) round(ctx context.Context, r int) ([]*bench.Result, error) {
 	var results []*bench.Result
-	builtin := map[string]string{"worktree": cs.side.worktree, "variant": cs.side.name, "round": fmt.Sprint(r + 1)}
+	builtin := cs.vr.builtin(cs.side, r+1)
 	for _, pt := range cs.suite.Matrix.Points() {
-		cmd := config.Expand(cs.suite.Command, pt, builtin)
+		cmd := cs.vr.command(cs.suite.Command, pt, builtin)
+		argv := []string{"/bin/sh", "-c", cmd}
+		if cs.perf != nil {
+			argv = cs.perf.wrap(cmd)
+		}
 		var outFile string
 		if f, ok := strings.CutPrefix(cs.suite.Output, "file:"); ok {
 			outFile = filepath.Join(cs.dir, config.Expand(f, pt, builtin))
 			_ = os.Remove(outFile)
 		}
 		res, err := cs.opts.Sandbox.Run(ctx, sandbox.Spec{
-			Argv: []string{"/bin/sh", "-c", cmd}, Dir: cs.dir, Env: cs.env,
-			Timeout: durationOr(cs.suite.Timeout, defaultTimeout), MaxOutput: cs.opts.MaxOutput, Network: sandbox.NoNetwork,
+			Argv: argv, Dir: cs.dir, Env: cs.env,
+			Timeout: durationOr(cs.suite.Timeout, defaultTimeout), MaxOutput: cs.opts.MaxOutput, Network: roundNetwork(cs.suite),
+			Writable: []string{cs.vr.datadir},
 		})
 		if err != nil {
 			return nil, fmt.Errorf("suite %s: %s: %w", cs.suite.Name, cs.side.name, err)
@@ -149,8 +185,15 @@ func (cs *commandSide) round(ctx context.Context, r int) ([]*bench.Result, error
 			cs.failed[cmd] = true
 			cs.out.Failures = append(cs.out.Failures, compare.Failure{Variant: cs.side.name, Stage: "run", Message: fmt.Sprintf("suite %s: %s exited with status %d", cs.suite.Name, cmd, res.ExitCode), LogTail: tailOf(res, 30), Limit: res.Limit})
 		}
-		var data []byte
 		name := fmt.Sprintf("%s/%s round %d (%s)", cs.suite.Name, cs.side.name, r+1, cmd)
+		if cs.perf != nil {
+			prs, err := cs.perf.results(ctx, cs.suite, pt, name+" perf stat")
+			if err != nil && res.OK() {
+				cs.out.Failures = append(cs.out.Failures, compare.Failure{Variant: cs.side.name, Stage: "parse", Message: err.Error()})
+			}
+			results = append(results, prs...)
+		}
+		var data []byte
 		switch {
 		case outFile != "":
 			data, err = os.ReadFile(outFile)
