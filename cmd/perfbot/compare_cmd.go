@@ -69,7 +69,8 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if fs.NArg() > 0 {
 		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	if len(f.patches) == 0 && len(f.heads) == 0 {
+	if len(f.patches) == 0 && len(f.heads) == 0 && f.config == "" {
+		// With --config, the suites' variants are the sides.
 		return usagef("give at least one --patch FILE or --head REF to compare with the baseline")
 	}
 	method, err := verdictMethod(f.method)
