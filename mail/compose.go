@@ -83,22 +83,19 @@ func Compose(w io.Writer, o Outgoing) (string, error) {
 	if o.Msg.Key == "" {
 		return "", errors.New("mail: message has no key; a retry could not be recognised")
 	}
-	var h gomail.Header
-	h.SetAddressList("From", []*gomail.Address{o.From})
-	h.SetAddressList("To", o.To)
-	if len(o.Cc) > 0 {
-		h.SetAddressList("Cc", o.Cc)
-	}
-	h.SetSubject(subject(o.Msg))
 	date := o.Date
 	if date.IsZero() {
 		date = time.Now()
 	}
-	h.SetDate(date)
 	id := MessageID(o.Msg.Key, domainOf(o.From))
-	h.SetMessageID(id)
+	// go-message puts each new field above the earlier ones, so the
+	// fields are set bottom up: the header reads From, To, Subject, ...
+	var h gomail.Header
+	h.SetContentType("multipart/mixed", nil)
+	h.Set("MIME-Version", "1.0")
+	h.Set("X-Perfbot-Key", o.Msg.Key)
+	h.Set("Auto-Submitted", "auto-generated") // RFC 3834: no auto-replies back
 	if parent := trimID(o.Msg.InReplyTo); parent != "" {
-		h.SetMsgIDList("In-Reply-To", []string{parent})
 		var refs []string
 		for _, r := range o.Msg.References {
 			if r = trimID(r); r != "" && r != parent {
@@ -106,10 +103,16 @@ func Compose(w io.Writer, o Outgoing) (string, error) {
 			}
 		}
 		h.SetMsgIDList("References", append(refs, parent))
+		h.SetMsgIDList("In-Reply-To", []string{parent})
 	}
-	h.Set("Auto-Submitted", "auto-generated") // RFC 3834: no auto-replies back
-	h.Set("X-Perfbot-Key", o.Msg.Key)
-	h.SetContentType("multipart/mixed", nil)
+	h.SetMessageID(id)
+	h.SetDate(date)
+	h.SetSubject(subject(o.Msg))
+	if len(o.Cc) > 0 {
+		h.SetAddressList("Cc", o.Cc)
+	}
+	h.SetAddressList("To", o.To)
+	h.SetAddressList("From", []*gomail.Address{o.From})
 
 	mw, err := message.CreateWriter(w, h.Header)
 	if err != nil {
