@@ -87,3 +87,18 @@ func TestLocalMemoryLimit(t *testing.T) {
 		t.Errorf("Limit = %q, Note %q", res.Limit, res.Note)
 	}
 }
+
+func TestLocalEscapedDaemonDoesNotHang(t *testing.T) {
+	start := time.Now()
+	res, err := Local{}.Run(context.Background(), Spec{Argv: []string{"/bin/sh", "-c", "setsid sleep 8 & echo started"},
+		Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 15*time.Second {
+		t.Errorf("Run waited %s for a daemon holding the output", d)
+	}
+	if res.ExitCode != 0 || !strings.Contains(string(res.Stdout), "started") {
+		t.Errorf("exit %d, stdout %q", res.ExitCode, res.Stdout)
+	}
+}

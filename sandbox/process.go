@@ -26,6 +26,9 @@ type procHooks struct {
 	finish func(res *Result)
 }
 
+// waitDelay is how long output is still read after the command ended.
+const waitDelay = 5 * time.Second
+
 // gateScript waits for one line on fd 3, closes it and runs its arguments.
 // It lets the parent put the process into a cgroup before it can fork.
 const gateScript = `read -r _ <&3 || exit 125; exec 3<&-; exec "$@"`
@@ -52,10 +55,19 @@ func runProcessGroup(ctx context.Context, spec Spec, argv []string, h *procHooks
 	stderr := &cappedBuffer{limit: limit}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A process that left the group (setsid) but holds the output pipes
+	// must not keep Wait waiting once the command itself has ended.
+	cmd.WaitDelay = waitDelay
+	abandon := func() {
+		if h.finish != nil {
+			h.finish(&Result{})
+		}
+	}
 	var gateR, gateW *os.File
 	if h.gated {
 		var err error
 		if gateR, gateW, err = os.Pipe(); err != nil {
+			abandon()
 			return nil, fmt.Errorf("sandbox: %w", err)
 		}
 		defer gateW.Close()
@@ -67,6 +79,7 @@ func runProcessGroup(ctx context.Context, spec Spec, argv []string, h *procHooks
 		gateR.Close()
 	}
 	if err != nil {
+		abandon()
 		return nil, fmt.Errorf("start %s: %w", argv[0], err)
 	}
 	done := make(chan error, 1)
@@ -81,9 +94,7 @@ func runProcessGroup(ctx context.Context, spec Spec, argv []string, h *procHooks
 	if err != nil {
 		killGroup(cmd.Process.Pid)
 		<-done
-		if h.finish != nil {
-			h.finish(&Result{})
-		}
+		abandon()
 		return nil, fmt.Errorf("sandbox: set up limits: %w", err)
 	}
 
@@ -124,12 +135,19 @@ func runProcessGroup(ctx context.Context, spec Spec, argv []string, h *procHooks
 	res.Stdout, res.Stderr = stdout.Bytes(), stderr.Bytes()
 	res.Dropped = stdout.dropped + stderr.dropped
 	res.ExitCode = 0
-	if waitErr != nil {
-		var ee *exec.ExitError
-		if !errors.As(waitErr, &ee) {
-			return nil, fmt.Errorf("wait for %s: %w", argv[0], waitErr)
-		}
+	var ee *exec.ExitError
+	switch {
+	case waitErr == nil:
+	case errors.As(waitErr, &ee):
 		res.ExitCode = ee.ExitCode()
+	case errors.Is(waitErr, exec.ErrWaitDelay) && cmd.ProcessState != nil:
+		res.ExitCode = cmd.ProcessState.ExitCode()
+		res.addNote("a process that left the command's process group still held its output and was abandoned")
+	default:
+		if h.finish != nil {
+			h.finish(res)
+		}
+		return nil, fmt.Errorf("wait for %s: %w", argv[0], waitErr)
 	}
 	if res.Limit == LimitTimeout {
 		res.addNote(fmt.Sprintf("killed with all its processes at the %s timeout", spec.Timeout))
