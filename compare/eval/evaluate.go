@@ -51,6 +51,12 @@ var methods = []method{
 	{name: "perfbot-adaptive", opts: compare.VerdictOptions{Method: compare.MethodPerfbot}, adaptive: true},
 }
 
+// tiered is a source that knows its noise class (see simBench.tier).
+type tiered interface{ tier() int }
+
+// tierNames name the noise classes of simulated benchmarks.
+var tierNames = []string{"sigma<1.5%", "1.5-4%", "4-10%"}
+
 // changes are the slow-downs whose detection is measured.
 var changes = []float64{1, 2, 5, 10}
 
@@ -62,6 +68,9 @@ type tableRow struct {
 	suitesFlagged    int       // no-change suites with a flag
 	detected         []float64 // per change size, share of changed rows flagged worse
 	wrongFlags       []float64 // per change size, share of unchanged rows flagged
+	// tierHit and tierN count, per noise class, the changed rows flagged
+	// worse and all changed rows at a 5% change.
+	tierHit, tierN []int
 }
 
 // suite is one drawn suite: per benchmark its rounds and, for the history
@@ -69,6 +78,7 @@ type tableRow struct {
 type suite struct {
 	base, cand [][]float64
 	history    [][]float64
+	tiers      []int // noise class per benchmark, -1 when unknown
 }
 
 func drawSuite(rng *rand.Rand, sc scenario, cfg config, changePct float64) suite {
@@ -90,6 +100,11 @@ func drawSuite(rng *rand.Rand, sc scenario, cfg config, changePct float64) suite
 		s.base = append(s.base, base)
 		s.cand = append(s.cand, cand)
 		s.history = append(s.history, hist)
+		tier := -1
+		if t, ok := src.(tiered); ok {
+			tier = t.tier()
+		}
+		s.tiers = append(s.tiers, tier)
 	}
 	return s
 }
@@ -98,7 +113,8 @@ func evaluate(ctx context.Context, sc scenario, cfg config) ([]tableRow, error) 
 	rows := make([]tableRow, len(methods))
 	for i, m := range methods {
 		rows[i] = tableRow{scenario: sc.name(), method: m.name,
-			detected: make([]float64, len(changes)), wrongFlags: make([]float64, len(changes))}
+			detected: make([]float64, len(changes)), wrongFlags: make([]float64, len(changes)),
+			tierHit: make([]int, len(tierNames)), tierN: make([]int, len(tierNames))}
 	}
 	sizes := append([]float64{0}, changes...)
 	for si, change := range sizes {
@@ -128,8 +144,16 @@ func evaluate(ctx context.Context, sc scenario, cfg config) ([]tableRow, error) 
 						if v == compare.Noisy {
 							r.noisy++
 						}
-					case changed && v == compare.Worse:
-						r.detected[si-1]++
+					case changed:
+						if v == compare.Worse {
+							r.detected[si-1]++
+						}
+						if t := s.tiers[b]; change == 5 && t >= 0 {
+							r.tierN[t]++
+							if v == compare.Worse {
+								r.tierHit[t]++
+							}
+						}
 					case !changed && flagged:
 						r.wrongFlags[si-1]++
 					}

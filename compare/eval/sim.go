@@ -56,3 +56,15 @@ func (b simBench) rounds(rng *rand.Rand, n int, factor float64) (base, cand []fl
 	}
 	return base, cand
 }
+
+// tier is the benchmark's noise class: 0 quiet (σ < 1.5%), 1 moderate
+// (σ < 4%), 2 noisy.
+func (b simBench) tier() int {
+	switch {
+	case b.sigma < 0.015:
+		return 0
+	case b.sigma < 0.04:
+		return 1
+	}
+	return 2
+}

@@ -25,4 +25,27 @@ func printTable(w io.Writer, cfg config, rows []tableRow) {
 		fmt.Fprintf(tw, "\t%.2f%%\t\n", 100*r.wrongFlags[2])
 	}
 	tw.Flush()
+
+	fmt.Fprintf(w, "\n5%% change detected, by the simulated benchmark's noise (log-scale sigma)\n\n")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "scenario\tmethod\t")
+	for _, n := range tierNames {
+		fmt.Fprintf(tw, "%s\t", n)
+	}
+	fmt.Fprintln(tw)
+	for _, r := range rows {
+		total := 0
+		for _, n := range r.tierN {
+			total += n
+		}
+		if total == 0 {
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t", r.scenario, r.method)
+		for i := range r.tierN {
+			fmt.Fprintf(tw, "%.1f%% of %d\t", 100*float64(r.tierHit[i])/float64(max(1, r.tierN[i])), r.tierN[i])
+		}
+		fmt.Fprintln(tw)
+	}
+	tw.Flush()
 }
