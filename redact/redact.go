@@ -218,7 +218,7 @@ func (r *Redactor) find(b []byte) []span {
 	merged := spans[:1]
 	for _, s := range spans[1:] {
 		last := &merged[len(merged)-1]
-		if s.start <= last.end {
+		if s.start < last.end {
 			last.end = max(last.end, s.end)
 			continue
 		}

@@ -18,7 +18,7 @@ func TestString(t *testing.T) {
 	}{
 		{"none", "BenchmarkFoo 100 5 ns/op", "BenchmarkFoo 100 5 ns/op"},
 		{"plain", "token=" + token + "\n", "token=" + Mask + "\n"},
-		{"twice", token + token, Mask},
+		{"twice", token + token, Mask + Mask},
 		{"two secrets", token + " and s3cr3t-password.", Mask + " and " + Mask + "."},
 		{"base64", "X " + base64.StdEncoding.EncodeToString([]byte(token)) + " Y", "X " + Mask + " Y"},
 		{"base64 url", base64.URLEncoding.EncodeToString([]byte(token)), Mask},
