@@ -1,33 +1,23 @@
 package retry
 
-import "strings"
+import "github.com/perfbot/perfbot/redact"
 
-// redactedMark stands in for a secret in an error message.
-const redactedMark = "[REDACTED]"
-
-// Redact returns err with every occurrence of each non-empty secret in its
-// message replaced by "[REDACTED]". The result still unwraps to err, so
-// errors.Is and errors.As see the original, but its message never carries a
-// token, even when a server echoed the request back.
+// Redact returns err with every secret in its message, and each secret's
+// base64 and URL-encoded forms (an echoed Basic credential), replaced by
+// "[REDACTED]" (see package redact; secrets shorter than redact.MinLen are
+// left alone). The result still unwraps to err, so errors.Is and errors.As
+// see the original, but its message never carries a token, even when a
+// server echoed the request back.
 func Redact(err error, secrets ...string) error {
 	if err == nil {
 		return nil
 	}
 	msg := err.Error()
-	changed := false
-	for _, s := range secrets {
-		if len(s) < 4 { // too short to tell from ordinary text
-			continue
-		}
-		if strings.Contains(msg, s) {
-			msg = strings.ReplaceAll(msg, s, redactedMark)
-			changed = true
-		}
-	}
-	if !changed {
+	clean := redact.New(secrets...).String(msg)
+	if clean == msg {
 		return err
 	}
-	return &redactedError{msg: msg, err: err}
+	return &redactedError{msg: clean, err: err}
 }
 
 type redactedError struct {

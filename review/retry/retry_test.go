@@ -141,3 +141,11 @@ func TestRedact(t *testing.T) {
 		t.Error("redacted error lost its cause")
 	}
 }
+
+func TestRedactEncodedForms(t *testing.T) {
+	// A Basic credential echoed back carries the token base64-encoded.
+	base := errors.New("401: Authorization: Basic cGVyZmJvdDpqaXJhLXRva2VuLTEyMzQ1")
+	if got := Redact(base, "jira-token-12345").Error(); strings.Contains(got, "cGVyZmJvdDpqaXJhLXRva2VuLTEyMzQ1") {
+		t.Errorf("encoded token kept: %q", got)
+	}
+}
