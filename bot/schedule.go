@@ -128,8 +128,17 @@ func (s *Service) fire(ctx context.Context, name string, sch Schedule, at time.T
 		}
 		return err
 	}
+	// A nightly run compares the branch with what the previous night
+	// measured, so each night's change stands on its own; the first night
+	// compares the branch with the project branch.
+	prefix := "schedule:" + name + "@"
+	base := ""
+	if prev, err := s.st.LastDoneRun(ctx, prefix); err == nil {
+		base = prev.CandidateCommit
+	}
 	_, _, err := s.Enqueue(ctx, JobSpec{
-		Key:          "schedule:" + name + "@" + stamp,
+		Key:          prefix + stamp,
+		BaseRef:      base,
 		Targets:      s.scheduleTargets(sch),
 		Suites:       sch.Run,
 		CandidateRef: sch.On,

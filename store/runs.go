@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -190,4 +191,26 @@ func (s *Store) AbandonRun(ctx context.Context, id int64, reason string) error {
 	_, err := s.exec(ctx, `UPDATE runs SET status = ?, error = ? WHERE id = ? AND status = ?`,
 		StatusQueued, reason, id, StatusRunning)
 	return err
+}
+
+// LastDoneRun returns the most recently finished run whose job key starts
+// with prefix (such as a schedule's previous nightly run), or ErrNotFound.
+func (s *Store) LastDoneRun(ctx context.Context, prefix string) (*Run, error) {
+	rs, err := s.runs(ctx, `WHERE status = ? AND job_key LIKE ? ESCAPE '!' ORDER BY finished_at DESC, id DESC LIMIT 1`,
+		StatusDone, likePrefix(prefix))
+	if err != nil {
+		return nil, err
+	}
+	if len(rs) == 0 {
+		return nil, fmt.Errorf("finished run with key %s*: %w", prefix, ErrNotFound)
+	}
+	return &rs[0], nil
+}
+
+// likePrefix escapes LIKE's wildcards in prefix and appends "%". The
+// escape character is declared in the query's ESCAPE clause on both
+// databases; here it is "!".
+func likePrefix(prefix string) string {
+	r := strings.NewReplacer("!", "!!", "%", "!%", "_", "!_")
+	return r.Replace(prefix) + "%"
 }

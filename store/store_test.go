@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -174,6 +175,27 @@ func TestPostsSeenTested(t *testing.T) {
 		}
 		if got, err := s.ScheduleLast(ctx, "nightly"); err != nil || !got.Equal(at) {
 			t.Fatalf("schedule last = %v, %v", got, err)
+		}
+	})
+}
+
+func TestLastDoneRun(t *testing.T) {
+	eachStore(t, func(t *testing.T, s *Store) {
+		ctx := context.Background()
+		for i, key := range []string{"schedule:nightly_wal@2026-11-28T03:00Z", "schedule:nightly_wal@2026-11-29T03:00Z", "schedule:nightlyXwal@2026-11-30T03:00Z"} {
+			r := &Run{JobKey: key, JobID: int64(100 + i)}
+			if _, err := s.StartRun(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+			r.Status, r.CandidateCommit = StatusDone, fmt.Sprintf("c%d", i)
+			if err := s.FinishRun(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		got, err := s.LastDoneRun(ctx, "schedule:nightly_wal@")
+		if err != nil || got.CandidateCommit != "c1" {
+			t.Fatalf("LastDoneRun = %+v, %v; want the run with commit c1 (_ is not a wildcard)", got, err)
 		}
 	})
 }

@@ -1,0 +1,126 @@
+package digest
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfbot/perfbot/bench"
+	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/store"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func row(name string, params bench.Params, unit string, delta float64, v compare.Verdict) compare.Row {
+	base := 100.0
+	return compare.Row{Benchmark: name, Params: params, Unit: unit,
+		Base: &compare.Cell{Center: base, N: 5},
+		Candidates: []compare.Candidate{{Variant: "cand", Cell: compare.Cell{Center: base * (1 + delta/100), N: 5},
+			DeltaPct: delta, Verdict: v, P: 0.01, Alpha: 0.05}}}
+}
+
+// seed stores a nightly run on main and a pull request's run.
+func seed(t *testing.T, st *store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	runs := []struct {
+		run  store.Run
+		rows []compare.Row
+		link string
+	}{
+		{store.Run{JobKey: "schedule:nightly@2026-11-29T03:00Z", JobID: 1, CandidateRef: "main",
+			BaseCommit: "1111111111aaaa", CandidateCommit: "2222222222bbbb", Venue: "mail", Target: "dev@lists.example.org"},
+			[]compare.Row{
+				row("BenchmarkWALAppend", bench.Params{{Name: "threads", Value: "10"}}, "ns/op", -12.5, compare.Better),
+				row("BenchmarkScan<script>", nil, "ns/op", 8.25, compare.Worse),
+				row("BenchmarkGet", nil, "ns/op", 0.4, compare.Same),
+			}, "<20261129030000.nightly@perfbot>"},
+		{store.Run{JobKey: "github:acme/store#12/comment/1", JobID: 2, CandidateRef: "refs/pull/12/head",
+			Venue: "github", Target: "acme/store#12"},
+			[]compare.Row{row("BenchmarkScan", nil, "ns/op", -30, compare.Better)},
+			"https://github.com/acme/store/pull/12#issuecomment-5"},
+	}
+	for _, r := range runs {
+		run := r.run
+		if _, err := st.StartRun(ctx, &run); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.SaveComparison(ctx, run.ID, &compare.Comparison{Base: "base", Candidates: []string{"cand"}, Rows: r.rows}); err != nil {
+			t.Fatal(err)
+		}
+		run.Status = store.StatusDone
+		if err := st.FinishRun(ctx, &run); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.RecordPost(ctx, store.Post{Venue: run.Venue, Target: run.Target, JobKey: run.JobKey, Link: r.link}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file (go test -update rewrites it)\ngot:\n%s\nwant:\n%s", name, got, want)
+	}
+}
+
+func TestBuildAndRender(t *testing.T) {
+	st, err := store.Open(context.Background(), store.SQLite, filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	seed(t, st)
+	to := time.Now().Add(time.Hour)
+	d, err := Build(context.Background(), st, to.Add(-7*24*time.Hour), to, Options{Branches: []string{"main"}, RC: "v2.6.0-rc1", Release: "v2.5.0", Title: "weekly"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Branch) != 2 || len(d.Patches) != 1 || d.Patches[0].Better != 1 || d.ReleaseNote == "" {
+		t.Fatalf("digest = %+v", d)
+	}
+	// Fix the period for the golden files.
+	d.From = time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
+	d.To = time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
+	msg := d.Message()
+	golden(t, "weekly.txt", msg.Text)
+	golden(t, "weekly.html", msg.HTML)
+	if strings.Contains(msg.HTML, "<script>") || !strings.Contains(msg.HTML, "BenchmarkScan&lt;script&gt;") {
+		t.Error("benchmark name not escaped in HTML")
+	}
+	if msg.Subject != "perfbot weekly: 2026-11-23 to 2026-11-30" || msg.Summary != "1 better, 1 worse on tracked branches; 1 patches measured" {
+		t.Errorf("subject %q, summary %q", msg.Subject, msg.Summary)
+	}
+}
+
+func TestEmptyPeriod(t *testing.T) {
+	st, err := store.Open(context.Background(), store.SQLite, filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	d, err := Build(context.Background(), st, time.Now().Add(-time.Hour), time.Now(), Options{Branches: []string{"main"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if txt := d.Text(); !strings.Contains(txt, "no significant change") || !strings.Contains(txt, "none") {
+		t.Errorf("empty digest:\n%s", txt)
+	}
+}
