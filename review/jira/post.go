@@ -170,6 +170,9 @@ next:
 	return nil
 }
 
+// quoteEscaper escapes a form-data parameter as mime/multipart does.
+var quoteEscaper = strings.NewReplacer("\\", "\\\\", `"`, "\\\"", "\r", "", "\n", "")
+
 // upload sends one file as POST /rest/api/2/issue/{key}/attachments,
 // multipart field "file", with the X-Atlassian-Token: no-check header JIRA
 // requires against cross-site requests.
@@ -177,7 +180,7 @@ func (c *Client) upload(ctx context.Context, issue string, a review.Attachment) 
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
 	h := textproto.MIMEHeader{}
-	h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="file"; filename=%q`, a.Name))
+	h.Set("Content-Disposition", fmt.Sprintf(`form-data; name="file"; filename="%s"`, quoteEscaper.Replace(a.Name)))
 	ct := a.ContentType
 	if ct == "" {
 		ct = "application/octet-stream"

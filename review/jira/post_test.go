@@ -187,3 +187,17 @@ func TestConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestAttachmentNameQuoted(t *testing.T) {
+	f := newFakeJIRA(t)
+	var waits []time.Duration
+	c := newClient(t, f, Config{User: f.user, Token: f.token}, &waits)
+	m := message("k", "x")
+	m.Attachments[0].Name = `team <script>{html} "q" ü.json`
+	if _, err := c.Post(context.Background(), "STORE-1", m); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.attachments) != 1 || f.attachments[0].Filename != m.Attachments[0].Name {
+		t.Errorf("attachments %+v", f.attachments)
+	}
+}

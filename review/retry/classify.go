@@ -42,10 +42,11 @@ func RetryAfter(h http.Header, now time.Time) time.Duration {
 
 // NetworkTransient reports whether err, from a transport rather than from
 // the server's answer, may pass: a timeout, a refused or reset connection,
-// a connection closed mid-answer. A cancelled or expired ctx is not
-// transient: the caller stopped waiting.
+// a connection closed mid-answer. A cancelled ctx is not transient: the
+// caller stopped waiting. (An expired ctx looks like any other timeout
+// here; Policy.Do sees the expired ctx before it tries again.)
 func NetworkTransient(err error) bool {
-	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if err == nil || errors.Is(err, context.Canceled) {
 		return false
 	}
 	var ne net.Error

@@ -149,3 +149,17 @@ func TestRedactEncodedForms(t *testing.T) {
 		t.Errorf("encoded token kept: %q", got)
 	}
 }
+
+func TestDoStopsOnExpiredContextAfterTimeout(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel()
+	<-ctx.Done()
+	calls := 0
+	err := Policy{}.Do(ctx, "op", func(ctx context.Context) error {
+		calls++
+		return Transient(ctx.Err())
+	})
+	if calls != 0 || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("calls %d, err %v", calls, err)
+	}
+}
