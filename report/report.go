@@ -1,11 +1,16 @@
-// Package report renders a comparison for people and programs: plain text
-// with aligned columns (benchstat's layout), GitHub Markdown, JIRA wiki
-// markup and JSON. Every string that came from a benchmark or a patch is
-// escaped for the markup it lands in.
+// Package report renders a comparison for people and programs: GitHub
+// Markdown, Review Board Markdown, JIRA wiki markup, plain text with aligned
+// columns, self-contained HTML for mail, and JSON. It also builds the
+// review.Message a venue client posts (Message) and the charts sent with it
+// (Charts).
+//
+// The layout comes from templates (package templates, one file per venue,
+// one {{define}} per shape of table) that a user folder may override. Every
+// string that came from a benchmark, a patch or a log is escaped for the
+// markup it lands in: no mention, no issue link, no macro, no link, no HTML.
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -13,32 +18,89 @@ import (
 	"github.com/perfbot/perfbot/compare"
 )
 
-// Formats lists the renderings Render knows.
+// Formats lists the formats that perfbot writes to report files by default.
+// Render knows more: see AllFormats.
 var Formats = []string{"text", "markdown", "jira", "json"}
 
-// Render writes cmp to w in the named format.
-func Render(w io.Writer, format string, cmp *compare.Comparison) error {
+// AllFormats lists every format Render knows.
+var AllFormats = []string{"text", "markdown", "reviewboard", "jira", "html", "json"}
+
+// FileName is the file a format is saved as: "report.md" for markdown.
+func FileName(format string) string {
 	switch format {
 	case "text", "":
-		return Text(w, cmp)
+		return "report.txt"
 	case "markdown", "md":
-		return Markdown(w, cmp)
+		return "report.md"
+	case "reviewboard", "rb":
+		return "report.rb.md"
 	case "jira":
-		return JIRA(w, cmp)
+		return "report.jira"
+	case "html":
+		return "report.html"
 	case "json":
+		return "report.json"
+	}
+	return "report." + format
+}
+
+// Options control a rendering.
+type Options struct {
+	// TemplateDir is a folder whose templates override the embedded ones:
+	// DIR/<venue>.tmpl and DIR/<venue>/*.tmpl, where venue is markdown,
+	// reviewboard, jira, text or html. Each {{define}} there replaces the
+	// default block of the same name.
+	TemplateDir string
+	// SweepParams name the parameters that pivot into a sweep when they
+	// alone vary between a benchmark's rows; nil means DefaultSweepParams,
+	// an empty non-nil slice turns sweeps off.
+	SweepParams []string
+	// Key is the stable key of the answer, copied into Message.Key.
+	Key string
+	// MarkdownLimit and JIRALimit bound the short renderings in
+	// characters; zero means GitHubCommentLimit and JIRACommentLimit.
+	MarkdownLimit int
+	JIRALimit     int
+	// NoCharts leaves the charts out of Message.
+	NoCharts bool
+}
+
+// Render writes cmp to w in the named format with the default templates.
+func Render(w io.Writer, format string, cmp *compare.Comparison) error {
+	return RenderWith(w, format, cmp, Options{})
+}
+
+// RenderWith writes cmp to w in the named format.
+func RenderWith(w io.Writer, format string, cmp *compare.Comparison, opts Options) error {
+	if format == "json" {
 		return JSON(w, cmp)
 	}
-	return fmt.Errorf("unknown report format %q (want %s)", format, strings.Join(Formats, ", "))
+	v, err := venueOf(format)
+	if err != nil {
+		return err
+	}
+	set, err := loadTemplates(v, opts.TemplateDir)
+	if err != nil {
+		return err
+	}
+	doc := build(cmp, opts)
+	if v == venueMarkdown && doc.Rows > collapseRows {
+		doc.Collapse = true
+		doc.ChangedSections = shortDoc(doc, -1).Sections
+	}
+	out, err := set.render(doc)
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, out)
+	return err
 }
 
-// JSON writes cmp as one indented JSON object.
-func JSON(w io.Writer, cmp *compare.Comparison) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(cmp)
-}
+// collapseRows is the row count above which GitHub Markdown folds the full
+// tables into a <details> section below the changed rows.
+const collapseRows = 40
 
-// SummaryLine is the one-line verdict for a candidate, such as
+// SummaryLine is the one-line verdict for every candidate, such as
 // "patch vs base: 1 better, 0 worse, 3 same, 0 noisy".
 func SummaryLine(cmp *compare.Comparison) string {
 	var parts []string
@@ -59,83 +121,24 @@ func SummaryLine(cmp *compare.Comparison) string {
 	if len(parts) == 0 {
 		return "nothing compared"
 	}
-	return strings.Join(parts, "; ")
+	return oneLine(strings.Join(parts, "; "))
 }
 
-// provenanceLines describes where the numbers came from, one fact a line.
-func provenanceLines(p *compare.Provenance) []string {
-	var lines []string
-	for _, s := range p.Sides {
-		l := s.Variant + ":"
-		if s.Ref != "" {
-			l += " " + s.Ref
-		}
-		if s.Commit != "" {
-			l += " (" + short(s.Commit) + ")"
-		}
-		if s.Patch != "" {
-			l += " + patch " + s.Patch
-			if s.PatchSubject != "" {
-				l += " \"" + s.PatchSubject + "\""
-			}
-		}
-		if len(s.Settings) > 0 {
-			l += " with " + strings.Join(s.Settings, " ")
-		}
-		if len(s.Files) > 0 {
-			l += " from " + strings.Join(s.Files, ", ")
-		}
-		lines = append(lines, l)
+// oneLine folds line breaks and other control characters into spaces.
+func oneLine(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
 	}
-	h := p.Host
-	if h.Name != "" || h.CPU != "" {
-		l := "host: " + h.Name
-		if h.OS != "" {
-			l += " " + h.OS + "/" + h.Arch
+	return strings.Map(func(r rune) rune {
+		if isControl(r) {
+			return ' '
 		}
-		if h.Kernel != "" {
-			l += ", kernel " + h.Kernel
-		}
-		if h.CPU != "" {
-			l += ", " + h.CPU
-		}
-		if h.Cores > 0 {
-			l += fmt.Sprintf(", %d cores", h.Cores)
-		}
-		lines = append(lines, l)
-	}
-	if len(h.Toolchain) > 0 {
-		lines = append(lines, "toolchain: "+strings.Join(h.Toolchain, ", "))
-	}
-	for _, s := range p.Suites {
-		for _, c := range s.Commands {
-			lines = append(lines, fmt.Sprintf("suite %s (%d rounds): %s", s.Name, s.Rounds, c))
-		}
-	}
-	if len(p.RunOrder) > 0 {
-		lines = append(lines, "run order: "+strings.Join(p.RunOrder, " "))
-	}
-	if p.Sandbox != "" {
-		lines = append(lines, "sandbox: "+p.Sandbox)
-	}
-	if !p.Started.IsZero() {
-		l := "started " + p.Started.UTC().Format("2006-01-02 15:04:05 UTC")
-		if !p.Finished.IsZero() {
-			l += fmt.Sprintf(", took %s", p.Finished.Sub(p.Started).Round(1e9))
-		}
-		lines = append(lines, l)
-	}
-	if p.Tool != "" {
-		lines = append(lines, "perfbot "+p.Tool)
-	}
-	return lines
+		return r
+	}, s)
 }
 
-func short(commit string) string {
-	if len(commit) > 12 {
-		return commit[:12]
-	}
-	return commit
+func isControl(r rune) bool {
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029'
 }
 
 // tail returns the last n lines of s.

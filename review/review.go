@@ -28,6 +28,9 @@ type Message struct {
 	// ShortMarkdown is a shorter Markdown rendering (summary and the
 	// changed rows) for a venue whose size limit Markdown exceeds.
 	ShortMarkdown string
+	// ReviewBoardMarkdown is Review Board's Markdown (text_type=markdown):
+	// no raw HTML, no <details>, no emoji.
+	ReviewBoardMarkdown string
 	// JIRA is JIRA wiki markup.
 	JIRA string
 	// ShortJIRA is the shorter JIRA rendering, for the same reason.

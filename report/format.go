@@ -1,0 +1,224 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"golang.org/x/perf/benchmath"
+	"golang.org/x/perf/benchunit"
+
+	"github.com/perfbot/perfbot/bench"
+	"github.com/perfbot/perfbot/compare"
+)
+
+// numberStyle formats the values of one line. Rows measured as samples
+// (Go benchmarks) are scaled as benchstat scales them ("617.0n ± 1%");
+// rows that carry a tool's own summary (JMH, YCSB, perf stat, single runs)
+// keep the tool's digits with thousands separators ("327,336.998 ±
+// 10,207.402"), so the figures match what the tool printed.
+type numberStyle struct {
+	sampled bool
+	factor  float64
+	scaler  benchunit.Scaler
+}
+
+// sampled reports whether a row's values are best scaled as benchstat
+// scales them: Go benchmark units ("ns/op", "B/op", "B/s") measured as
+// samples rather than given as a tool's summary.
+func sampled(row *compare.Row) bool {
+	if !strings.HasSuffix(row.Unit, "/op") && row.Unit != "B/s" {
+		return false
+	}
+	if row.Base != nil && !row.Base.Summarized {
+		return true
+	}
+	for i := range row.Candidates {
+		c := &row.Candidates[i]
+		if c.Presence != compare.Removed && !c.Summarized {
+			return true
+		}
+	}
+	return false
+}
+
+func newNumberStyle(row *compare.Row, unit string, factor float64) numberStyle {
+	ns := numberStyle{sampled: sampled(row), factor: factor}
+	if !ns.sampled {
+		return ns
+	}
+	var centers []float64
+	if row.Base != nil {
+		centers = append(centers, row.Base.Center*factor)
+	}
+	for i := range row.Candidates {
+		if c := &row.Candidates[i]; c.Presence != compare.Removed {
+			centers = append(centers, c.Center*factor)
+		}
+	}
+	ns.scaler = benchunit.CommonScale(centers, benchunit.ClassOf(unit))
+	return ns
+}
+
+// cell formats a cell's centre with its interval.
+func (ns numberStyle) cell(c *compare.Cell) string {
+	f := ns.factor
+	if ns.sampled {
+		s := benchmath.Summary{Center: c.Center * f, Lo: c.Lo * f, Hi: c.Hi * f}
+		v := ns.scaler.Format(s.Center)
+		if c.N <= 1 && !c.Summarized {
+			return v
+		}
+		return v + " ± " + s.PctRangeString()
+	}
+	v := plainNumber(c.Center * f)
+	switch {
+	case c.Summary != nil && c.Summary.Error > 0 && !math.IsNaN(c.Summary.Error):
+		return v + " ± " + plainNumber(c.Summary.Error*f)
+	case c.Summary == nil && c.N > 1 && !math.IsInf(c.Lo, 0) && !math.IsInf(c.Hi, 0) && c.Center != 0:
+		s := benchmath.Summary{Center: c.Center, Lo: c.Lo, Hi: c.Hi}
+		return v + " ± " + s.PctRangeString()
+	}
+	return v
+}
+
+// plain formats a single value (a geomean) in the line's style.
+func (ns numberStyle) plain(v float64) string {
+	if ns.sampled {
+		return ns.scaler.Format(v * ns.factor)
+	}
+	return plainNumber(v * ns.factor)
+}
+
+// plainNumber writes v with at most three decimals, as JMH prints scores,
+// and commas between thousands: 421940.9 -> "421,940.9", 327336.998 ->
+// "327,336.998", 79614165 -> "79,614,165". Very small values keep three
+// significant digits.
+func plainNumber(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "NaN"
+	case math.IsInf(v, 1):
+		return "∞"
+	case math.IsInf(v, -1):
+		return "-∞"
+	case v == 0:
+		return "0"
+	case math.Abs(v) < 0.001:
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	case math.Abs(v) >= 1e18:
+		return strconv.FormatFloat(v, 'g', 6, 64)
+	}
+	s := strconv.FormatFloat(v, 'f', -1, 64)
+	if dot := strings.IndexByte(s, '.'); dot >= 0 && len(s)-dot-1 > 3 {
+		s = strconv.FormatFloat(v, 'f', 3, 64)
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	intPart, frac, hasFrac := strings.Cut(s, ".")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, r := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	if hasFrac {
+		b.WriteByte('.')
+		b.WriteString(frac)
+	}
+	return b.String()
+}
+
+// formatDelta is the change of the centre in percent. It is shown whatever
+// the verdict, which says beside it whether the change is real.
+func formatDelta(base *compare.Cell, c *compare.Candidate) string {
+	switch {
+	case base == nil || c.Presence != compare.Both:
+		return ""
+	case base.Center == c.Center:
+		return "0.00%"
+	case base.Center == 0:
+		return "?"
+	case c.Ratio >= 10:
+		// "+57051.38%" reads worse than "571.5x"
+		return plainNumber(math.Round(c.Ratio*10)/10) + "x"
+	}
+	return fmt.Sprintf("%+.2f%%", c.DeltaPct)
+}
+
+// formatRatio is how many times better the candidate is, in the better
+// direction: 837 s -> 228 s is "3.7x", 100 -> 80 ops/s is "0.8x".
+func formatRatio(base *compare.Cell, c *compare.Candidate, better bench.Direction) string {
+	if base == nil || c.Presence != compare.Both || base.Center <= 0 || c.Center <= 0 {
+		return ""
+	}
+	r := c.Center / base.Center
+	if better == bench.LowerIsBetter {
+		r = base.Center / c.Center
+	}
+	switch {
+	case r >= 100:
+		return fmt.Sprintf("%.0fx", r)
+	case r >= 0.1:
+		return fmt.Sprintf("%.1fx", r)
+	}
+	return fmt.Sprintf("%.2gx", r)
+}
+
+// formatStat gives the p-value and the counts behind a decision.
+func formatStat(base *compare.Cell, c *compare.Candidate) string {
+	if base == nil || c.Presence != compare.Both {
+		return ""
+	}
+	var b strings.Builder
+	switch {
+	case math.IsNaN(c.P):
+		b.WriteString("p=? ")
+	case c.P != 0 || c.Test != compare.TestExact:
+		fmt.Fprintf(&b, "p=%0.3f ", c.P)
+	}
+	if base.N == c.N {
+		fmt.Fprintf(&b, "n=%d", c.N)
+	} else {
+		fmt.Fprintf(&b, "n=%d+%d", base.N, c.N)
+	}
+	return b.String()
+}
+
+// verdictOf is the word a cell shows.
+func verdictOf(c *compare.Candidate) string {
+	switch c.Presence {
+	case compare.Added:
+		return "added"
+	case compare.Removed:
+		return "removed"
+	}
+	if c.Verdict == "" {
+		return string(compare.Same)
+	}
+	return string(c.Verdict)
+}
+
+// tidyUnit returns the unit benchstat shows for unit ("sec/op" for
+// "ns/op") and the factor that converts values into it.
+func tidyUnit(unit string) (string, float64) {
+	factor, tidied := benchunit.Tidy(1, unit)
+	return tidied, factor
+}
+
+// metricUnit joins a metric and a unit for a title: "Time (s)".
+func metricUnit(metric, unit string) string {
+	switch {
+	case metric == "":
+		return unit
+	case unit == "":
+		return metric
+	}
+	return metric + " (" + unit + ")"
+}

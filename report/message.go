@@ -1,0 +1,282 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/review"
+)
+
+// Venue size limits, in characters.
+const (
+	// GitHubCommentLimit is the longest comment GitHub accepts.
+	GitHubCommentLimit = 65536
+	// JIRACommentLimit is the longest comment JIRA accepts.
+	JIRACommentLimit = 32767
+	// limitMargin is left free for what a venue client adds to a post,
+	// such as GitHub's hidden marker line.
+	limitMargin = 256
+)
+
+// Attachment names of Message.
+const (
+	// ResultsAttachment holds the comparison as JSON (the --format json
+	// contract).
+	ResultsAttachment = "perfbot-results.json"
+	// TextAttachment holds the full report as plain text.
+	TextAttachment = "perfbot-report.txt"
+)
+
+// Message renders cmp for every venue at once. Key is copied from opts.
+// Subject reads "perfbot: <patch subject>: 2 better, 1 worse"; State is
+// failure when anything got worse and error when nothing could be
+// compared. ShortMarkdown and ShortJIRA show the summary and the changed
+// rows only, cut further (saying how many rows were left out) until they
+// fit GitHub's and JIRA's comment limits. Attachments hold the charts (PNG,
+// inline, referenced by the HTML part as cid:<name>), the full report as
+// text and the comparison as JSON.
+func Message(cmp *compare.Comparison, opts Options) (review.Message, error) {
+	if cmp == nil {
+		return review.Message{}, errors.New("report: no comparison to render")
+	}
+	sets := map[venue]*templateSet{}
+	for _, v := range []venue{venueMarkdown, venueReviewBoard, venueJIRA, venueText, venueHTML} {
+		s, err := loadTemplates(v, opts.TemplateDir)
+		if err != nil {
+			return review.Message{}, err
+		}
+		sets[v] = s
+	}
+	doc := build(cmp, opts)
+	msg := review.Message{
+		Key:     opts.Key,
+		Subject: messageSubject(cmp, doc),
+		Summary: doc.Summary,
+		State:   state(cmp),
+	}
+
+	var charts []review.Attachment
+	if !opts.NoCharts {
+		var err error
+		if charts, err = chartsFor(cmp, doc); err != nil {
+			return review.Message{}, err
+		}
+	}
+	results, err := marshalComparison(cmp)
+	if err != nil {
+		return review.Message{}, fmt.Errorf("report: results: %w", err)
+	}
+
+	var errs []error
+	render := func(v venue, d *Document) string {
+		out, err := sets[v].render(d)
+		errs = append(errs, err)
+		return out
+	}
+	full := *doc
+	full.Charts = nil
+	msg.Text = render(venueText, &full)
+	msg.JIRA = render(venueJIRA, &full)
+	msg.ReviewBoardMarkdown = render(venueReviewBoard, &full)
+	msg.HTML = render(venueHTML, doc) // with its cid: charts
+	md := full
+	if md.Rows > collapseRows {
+		md.Collapse = true
+		md.ChangedSections = shortDoc(&full, -1).Sections
+	}
+	msg.Markdown = render(venueMarkdown, &md)
+	if err := errors.Join(errs...); err != nil {
+		return review.Message{}, err
+	}
+
+	mdLimit := opts.MarkdownLimit
+	if mdLimit <= 0 {
+		mdLimit = GitHubCommentLimit
+	}
+	jiraLimit := opts.JIRALimit
+	if jiraLimit <= 0 {
+		jiraLimit = JIRACommentLimit
+	}
+	if msg.ShortMarkdown, err = fitShort(sets[venueMarkdown], &full, room(mdLimit)); err != nil {
+		return review.Message{}, err
+	}
+	if msg.ShortJIRA, err = fitShort(sets[venueJIRA], &full, room(jiraLimit)); err != nil {
+		return review.Message{}, err
+	}
+
+	msg.Attachments = append(msg.Attachments, charts...)
+	msg.Attachments = append(msg.Attachments,
+		review.Attachment{Name: TextAttachment, ContentType: "text/plain; charset=utf-8", Data: []byte(msg.Text)},
+		review.Attachment{Name: ResultsAttachment, ContentType: "application/json", Data: results},
+	)
+	return msg, nil
+}
+
+// room is the part of a limit a rendering may fill.
+func room(limit int) int {
+	if limit > 4*limitMargin {
+		return limit - limitMargin
+	}
+	return limit
+}
+
+// chartsFor draws the PNG charts of a message; a chart that cannot be drawn
+// is an error, not a silent gap.
+func chartsFor(cmp *compare.Comparison, doc *Document) ([]review.Attachment, error) {
+	return charts(cmp, doc, []string{"png"})
+}
+
+// messageSubject is "perfbot: <subject>: 2 better, 1 worse".
+func messageSubject(cmp *compare.Comparison, doc *Document) string {
+	better, worse := 0, 0
+	for _, t := range cmp.Summary {
+		better += t.Better
+		worse += t.Worse
+	}
+	var verdict string
+	switch {
+	case len(cmp.Failures) > 0 && state(cmp) == review.StateError:
+		var fs []string
+		for _, f := range cmp.Failures {
+			fs = append(fs, f.Variant+" "+f.Stage)
+		}
+		verdict = "FAILED (" + strings.Join(fs, ", ") + ")"
+	case state(cmp) == review.StateError:
+		verdict = "nothing compared"
+	default:
+		verdict = fmt.Sprintf("%d better, %d worse", better, worse)
+	}
+	return oneLine("perfbot: " + doc.Subject + ": " + verdict)
+}
+
+// state is failure when a candidate got worse anywhere, error when no row
+// was measured on both sides, success otherwise.
+func state(cmp *compare.Comparison) review.State {
+	compared := false
+	for _, row := range cmp.Rows {
+		if row.Base == nil {
+			continue
+		}
+		for _, c := range row.Candidates {
+			if c.Presence == compare.Both {
+				compared = true
+			}
+		}
+	}
+	if !compared {
+		return review.StateError
+	}
+	for _, t := range cmp.Summary {
+		if t.Worse > 0 {
+			return review.StateFailure
+		}
+	}
+	return review.StateSuccess
+}
+
+// shortDoc keeps the first keep changed lines of full (all of them when
+// keep < 0) and drops sections left empty.
+func shortDoc(full *Document, keep int) *Document {
+	d := *full
+	d.Short, d.Collapse, d.ChangedSections = true, false, nil
+	d.Sections = nil
+	changed, shown := 0, 0
+	for _, s := range full.Sections {
+		var lines []*Line
+		firstWorkload := ""
+		for _, l := range s.Lines {
+			if !l.Changed {
+				continue
+			}
+			changed++
+			if keep >= 0 && shown >= keep {
+				continue
+			}
+			if s.Shape == ShapeWorkloads && l.Workload != firstWorkload {
+				// the first shown line of a workload names it
+				c := *l
+				c.First = true
+				l = &c
+				firstWorkload = l.Workload
+			}
+			lines = append(lines, l)
+			shown++
+		}
+		if len(lines) == 0 {
+			continue
+		}
+		c := *s
+		c.Lines = lines
+		if s.Shape == ShapeTable {
+			c.Geomean = s.Geomean
+		}
+		d.Sections = append(d.Sections, &c)
+	}
+	d.Omitted = full.Rows - shown
+	d.OmittedChanged = changed - shown
+	d.Attached = TextAttachment
+	return &d
+}
+
+// fitShort renders the changed lines of full, as many as fit in limit
+// characters; when not even the summary and provenance fit, the rendering
+// is cut at a line boundary with a note.
+func fitShort(set *templateSet, full *Document, limit int) (string, error) {
+	render := func(keep int) (string, bool, error) {
+		out, err := set.render(shortDoc(full, keep))
+		return out, err == nil && utf8.RuneCountInString(out) <= limit, err
+	}
+	out, fits, err := render(-1)
+	if err != nil || fits {
+		return out, err
+	}
+	changed := full.countChanged()
+	lo, hi, best := 0, changed-1, ""
+	for lo <= hi {
+		mid := (lo + hi) / 2
+		out, fits, err := render(mid)
+		if err != nil {
+			return "", err
+		}
+		if fits {
+			best, lo = out, mid+1
+		} else {
+			hi = mid - 1
+		}
+	}
+	if best != "" {
+		return best, nil
+	}
+	out, _, err = render(0)
+	if err != nil {
+		return "", err
+	}
+	return cutText(out, limit), nil
+}
+
+// cutText keeps the first lines of s that fit in limit characters and says
+// that the rest was cut.
+func cutText(s string, limit int) string {
+	const note = "\n… the rest of this report was cut to fit the size limit …\n"
+	room := limit - utf8.RuneCountInString(note)
+	if room <= 0 {
+		return string([]rune(s)[:max(0, limit)])
+	}
+	var b strings.Builder
+	n := 0
+	for _, l := range strings.SplitAfter(s, "\n") {
+		c := utf8.RuneCountInString(l)
+		if n+c > room {
+			if n == 0 {
+				b.WriteString(string([]rune(l)[:room]))
+			}
+			break
+		}
+		b.WriteString(l)
+		n += c
+	}
+	return b.String() + note
+}

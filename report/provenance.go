@@ -1,0 +1,90 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/perfbot/perfbot/compare"
+)
+
+// provenanceFacts describes where the numbers came from, one fact a line:
+// commits, patch, settings, host, CPU, toolchain, commands, run order.
+func provenanceFacts(p *compare.Provenance) []Fact {
+	var fs []Fact
+	add := func(label, value string, code bool) {
+		if value != "" {
+			fs = append(fs, Fact{Label: label, Value: oneLine(value), Code: code})
+		}
+	}
+	add("repository", p.Repo, true)
+	for _, s := range p.Sides {
+		code := strings.TrimSpace(s.Ref + " " + s.Commit)
+		add(s.Variant, code, true)
+		if s.Patch != "" {
+			add(s.Variant+" patch", s.Patch, true)
+		}
+		add(s.Variant+" patch subject", s.PatchSubject, false)
+		if len(s.Settings) > 0 {
+			add(s.Variant+" settings", strings.Join(s.Settings, " "), true)
+		}
+		if len(s.Files) > 0 {
+			add(s.Variant+" files", strings.Join(s.Files, ", "), true)
+		}
+	}
+	h := p.Host
+	host := h.Name
+	if h.OS != "" {
+		host = strings.TrimSpace(host + " " + h.OS + "/" + h.Arch)
+	}
+	if h.Kernel != "" {
+		host += ", kernel " + h.Kernel
+	}
+	add("host", strings.TrimPrefix(host, ", "), false)
+	cpu := h.CPU
+	if h.Cores > 0 {
+		cpu = strings.TrimPrefix(fmt.Sprintf("%s, %d cores", cpu, h.Cores), ", ")
+	}
+	add("CPU", cpu, false)
+	add("toolchain", strings.Join(h.Toolchain, ", "), false)
+	for _, s := range p.Suites {
+		for _, c := range s.Commands {
+			label := fmt.Sprintf("suite %s (%d rounds)", s.Name, s.Rounds)
+			if s.Rounds == 1 {
+				label = fmt.Sprintf("suite %s (1 round)", s.Name)
+			}
+			add(label, c, true)
+		}
+	}
+	add("run order", strings.Join(p.RunOrder, " "), false)
+	add("sandbox", p.Sandbox, false)
+	if !p.Started.IsZero() {
+		v := p.Started.UTC().Format("2006-01-02 15:04:05 UTC")
+		if !p.Finished.IsZero() {
+			v += fmt.Sprintf(", took %s", p.Finished.Sub(p.Started).Round(1e9))
+		}
+		add("started", v, false)
+	}
+	add("perfbot", p.Tool, false)
+	return fs
+}
+
+// patchSubject is the patch subject of the first candidate that has one.
+func patchSubject(c *compare.Comparison) string {
+	for _, s := range c.Provenance.Sides {
+		if s.Variant != c.Base && s.PatchSubject != "" {
+			return oneLine(s.PatchSubject)
+		}
+	}
+	return ""
+}
+
+// subject is the patch subject, or else the variants compared.
+func subject(c *compare.Comparison) string {
+	if s := patchSubject(c); s != "" {
+		return s
+	}
+	if len(c.Candidates) == 0 {
+		return oneLine(c.Base)
+	}
+	return oneLine(strings.Join(c.Candidates, ", ") + " vs " + c.Base)
+}

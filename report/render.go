@@ -1,0 +1,294 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	htmltemplate "html/template"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	texttemplate "text/template"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/perfbot/perfbot/templates"
+)
+
+// venue is a markup a report is written in; each has a template file.
+type venue string
+
+const (
+	venueMarkdown    venue = "markdown"
+	venueReviewBoard venue = "reviewboard"
+	venueJIRA        venue = "jira"
+	venueText        venue = "text"
+	venueHTML        venue = "html"
+)
+
+func venueOf(format string) (venue, error) {
+	switch format {
+	case "text", "":
+		return venueText, nil
+	case "markdown", "md", "github":
+		return venueMarkdown, nil
+	case "reviewboard", "rb":
+		return venueReviewBoard, nil
+	case "jira":
+		return venueJIRA, nil
+	case "html":
+		return venueHTML, nil
+	}
+	return "", fmt.Errorf("unknown report format %q (want %s)", format, strings.Join(AllFormats, ", "))
+}
+
+// executor is what text/template and html/template have in common.
+type executor interface {
+	ExecuteTemplate(w io.Writer, name string, data any) error
+}
+
+// templateSet is one venue's parsed templates.
+type templateSet struct {
+	venue venue
+	exec  executor
+}
+
+// loadTemplates parses the venue's embedded template file, then the user's
+// overrides from dir: dir/<venue>.tmpl and dir/<venue>/*.tmpl, in that
+// order. A {{define}} in an override replaces the default of that name.
+func loadTemplates(v venue, dir string) (*templateSet, error) {
+	file := string(v) + ".tmpl"
+	base, err := fs.ReadFile(templates.FS, file)
+	if err != nil {
+		return nil, fmt.Errorf("report: embedded template %s: %w", file, err)
+	}
+	sources := []source{{name: file, text: string(base)}}
+	user, err := userTemplates(v, dir)
+	if err != nil {
+		return nil, err
+	}
+	sources = append(sources, user...)
+	if v == venueHTML {
+		t := htmltemplate.New(string(v)).Funcs(htmlFuncs())
+		for _, s := range sources {
+			if _, err := t.New(s.name).Parse(s.text); err != nil {
+				return nil, fmt.Errorf("report: template %s: %w", s.name, err)
+			}
+		}
+		return &templateSet{venue: v, exec: t}, nil
+	}
+	t := texttemplate.New(string(v)).Funcs(textFuncs(v))
+	for _, s := range sources {
+		if _, err := t.New(s.name).Parse(s.text); err != nil {
+			return nil, fmt.Errorf("report: template %s: %w", s.name, err)
+		}
+	}
+	return &templateSet{venue: v, exec: t}, nil
+}
+
+type source struct{ name, text string }
+
+func userTemplates(v venue, dir string) ([]source, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	var paths []string
+	single := filepath.Join(dir, string(v)+".tmpl")
+	if _, err := os.Stat(single); err == nil {
+		paths = append(paths, single)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("report: template folder: %w", err)
+	}
+	more, err := filepath.Glob(filepath.Join(dir, string(v), "*.tmpl"))
+	if err != nil {
+		return nil, fmt.Errorf("report: template folder %s: %w", dir, err)
+	}
+	sort.Strings(more)
+	paths = append(paths, more...)
+	var out []source
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("report: template: %w", err)
+		}
+		out = append(out, source{name: p, text: string(b)})
+	}
+	return out, nil
+}
+
+// render executes the "report" template on doc.
+func (s *templateSet) render(doc *Document) (string, error) {
+	var b bytes.Buffer
+	if err := s.exec.ExecuteTemplate(&b, "report", doc); err != nil {
+		return "", fmt.Errorf("report: rendering %s: %w", s.venue, err)
+	}
+	if s.venue == venueText {
+		return alignColumns(b.String()), nil
+	}
+	return b.String(), nil
+}
+
+// commonFuncs are the helpers every text venue's templates may call.
+func commonFuncs() texttemplate.FuncMap {
+	return texttemplate.FuncMap{
+		"join":       strings.Join,
+		"add":        func(a, b int) int { return a + b },
+		"tail":       tail,
+		"splitLines": splitLines,
+		"oneline":    oneLine,
+		"capital":    capital,
+		"or1": func(s, alt string) string {
+			if s == "" {
+				return alt
+			}
+			return s
+		},
+	}
+}
+
+func splitLines(s string) []string { return strings.Split(s, "\n") }
+
+func textFuncs(v venue) texttemplate.FuncMap {
+	f := commonFuncs()
+	switch v {
+	case venueMarkdown:
+		f["esc"] = MarkdownEscape
+		f["md"] = MarkdownEscape
+		f["code"] = MarkdownCode
+		f["fence"] = codeFence
+	case venueReviewBoard:
+		f["esc"] = ReviewBoardEscape
+		f["rb"] = ReviewBoardEscape
+		f["fence"] = codeFence
+	case venueJIRA:
+		f["esc"] = JIRAEscape
+		f["jira"] = JIRAEscape
+		// jcell escapes a table cell and keeps it from being empty: "||"
+		// would start a header cell.
+		f["jcell"] = func(s string) string {
+			if s = JIRAEscape(s); s == "" {
+				return " "
+			}
+			return s
+		}
+		f["noformat"] = jiraNoformat
+	case venueText:
+		f["esc"] = textEscape
+		f["txt"] = textEscape
+		// left marks a cell of an aligned table as left-aligned.
+		f["left"] = func() string { return leftMark }
+	}
+	return f
+}
+
+func htmlFuncs() htmltemplate.FuncMap {
+	return htmltemplate.FuncMap{
+		"join":    strings.Join,
+		"add":     func(a, b int) int { return a + b },
+		"tail":    tail,
+		"oneline": oneLine,
+		"capital": capital,
+		"or1": func(s, alt string) string {
+			if s == "" {
+				return alt
+			}
+			return s
+		},
+		// cid is the mail reference to an attached image.
+		"cid": func(name string) htmltemplate.URL {
+			return htmltemplate.URL("cid:" + safeName(name))
+		},
+	}
+}
+
+// capital upper-cases the first letter: "threads" -> "Threads".
+func capital(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+// safeName keeps a file name to letters, digits, '.', '-' and '_'.
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '.' || r == '-' || r == '_') {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// leftMark starts a cell that the text layout aligns left; the other cells
+// but a line's first are aligned right.
+const leftMark = "\x01"
+
+// alignColumns lays out every block of consecutive lines that contain tabs
+// as a table: cells separated by two spaces, the first column and cells
+// marked with leftMark aligned left, the others right, trailing spaces cut.
+func alignColumns(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/2)
+	for i := 0; i < len(lines); {
+		if !strings.Contains(lines[i], "\t") {
+			b.WriteString(lines[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(lines) && strings.Contains(lines[j], "\t") {
+			j++
+		}
+		writeAligned(&b, lines[i:j])
+		i = j
+	}
+	return b.String()
+}
+
+func writeAligned(b *strings.Builder, lines []string) {
+	grid := make([][]string, len(lines))
+	var widths []int
+	for i, l := range lines {
+		cells := strings.Split(strings.TrimRight(l, "\n"), "\t")
+		grid[i] = cells
+		for k, c := range cells {
+			if k >= len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[k] = max(widths[k], utf8.RuneCountInString(strings.TrimPrefix(c, leftMark)))
+		}
+	}
+	var line []byte
+	for _, cells := range grid {
+		line = line[:0]
+		for k, c := range cells {
+			left := k == 0 || strings.HasPrefix(c, leftMark)
+			c = strings.TrimPrefix(c, leftMark)
+			pad := widths[k] - utf8.RuneCountInString(c)
+			if k > 0 {
+				line = append(line, "  "...)
+			}
+			if !left {
+				line = appendSpaces(line, pad)
+			}
+			line = append(line, c...)
+			if left {
+				line = appendSpaces(line, pad)
+			}
+		}
+		b.Write(bytes.TrimRight(line, " "))
+		b.WriteByte('\n')
+	}
+}
+
+func appendSpaces(b []byte, n int) []byte {
+	for ; n > 0; n-- {
+		b = append(b, ' ')
+	}
+	return b
+}

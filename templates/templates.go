@@ -1,0 +1,14 @@
+// Package templates holds perfbot's default report templates, one file per
+// venue, embedded in the binary. Each file defines one template per shape of
+// table ("table", "sweep", "counters", "workloads") and per part of a report
+// ("report", "summary", "failures", "provenance"); a user folder given to
+// report.Options.TemplateDir may redefine any of them.
+package templates
+
+import "embed"
+
+// FS holds the default templates: markdown.tmpl (GitHub), reviewboard.tmpl,
+// jira.tmpl, text.tmpl and html.tmpl.
+//
+//go:embed *.tmpl
+var FS embed.FS
