@@ -3,7 +3,6 @@ package parse
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"regexp"
 	"strconv"
@@ -59,20 +58,20 @@ func (Criterion) Parse(ctx context.Context, r io.Reader, name string, emit func(
 	for lr.next(ctx) {
 		line := lr.Text()
 		t := strings.TrimSpace(line)
-		if m := crBencher.FindStringSubmatch(t); m != nil {
+		if m := crBencher.FindStringSubmatch(t); strings.Contains(t, " bench: ") && m != nil {
 			v, err := parseGrouped(m[2])
 			if err != nil {
 				warnf(ctx, name, lr.Line(), "%s: %v; skipped", m[1], err)
 				continue
 			}
-			res := &bench.Result{Benchmark: m[1], Unit: m[3], Better: bench.DirectionOf(m[3]), Summary: summary(v, 0, 0, 0), Source: fmt.Sprintf("%s:%d", name, lr.Line())}
+			res := &bench.Result{Benchmark: m[1], Unit: m[3], Better: bench.DirectionOf(m[3]), Summary: summary(v, 0, 0, 0), Source: source(name, lr.Line())}
 			if err := emit(res); err != nil {
 				return err
 			}
 			lastID = ""
 			continue
 		}
-		if m := crCollect.FindStringSubmatch(t); m != nil {
+		if m := crCollect.FindStringSubmatch(t); strings.HasPrefix(t, "Benchmarking ") && m != nil {
 			n, _ := strconv.Atoi(m[2])
 			samples[m[1]] = n
 			if len(samples) > 64 {
@@ -80,7 +79,7 @@ func (Criterion) Parse(ctx context.Context, r io.Reader, name string, emit func(
 			}
 			continue
 		}
-		if m := crTime.FindStringSubmatch(t); m != nil {
+		if m := crTime.FindStringSubmatch(t); strings.Contains(t, ":  ") && m != nil {
 			id := m[1]
 			if id == "" {
 				id = lastID
@@ -103,7 +102,7 @@ func (Criterion) Parse(ctx context.Context, r io.Reader, name string, emit func(
 			res := &bench.Result{
 				Benchmark: id, Unit: eu, Better: bench.DirectionOf(eu),
 				Summary: summary(est, (hi-lo)/2, 0.95, samples[id]),
-				Source:  fmt.Sprintf("%s:%d", name, lr.Line()),
+				Source:  source(name, lr.Line()),
 			}
 			if m[2] == "thrpt" {
 				res.Metric = "thrpt"

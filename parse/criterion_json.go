@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"math"
 	"path"
@@ -79,7 +78,7 @@ func (CriterionJSON) Parse(ctx context.Context, r io.Reader, name string, emit f
 		if !ok {
 			break
 		}
-		src := fmt.Sprintf("%s:%d", name, line)
+		src := source(name, line)
 		var keys map[string]json.RawMessage
 		if err := json.Unmarshal(rec, &keys); err != nil {
 			return syntaxf(name, line, "Criterion JSON: %v", err)

@@ -2,7 +2,6 @@ package parse
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"regexp"
 	"strings"
@@ -101,7 +100,7 @@ func (GBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 			continue
 		}
 		base, params := gbenchName(full)
-		src := fmt.Sprintf("%s:%d", name, lr.Line())
+		src := source(name, lr.Line())
 		out := func(metric, unit string, better bench.Direction, v float64) error {
 			return emit(&bench.Result{Benchmark: base, Params: params, Metric: metric, Unit: unit, Better: better, Samples: []float64{v}, Source: src})
 		}

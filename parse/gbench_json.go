@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"math"
 	"regexp"
@@ -161,7 +160,7 @@ func gbenchRecord(ctx context.Context, raw []byte, name string, at int, emit fun
 	if unit == "" {
 		unit = "ns"
 	}
-	src := fmt.Sprintf("%s:%d", name, at)
+	src := source(name, at)
 	out := func(metric, unit string, better bench.Direction, v float64) error {
 		return emit(&bench.Result{Benchmark: base, Params: params, Metric: metric, Unit: unit, Better: better, Samples: []float64{v}, Source: src})
 	}

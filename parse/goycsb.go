@@ -142,7 +142,7 @@ func (GoYCSB) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 				lastOp = map[string]bool{}
 			}
 			lastOp[op] = true
-			rows, err := goYCSBFields(op, ri[1], params, fmt.Sprintf("%s:%d", name, lr.Line()))
+			rows, err := goYCSBFields(op, ri[1], params, source(name, lr.Line()))
 			if err != nil {
 				return syntaxf(name, lr.Line(), "%s row: %v", op, err)
 			}

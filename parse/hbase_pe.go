@@ -64,7 +64,7 @@ func (HBasePE) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 	}
 	var cur *block
 	var pending []*bench.Result // a 2.x latency line waits for its measure count
-	src := func() string { return fmt.Sprintf("%s:%d", name, lr.Line()) }
+	src := func() string { return source(name, lr.Line()) }
 	pendingN := 0
 	flushPending := func(test string) error {
 		for _, res := range pending {
@@ -81,13 +81,17 @@ func (HBasePE) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 	}
 	for lr.next(ctx) {
 		line := lr.Text()
-		if m := hbBlock.FindStringSubmatch(line); m != nil {
+		if !strings.Contains(line, "Evaluation") && !strings.Contains(line, "Latency (us)") &&
+			!strings.Contains(line, "Summary of timings") && !strings.Contains(line, "[ Avg ") {
+			continue // ZooKeeper, connection and other log noise
+		}
+		if m := hbBlock.FindStringSubmatch(line); strings.Contains(line, " measures") && m != nil {
 			n := 0
 			fmt.Sscan(m[4], &n)
 			cur = &block{client: m[1], test: m[2], n: n, skip: n == 0, value: strings.HasPrefix(m[3], "valueSize")}
 			continue
 		}
-		if m := hbBlockRow.FindStringSubmatch(line); m != nil {
+		if m := hbBlockRow.FindStringSubmatch(line); strings.Contains(line, " = ") && m != nil {
 			if cur == nil || cur.client != m[1] || cur.test != m[2] || cur.skip {
 				continue
 			}
@@ -144,7 +148,7 @@ func (HBasePE) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 			}
 			continue
 		}
-		if m := hbFinished.FindStringSubmatch(line); m != nil {
+		if m := hbFinished.FindStringSubmatch(line); strings.Contains(line, "Finished class") && m != nil {
 			// 2.x latency lines name no test; the Finished line that
 			// follows them does.
 			if err := flushPending(m[2]); err != nil {

@@ -3,7 +3,6 @@ package parse
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"regexp"
 	"strings"
@@ -79,7 +78,7 @@ func (HBaseWAL) Parse(ctx context.Context, r io.Reader, name string, emit func(*
 			if err1 != nil || err2 != nil {
 				return syntaxf(name, lr.Line(), "WAL summary: expected \"took <time>s <rate>ops/s\"")
 			}
-			src := fmt.Sprintf("%s:%d", name, lr.Line())
+			src := source(name, lr.Line())
 			for _, res := range []*bench.Result{
 				{Benchmark: "WALPerformanceEvaluation", Params: params, Metric: "Time", Unit: m[3], Better: bench.LowerIsBetter, Summary: summary(t, 0, 0, 1), Source: src},
 				{Benchmark: "WALPerformanceEvaluation", Params: params, Metric: "Throughput", Unit: "ops/s", Better: bench.HigherIsBetter, Summary: summary(ops, 0, 0, 1), Source: src},
@@ -124,7 +123,7 @@ func (HBaseWAL) Parse(ctx context.Context, r io.Reader, name string, emit func(*
 			if res == nil {
 				continue
 			}
-			res.Source = fmt.Sprintf("%s:%d", name, sv.line)
+			res.Source = source(name, sv.line)
 			if err := emit(res); err != nil {
 				return err
 			}

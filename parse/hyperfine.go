@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"math"
 
@@ -96,7 +95,7 @@ func hyperfineRecords(ctx context.Context, doc []byte, name string, line int, em
 				Benchmark: *hr.Command,
 				Unit:      "s",
 				Better:    bench.LowerIsBetter,
-				Source:    fmt.Sprintf("%s:%d", name, line),
+				Source:    source(name, line),
 			}
 			if len(hr.Parameters) > 0 && string(hr.Parameters) != "null" {
 				if err := res.Params.UnmarshalJSON(hr.Parameters); err != nil {

@@ -42,7 +42,6 @@ func (JMHCSV) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	cr.LazyQuotes = true
-	cr.ReuseRecord = true
 	col := map[string]int{}
 	var params []int
 	var paramNames []string
@@ -63,6 +62,10 @@ func (JMHCSV) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 				return syntaxf(name, pe.Line, "JMH CSV: %v", pe.Err)
 			}
 			return fmt.Errorf("%s: %w", name, err)
+		}
+		if len(rec) > 0 && rec[0] == "Benchmark" {
+			header = false // a header again: files concatenated
+			col, params, paramNames, conf = map[string]int{}, nil, nil, 0.999
 		}
 		if !header {
 			if len(rec) == 0 || rec[0] != "Benchmark" {
@@ -130,7 +133,7 @@ func (JMHCSV) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 			Unit:      unit,
 			Better:    jmhBetter(metric, unit),
 			Summary:   summary(score, errHalf, c, n),
-			Source:    fmt.Sprintf("%s:%d", name, line),
+			Source:    source(name, line),
 		}
 		if err := emit(res); err != nil {
 			return err

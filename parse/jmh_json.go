@@ -122,7 +122,7 @@ func (JMHJSON) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 
 func jmhJSONEmit(ctx context.Context, jr *jmhJSONRecord, name string, line int, emit func(*bench.Result) error) error {
 	params := jmhParams(jr.Params, jr.Mode)
-	src := fmt.Sprintf("%s:%d", name, line)
+	src := source(name, line)
 	if res := jmhJSONResult(ctx, jr, jr.PrimaryMetric, "", params, name, line); res != nil {
 		res.Source = src
 		if err := emit(res); err != nil {

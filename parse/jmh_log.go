@@ -2,7 +2,6 @@ package parse
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"regexp"
 	"strings"
@@ -94,7 +93,7 @@ func (JMHLog) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 				Unit:      s.unit,
 				Better:    jmhBetter(s.metric, s.unit),
 				Samples:   s.samples,
-				Source:    fmt.Sprintf("%s:%d", name, s.line),
+				Source:    source(name, s.line),
 			}
 			if err := emit(res); err != nil {
 				return err

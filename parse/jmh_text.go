@@ -71,7 +71,7 @@ func (JMHText) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 			inTable = false
 			continue
 		}
-		res.Source = fmt.Sprintf("%s:%d", name, lr.Line())
+		res.Source = source(name, lr.Line())
 		if err := emit(res); err != nil {
 			return err
 		}

@@ -3,7 +3,6 @@ package parse
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"regexp"
 	"strconv"
@@ -73,13 +72,13 @@ func (PerfStat) Parse(ctx context.Context, r io.Reader, name string, emit func(*
 		if t == "" || strings.HasPrefix(t, "#") {
 			continue
 		}
-		if m := perfHeader.FindStringSubmatch(line); m != nil {
+		if m := perfHeader.FindStringSubmatch(line); strings.Contains(line, "Performance counter stats") && m != nil {
 			group = strings.Trim(m[1], "'")
 			runs, _ = strconv.Atoi(m[2])
 			continue
 		}
-		src := fmt.Sprintf("%s:%d", name, lr.Line())
-		if m := perfTime.FindStringSubmatch(line); m != nil {
+		src := source(name, lr.Line())
+		if m := perfTime.FindStringSubmatch(line); strings.Contains(line, "seconds") && m != nil {
 			v, err := parseGrouped(m[1])
 			if err != nil {
 				warnf(ctx, name, lr.Line(), "%s: %v; skipped", m[3], err)

@@ -3,7 +3,6 @@ package parse
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"strings"
 
@@ -133,7 +132,7 @@ func (PerfStatCSV) Parse(ctx context.Context, r io.Reader, name string, emit fun
 		if unit == "" {
 			unit = perfUnit(event)
 		}
-		res := &bench.Result{Benchmark: event, Params: params, Unit: unit, Better: bench.DirectionOf(unit), Source: fmt.Sprintf("%s:%d", name, lr.Line())}
+		res := &bench.Result{Benchmark: event, Params: params, Unit: unit, Better: bench.DirectionOf(unit), Source: source(name, lr.Line())}
 		pct := ""
 		if i+5 < len(f) && strings.HasSuffix(strings.TrimSpace(f[i+5]), "%") {
 			pct = strings.TrimSuffix(strings.TrimSpace(f[i+5]), "%")

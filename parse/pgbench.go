@@ -71,7 +71,7 @@ func (PGBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 	add := func(metric, unit string, better bench.Direction, v float64, n int) {
 		pending = append(pending, &bench.Result{
 			Metric: metric, Unit: unit, Better: better, Summary: summary(v, 0, 0, n),
-			Source: fmt.Sprintf("%s:%d", name, lr.Line()),
+			Source: source(name, lr.Line()),
 		})
 	}
 	flush := func() error {
@@ -91,7 +91,7 @@ func (PGBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 	sawTPS := false
 	for lr.next(ctx) {
 		line := strings.TrimSpace(lr.Text())
-		if m := pgTPS.FindStringSubmatch(line); m != nil {
+		if m := pgTPS.FindStringSubmatch(line); strings.HasPrefix(line, "tps = ") && m != nil {
 			v, err := parseFloat(m[1])
 			if err != nil {
 				return syntaxf(name, lr.Line(), "tps: %v", err)
@@ -110,6 +110,9 @@ func (PGBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 				return err
 			}
 			sawTPS = false
+		}
+		if strings.HasPrefix(line, "progress: ") {
+			continue
 		}
 		m := pgKV.FindStringSubmatch(line)
 		if m == nil {

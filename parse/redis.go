@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"fmt"
 	"io"
 	"regexp"
 	"strings"
@@ -77,7 +76,7 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 		}
 		return emit(&bench.Result{
 			Benchmark: bn, Params: params, Metric: metric, Unit: unit, Better: better,
-			Summary: summary(v, 0, 0, 1), Source: fmt.Sprintf("%s:%d", name, lr.Line()),
+			Summary: summary(v, 0, 0, 1), Source: source(name, lr.Line()),
 		})
 	}
 	for lr.next(ctx) {
@@ -92,17 +91,17 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 			cmdParams = redisCmdParams(line[i:])
 			continue
 		}
-		if m := redisTitle.FindStringSubmatch(line); m != nil {
+		if m := redisTitle.FindStringSubmatch(line); strings.HasPrefix(line, "======") && m != nil {
 			test = strings.TrimSpace(m[1])
 			blockParams = nil
 			inLatencySummary = false
 			continue
 		}
-		if m := redisClients.FindStringSubmatch(line); m != nil && test != "" {
+		if m := redisClients.FindStringSubmatch(line); test != "" && strings.HasSuffix(line, "clients") && m != nil {
 			blockParams = append(blockParams, bench.Param{Name: "clients", Value: m[1]})
 			continue
 		}
-		if m := redisPayload.FindStringSubmatch(line); m != nil && test != "" {
+		if m := redisPayload.FindStringSubmatch(line); test != "" && strings.HasSuffix(line, "payload") && m != nil {
 			blockParams = append(blockParams, bench.Param{Name: "payload", Value: m[1]})
 			continue
 		}
@@ -110,7 +109,7 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 		if test != "" && len(blockParams) > 0 {
 			params = blockParams
 		}
-		if m := redisPct.FindStringSubmatch(line); m != nil && test != "" {
+		if m := redisPct.FindStringSubmatch(line); test != "" && strings.Contains(line, "% <=") && m != nil {
 			p, err1 := parseFloat(m[1])
 			v, err2 := parseFloat(m[2])
 			if err1 != nil || err2 != nil {
@@ -122,7 +121,8 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 			}
 			continue
 		}
-		if m := redisThrSum.FindStringSubmatch(line); m != nil && test != "" {
+		rps := strings.Contains(line, "requests per second")
+		if m := redisThrSum.FindStringSubmatch(line); test != "" && rps && m != nil {
 			v, _ := parseFloat(m[1])
 			if err := out(test, params, "", "QPS", v); err != nil {
 				return err
@@ -159,7 +159,7 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 			inLatencySummary = false
 			continue
 		}
-		if m := redisRPS.FindStringSubmatch(line); m != nil && test != "" {
+		if m := redisRPS.FindStringSubmatch(line); test != "" && rps && m != nil {
 			v, err := parseFloat(m[1])
 			if err != nil {
 				return syntaxf(name, lr.Line(), "%s: requests per second: %v", test, err)
@@ -169,7 +169,7 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 			}
 			continue
 		}
-		if m := redisQuiet.FindStringSubmatch(line); m != nil && !strings.HasPrefix(line, "\"") {
+		if m := redisQuiet.FindStringSubmatch(line); rps && m != nil && !strings.HasPrefix(line, "\"") {
 			v, err := parseFloat(m[2])
 			if err != nil {
 				return syntaxf(name, lr.Line(), "%s: requests per second: %v", m[1], err)

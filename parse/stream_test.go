@@ -66,9 +66,9 @@ func TestStreamingBoundedMemory(t *testing.T) {
 		format string
 		r      *repeatReader
 	}{
-		{"ycsb-100MB", "ycsb", &repeatReader{chunk: ycsb, size: 100 << 20}},
-		{"jmh-json-16MB", "jmh-json", &repeatReader{prefix: []byte("[\n"), chunk: jmhRec, sep: []byte(",\n"), suffix: []byte("\n]\n"), size: 16 << 20}},
-		{"gbench-json-16MB", "gbench-json", &repeatReader{prefix: []byte(`{"context":{},"benchmarks":[`), chunk: gbRec, sep: []byte(","), suffix: []byte("]}"), size: 16 << 20}},
+		{"ycsb-64MB", "ycsb", &repeatReader{chunk: ycsb, size: 64 << 20}},
+		{"jmh-json-8MB", "jmh-json", &repeatReader{prefix: []byte("[\n"), chunk: jmhRec, sep: []byte(",\n"), suffix: []byte("\n]\n"), size: 8 << 20}},
+		{"gbench-json-8MB", "gbench-json", &repeatReader{prefix: []byte(`{"context":{},"benchmarks":[`), chunk: gbRec, sep: []byte(","), suffix: []byte("]}"), size: 8 << 20}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,7 +89,7 @@ func TestStreamingBoundedMemory(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n < 50000 {
+			if n < 20000 {
 				t.Fatalf("only %d results from %d bytes", n, tt.r.n)
 			}
 			const limit = 64 << 20

@@ -48,3 +48,6 @@ func checked(ctx context.Context, file string, emit func(*bench.Result) error) f
 		return emit(r)
 	}
 }
+
+// source formats a result's Source, "file:line".
+func source(file string, line int) string { return file + ":" + strconv.Itoa(line) }

@@ -3,7 +3,6 @@ package parse
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"path"
 	"regexp"
@@ -122,7 +121,7 @@ func (YCSB) Parse(ctx context.Context, r io.Reader, name string, emit func(*benc
 			Unit:      unit,
 			Better:    better,
 			Summary:   summary(v, 0, 0, n),
-			Source:    fmt.Sprintf("%s:%d", name, lr.Line()),
+			Source:    source(name, lr.Line()),
 		}
 		if err := emit(res); err != nil {
 			return err
