@@ -1,0 +1,144 @@
+package bot
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/store"
+)
+
+type recordingPoster struct {
+	mu    sync.Mutex
+	posts []string
+}
+
+func (p *recordingPoster) Post(ctx context.Context, to review.Target, msg review.Message) (string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.posts = append(p.posts, to.String()+" "+msg.Key+" "+msg.Subject)
+	return "<" + msg.Key + "@perfbot>", nil
+}
+
+func (p *recordingPoster) list() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.posts...)
+}
+
+// TestScheduleFires runs serve with a digest and a nightly schedule whose
+// last firing is past due: both fire at once, each exactly once.
+func TestScheduleFires(t *testing.T) {
+	cfg := testConfig("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), false)
+	cfg.Schedules = []Schedule{
+		{Name: "weekly", Cron: "* * * * *", Digest: "weekly", Post: []string{"mail"}},
+		{Name: "nightly", Cron: "* * * * *", Run: []string{"wal"}, On: "main", Post: []string{"mail:dev@example.org"}},
+	}
+	cfg.Digest.To = []string{"dev@example.org"}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	poster := &recordingPoster{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var digests []DigestJob
+	var mu sync.Mutex
+	svc, err := Open(ctx, cfg, ModeServe, Deps{Poster: poster, Digest: func(ctx context.Context, job DigestJob) (review.Message, error) {
+		mu.Lock()
+		digests = append(digests, job)
+		mu.Unlock()
+		return review.Message{Subject: "perfbot " + job.Period}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	past := time.Now().Add(-3 * time.Minute)
+	for _, name := range []string{"weekly", "nightly"} {
+		if err := svc.Store().SetScheduleLast(ctx, name, past); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan error, 1)
+	go func() { done <- svc.Run(ctx) }()
+	deadline := time.Now().Add(15 * time.Second)
+	for len(poster.list()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	posts := poster.list()
+	if len(posts) != 1 || !strings.HasPrefix(posts[0], "mail:dev@example.org digest:weekly@") || !strings.HasSuffix(posts[0], "perfbot weekly") {
+		t.Fatalf("posts = %q, want one weekly digest to the list", posts)
+	}
+	mu.Lock()
+	if len(digests) != 1 || time.Since(digests[0].End) > time.Minute {
+		t.Errorf("digest jobs = %+v", digests)
+	}
+	mu.Unlock()
+	if n := svc.Metrics().Counter("perfbot_schedule_fired_total", "schedule", "nightly"); n != 1 {
+		t.Errorf("nightly fired %v times, want 1", n)
+	}
+	var queued int
+	if err := svc.Store().DB().QueryRow(`SELECT COUNT(*) FROM river_job WHERE kind = 'perfbot_benchmark'`).Scan(&queued); err != nil || queued != 1 {
+		t.Errorf("nightly jobs queued = %d, %v; want 1", queued, err)
+	}
+
+	// /healthz and /metrics while running.
+	rec := httptest.NewRecorder()
+	svc.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))
+	if rec.Code != http.StatusOK || rec.Body.String() != "ok\n" {
+		t.Errorf("/healthz = %d %q", rec.Code, rec.Body.String())
+	}
+	resp, err := http.Get("http://" + svc.Addr() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{
+		"# TYPE perfbot_queue_jobs gauge",
+		`perfbot_queue_jobs{queue="benchmark",state="available"} 1`,
+		`perfbot_digests_total 1`,
+		`perfbot_requests_total{source="schedule",result="queued"} 1`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %q:\n%s", want, body)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run: %v", err)
+	}
+}
+
+func TestMetricsExposition(t *testing.T) {
+	m := NewMetrics()
+	m.Inc("perfbot_post_failures_total", "venue", "github")
+	m.Observe("perfbot_job_duration_seconds", 42*time.Second, "outcome", "done")
+	var b strings.Builder
+	m.Write(&b, map[string]map[string]float64{"perfbot_queue_jobs": {`queue="q\"x"`: 2}})
+	want := `# HELP perfbot_post_failures_total Answers that failed to post, by venue.
+# TYPE perfbot_post_failures_total counter
+perfbot_post_failures_total{venue="github"} 1
+# HELP perfbot_queue_jobs Jobs in the queue, by queue and state.
+# TYPE perfbot_queue_jobs gauge
+perfbot_queue_jobs{queue="q\"x"} 2
+# HELP perfbot_job_duration_seconds Wall-clock time of benchmark jobs, by outcome.
+# TYPE perfbot_job_duration_seconds histogram
+perfbot_job_duration_seconds_bucket{outcome="done",le="1"} 0
+perfbot_job_duration_seconds_bucket{outcome="done",le="5"} 0
+perfbot_job_duration_seconds_bucket{outcome="done",le="15"} 0
+perfbot_job_duration_seconds_bucket{outcome="done",le="30"} 0
+perfbot_job_duration_seconds_bucket{outcome="done",le="60"} 1
+`
+	if !strings.HasPrefix(b.String(), want) || !strings.Contains(b.String(), `perfbot_job_duration_seconds_bucket{outcome="done",le="+Inf"} 1`+"\nperfbot_job_duration_seconds_sum{outcome=\"done\"} 42\nperfbot_job_duration_seconds_count{outcome=\"done\"} 1\n") {
+		t.Errorf("exposition:\n%s", b.String())
+	}
+}
