@@ -1,0 +1,28 @@
+package github
+
+import (
+	"context"
+	"testing"
+
+	"github.com/perfbot/perfbot/review/internal/wiretest"
+)
+
+// TestWire records what a first post and a rerun send to GitHub.
+func TestWire(t *testing.T) {
+	f := newFakeGitHub(t, testToken)
+	f.comments = []fakeComment{{ID: 1, Body: "LGTM", User: "alice"}}
+	var rec wiretest.Recorder
+	f.srv.Config.Handler = rec.Wrap(f.srv.Config.Handler)
+	var w waits
+	p := newPoster(t, f, &w, testToken)
+	m := message("job-1", "1 better, 0 worse, 3 same")
+	if _, err := p.Post(context.Background(), "acme/store#7", m); err != nil {
+		t.Fatal(err)
+	}
+	m.Markdown = "**rerun: 2 better**\n"
+	m.State = "success"
+	if _, err := p.Post(context.Background(), "acme/store#7", m); err != nil {
+		t.Fatal(err)
+	}
+	wiretest.Golden(t, "post-then-rerun", rec.Transcript())
+}
