@@ -1,6 +1,3 @@
-// Package parse turns benchmark tools' output into perfbot's common model,
-// bench.Result. There is one file per format; each format is a Parser, and
-// Detect picks one from the content of an input.
 package parse
 
 import (
