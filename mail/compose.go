@@ -93,7 +93,7 @@ func Compose(w io.Writer, o Outgoing) (string, error) {
 	var h gomail.Header
 	h.SetContentType("multipart/mixed", nil)
 	h.Set("MIME-Version", "1.0")
-	h.Set("X-Perfbot-Key", o.Msg.Key)
+	h.SetText("X-Perfbot-Key", strings.Join(strings.Fields(o.Msg.Key), " "))
 	h.Set("Auto-Submitted", "auto-generated") // RFC 3834: no auto-replies back
 	if parent := trimID(o.Msg.InReplyTo); parent != "" {
 		var refs []string
