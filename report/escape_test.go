@@ -182,7 +182,9 @@ func TestEscapingMarkdown(t *testing.T) {
 			checkTables(t, venue, md, func(l string) int { return cellCount(stripCode(l)) },
 				func(l string) bool { return strings.HasPrefix(l, "|") })
 		} else {
-			checkTables(t, venue, md, cellCount, func(l string) bool { return strings.Contains(l, " | ") || strings.HasPrefix(l, ":--") || strings.HasPrefix(l, "--:") })
+			checkTables(t, venue, md, cellCount, func(l string) bool {
+				return strings.Contains(l, " | ") || strings.HasPrefix(l, ":--") || strings.HasPrefix(l, "--:")
+			})
 		}
 		bads := []string{"@org", "@team", "@everyone", "](", ":smile:", "www.evil", "http://", "javascript:alert"}
 		if venue == "reviewboard" {
