@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -92,11 +93,16 @@ func parseRSAKey(data []byte) (*rsa.PrivateKey, error) {
 func signJWT(key *rsa.PrivateKey, iss string, now time.Time) (string, error) {
 	enc := base64.RawURLEncoding
 	header := enc.EncodeToString([]byte(`{"alg":"RS256","typ":"JWT"}`))
+	// A numeric App ID goes out as a number, a client ID as a string.
+	var issuer any = iss
+	if n, err := strconv.ParseInt(iss, 10, 64); err == nil {
+		issuer = n
+	}
 	claims, err := json.Marshal(struct {
-		IAT int64  `json:"iat"`
-		EXP int64  `json:"exp"`
-		ISS string `json:"iss"`
-	}{now.Add(-time.Minute).Unix(), now.Add(9 * time.Minute).Unix(), iss})
+		IAT int64 `json:"iat"`
+		EXP int64 `json:"exp"`
+		ISS any   `json:"iss"`
+	}{now.Add(-time.Minute).Unix(), now.Add(9 * time.Minute).Unix(), issuer})
 	if err != nil {
 		return "", err
 	}

@@ -245,12 +245,12 @@ func (f *fakeGitHub) accessToken(w http.ResponseWriter, r *http.Request) {
 	}
 	var claims struct {
 		IAT, EXP int64
-		ISS      string
+		ISS      json.Number
 	}
 	raw, _ := base64.RawURLEncoding.DecodeString(parts[1])
 	_ = json.Unmarshal(raw, &claims)
 	now := time.Now().Unix()
-	if claims.ISS != "12345" || claims.IAT > now || claims.EXP <= now || claims.EXP-claims.IAT > 600 {
+	if claims.ISS.String() != "12345" || claims.IAT > now || claims.EXP <= now || claims.EXP-claims.IAT > 600 {
 		writeJSON(w, http.StatusUnauthorized, map[string]string{"message": "'Expiration time' claim ('exp') is too far in the future"})
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/pem"
 	"errors"
 	"net/http"
@@ -262,5 +263,24 @@ func TestClassifyRateLimits(t *testing.T) {
 				t.Errorf("waits %v, want about %v", got, tc.wantWait)
 			}
 		})
+	}
+}
+
+func TestSignJWTClaims(t *testing.T) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Unix(1_800_000_000, 0)
+	for iss, want := range map[string]string{"12345": `"iss":12345`, "Iv1.abc": `"iss":"Iv1.abc"`} {
+		tok, err := signJWT(key, iss, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts := strings.Split(tok, ".")
+		claims, _ := base64.RawURLEncoding.DecodeString(parts[1])
+		if got := string(claims); got != `{"iat":1799999940,"exp":1800000540,`+want+`}` {
+			t.Errorf("claims %s", got)
+		}
 	}
 }
