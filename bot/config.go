@@ -107,6 +107,9 @@ type DigestConfig struct {
 	Release string `yaml:"release"`
 	// To is the digest's mail recipients (default: venues.mail.list).
 	To []string `yaml:"to"`
+	// MailArchive, such as "https://lists.example.org/r/%s", links a
+	// mail answer's Message-ID to the list archive.
+	MailArchive string `yaml:"mail_archive"`
 }
 
 // Venues holds the intake settings of each venue. Posting settings in the
@@ -138,9 +141,10 @@ type JIRA struct {
 	// JQL selects the issues to test (default: status = "Patch Available",
 	// within Project when set).
 	JQL string `yaml:"jql"`
-	// Cloud selects JIRA Cloud's /rest/api/3/search/jql; otherwise the
-	// Server and Data Center /rest/api/2/search is used.
-	Cloud bool `yaml:"cloud"`
+	// Deployment is "cloud" (search with /rest/api/3/search/jql) or
+	// "server" (Server and Data Center: /rest/api/2/search); empty asks
+	// the server.
+	Deployment string `yaml:"deployment"`
 	// Poll turns polling on.
 	Poll bool `yaml:"poll"`
 }

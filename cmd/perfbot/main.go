@@ -31,9 +31,13 @@ func commands() map[string]command {
 	return map[string]command{
 		"compare": compareCmd,
 		"report":  reportCmd,
+		"parse":   parseCmd,
 		"config":  configCmd,
 		"version": versionCmd,
 		"history": historyCmd,
+		"serve":   serveCmd,
+		"worker":  workerCmd,
+		"digest":  digestCmd,
 	}
 }
 

@@ -1,0 +1,293 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/perfbot/perfbot/bot"
+	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/digest"
+	ghintake "github.com/perfbot/perfbot/intake/github"
+	jiraintake "github.com/perfbot/perfbot/intake/jira"
+	mailintake "github.com/perfbot/perfbot/intake/mail"
+	rbintake "github.com/perfbot/perfbot/intake/reviewboard"
+	"github.com/perfbot/perfbot/report"
+	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/review/jira"
+	"github.com/perfbot/perfbot/review/post"
+	"github.com/perfbot/perfbot/review/reviewboard"
+)
+
+// serveCmd implements "perfbot serve": the bot itself. It takes requests
+// from the venues configured in config.yaml (the GitHub webhook at
+// /webhook/github, polls of GitHub, JIRA, Review Board and mail), queues
+// them, runs them (with SQLite, or with embedded_workers), posts the
+// answers, fires the schedules and serves /healthz and /metrics.
+func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return runService(ctx, "serve", bot.ModeServe, args, stderr)
+}
+
+// serviceFlags are the flags shared by serve and worker.
+type serviceFlags struct {
+	config string
+	listen string
+	db     string
+	name   string
+	json   bool
+}
+
+func runService(ctx context.Context, name string, mode bot.Mode, args []string, stderr io.Writer) error {
+	var f serviceFlags
+	fs := newFlagSet(name, stderr)
+	fs.StringVar(&f.config, "config", "config.yaml", "config file")
+	fs.StringVar(&f.db, "db", "", "history and queue database: a SQLite file or a postgres:// URL (overrides store:)")
+	fs.StringVar(&f.name, "name", "", "this process's name in runs and logs (default: the host name)")
+	fs.BoolVar(&f.json, "log-json", false, "log JSON lines instead of text")
+	if mode == bot.ModeServe {
+		fs.StringVar(&f.listen, "listen", "", "HTTP address for webhooks, /healthz and /metrics (overrides service.listen)")
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	data, err := os.ReadFile(f.config)
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	cfg, err := loadServiceConfig(data, f)
+	if err != nil {
+		return err
+	}
+	var handler slog.Handler = slog.NewTextHandler(stderr, nil)
+	if f.json {
+		handler = slog.NewJSONHandler(stderr, nil)
+	}
+	log := slog.New(handler).With("process", name)
+	venues, err := venuesConfig(data, f.config)
+	if err != nil {
+		return err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	var svc *bot.Service
+	deps := bot.Deps{
+		Benchmarker: &compareBenchmarker{exe: exe, config: f.config, stderr: stderr},
+		Poster:      post.NewRouter(venues, post.Options{}),
+		Render:      renderReport,
+		Logger:      log,
+		Digest: func(ctx context.Context, job bot.DigestJob) (review.Message, error) {
+			length, err := bot.DigestPeriod(job.Period)
+			if err != nil {
+				return review.Message{}, err
+			}
+			d, err := digest.Build(ctx, svc.Store(), job.End.Add(-length), job.End, digestOptions(cfg, job.Period))
+			if err != nil {
+				return review.Message{}, err
+			}
+			return d.Message(), nil
+		},
+	}
+	svc, err = bot.Open(ctx, cfg, mode, deps)
+	if err != nil {
+		return err
+	}
+	defer svc.Close()
+	if mode == bot.ModeServe {
+		if err := addIntakes(svc, cfg, venues, log); err != nil {
+			return err
+		}
+	}
+	return svc.Run(ctx)
+}
+
+// loadServiceConfig reads the service's sections of config.yaml and
+// applies the command-line overrides.
+func loadServiceConfig(data []byte, f serviceFlags) (*bot.Config, error) {
+	cfg, err := bot.Decode(data, f.config)
+	if err != nil {
+		return nil, err
+	}
+	if f.db != "" {
+		cfg.Store.Driver = storeDriver("", f.db)
+		cfg.Store.Path, cfg.Store.URL, cfg.Store.URLEnv = f.db, f.db, ""
+		embedded := cfg.Store.Driver == "sqlite"
+		cfg.Service.EmbeddedWorkers = &embedded
+	}
+	if f.listen != "" {
+		cfg.Service.Listen = f.listen
+	}
+	if f.name != "" {
+		cfg.Service.Name = f.name
+	}
+	return cfg, cfg.Validate()
+}
+
+// venuesConfig reads the venues section for posting, with addresses the
+// file leaves out taken from the environment.
+func venuesConfig(data []byte, file string) (post.Config, error) {
+	var doc struct {
+		Venues post.Config `yaml:"venues"`
+	}
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return post.Config{}, fmt.Errorf("%s: venues: %s", file, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	return doc.Venues.WithEnv(os.Getenv), nil
+}
+
+func digestOptions(cfg *bot.Config, period string) digest.Options {
+	return digest.Options{Branches: cfg.Digest.Branches, RC: cfg.Digest.RC, Release: cfg.Digest.Release,
+		Title: period, MailArchive: cfg.Digest.MailArchive}
+}
+
+// renderReport renders a comparison with the report templates, falling
+// back to the summary when they fail.
+func renderReport(cmp *compare.Comparison) review.Message {
+	msg, err := report.Message(cmp, report.Options{})
+	if err != nil {
+		msg = bot.RenderSummary(cmp)
+		msg.Text += "\n(the full report could not be rendered: " + err.Error() + ")\n"
+	}
+	return msg
+}
+
+func envOr(name, def string) string {
+	if name == "" {
+		name = def
+	}
+	return os.Getenv(name)
+}
+
+// addIntakes wires each configured venue's intake into the service.
+func addIntakes(svc *bot.Service, cfg *bot.Config, venues post.Config, log *slog.Logger) error {
+	v := cfg.Venues
+	every := cfg.Service.PollInterval
+	if v.GitHub.Repo != "" || v.GitHub.WebhookSecretEnv != "" {
+		in := &ghintake.Intake{
+			Client:  &ghintake.Client{BaseURL: venues.GitHub.URL, Token: envOr(v.GitHub.TokenEnv, "GITHUB_TOKEN"), HTTP: &http.Client{Timeout: 30 * time.Second}},
+			Queue:   svc,
+			Seen:    svc.Store(),
+			Repo:    v.GitHub.Repo,
+			Allow:   cfg.Triggers.Allow,
+			Command: cfg.Triggers.Command,
+			Log:     log.With("intake", "github"),
+			Metrics: svc.Metrics(),
+		}
+		if v.GitHub.WebhookSecretEnv != "" {
+			secret := os.Getenv(v.GitHub.WebhookSecretEnv)
+			if secret == "" {
+				return fmt.Errorf("venues.github.webhook_secret_env names %s, which is empty: the webhook cannot verify deliveries", v.GitHub.WebhookSecretEnv)
+			}
+			in.Secret = []byte(secret)
+			svc.Handle("POST /webhook/github", in)
+		}
+		if v.GitHub.Poll {
+			svc.AddPoller("github", every, in.Poll)
+		}
+	}
+	if v.JIRA.Poll {
+		c, err := jira.New(jira.Config{BaseURL: venues.JIRA.URL, User: or(venues.JIRA.User, envOr(v.JIRA.UserEnv, "JIRA_USER")),
+			Token: envOr(v.JIRA.TokenEnv, "JIRA_TOKEN"), PAT: envOr(venues.JIRA.PATEnv, "JIRA_PAT"),
+			Deployment: jira.Deployment(v.JIRA.Deployment)})
+		if err != nil {
+			return fmt.Errorf("jira intake: %w", err)
+		}
+		p := &jiraintake.Poller{Search: c, Queue: svc, Tested: svc.Store(), JQL: v.JIRA.JQL, Log: log.With("intake", "jira")}
+		svc.AddPoller("jira", every, func(ctx context.Context) error { _, err := p.Poll(ctx); return err })
+	}
+	if v.ReviewBoard.Poll {
+		c, err := reviewboard.New(reviewboard.Config{BaseURL: venues.ReviewBoard.URL, Token: envOr(v.ReviewBoard.TokenEnv, "REVIEWBOARD_TOKEN")})
+		if err != nil {
+			return fmt.Errorf("review board intake: %w", err)
+		}
+		p := &rbintake.Poller{List: c, Queue: svc, Tested: svc.Store(), URL: venues.ReviewBoard.URL,
+			Repository: v.ReviewBoard.Repository, Log: log.With("intake", "reviewboard")}
+		svc.AddPoller("reviewboard", every, func(ctx context.Context) error { _, err := p.Poll(ctx); return err })
+	}
+	var src mailintake.Source
+	switch {
+	case v.Mail.Maildir != "":
+		src = mailintake.MaildirSource(v.Mail.Maildir)
+	case v.Mail.IMAP != "" && v.Mail.IMAPUserEnv != "":
+		src = mailintake.IMAP{Addr: v.Mail.IMAP, User: os.Getenv(v.Mail.IMAPUserEnv),
+			Password: os.Getenv(v.Mail.IMAPPassEnv), Mailbox: v.Mail.Mailbox}.Source()
+	}
+	if src != nil {
+		p := &mailintake.Poller{Source: src, Queue: svc, Tested: svc.Store(), List: v.Mail.List, Log: log.With("intake", "mail")}
+		svc.AddPoller("mail", every, func(ctx context.Context) error { _, err := p.Poll(ctx); return err })
+	}
+	return nil
+}
+
+func or(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// compareBenchmarker runs a job as "perfbot compare ... --format json" in
+// a child process: a crash of a benchmark cannot take the service down,
+// and a cancelled job ends the child's whole process group.
+type compareBenchmarker struct {
+	exe, config string
+	stderr      io.Writer
+}
+
+// Run runs the comparison a job asks for.
+func (b *compareBenchmarker) Run(ctx context.Context, job bot.JobSpec) (*compare.Comparison, error) {
+	if job.PatchURL != "" && job.Patch == "" {
+		patch, err := fetchPatch(ctx, job.PatchURL)
+		if err != nil {
+			return nil, err
+		}
+		job.Patch = patch
+	}
+	argv := []string{b.exe, "compare", "--config", b.config, "--format", "json", "-q"}
+	if job.BaseRef != "" {
+		argv = append(argv, "--base", job.BaseRef)
+	}
+	for _, s := range job.Suites {
+		argv = append(argv, "--suite", s)
+	}
+	switch {
+	case job.Patch != "":
+		argv = append(argv, "--patch", "{patch}")
+	case job.CandidateRef != "":
+		argv = append(argv, "--head", job.CandidateRef)
+	}
+	return (&bot.ExecBenchmarker{Argv: argv}).Run(ctx, job)
+}
+
+// fetchPatch downloads a patch (a JIRA attachment, a Review Board diff).
+func fetchPatch(ctx context.Context, url string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Accept", "text/x-patch, text/plain, */*")
+	resp, err := (&http.Client{Timeout: 2 * time.Minute}).Do(req)
+	if err != nil {
+		return "", fmt.Errorf("fetch patch %s: %w", url, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("fetch patch %s: %s", url, resp.Status)
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return "", fmt.Errorf("fetch patch %s: %w", url, err)
+	}
+	return string(data), nil
+}
