@@ -20,10 +20,11 @@ import (
 // (95th/99th only in 2018; 99th/99.9th/99.99th from 2019; a TOTAL row and
 // 50th/90th/95th since v1.0.1), and the table and JSON renderings of the
 // same rows chosen with -p outputstyle=table|json (2022+). "READ_ERROR" rows are operations of their
-// own. Interval blocks repeat every few seconds; only the final block,
-// after "Run finished, takes ...", is the run's result, so when the input
-// holds such a line only the rows after it are emitted; otherwise (an
-// excerpt of interval lines) every row is emitted as it comes.
+// own. Interval blocks repeat every few seconds with cumulative figures;
+// the final block, after "Run finished, takes ...", is the run's result.
+// Only the last block is emitted (the final one, or for an excerpt of
+// interval lines the latest), when the input ends; one block is held in
+// memory at a time.
 //
 // The operation is the benchmark; "OPS" becomes Metric "Throughput" in
 // ops/s, "Avg(us)" Metric "AverageLatency", percentiles "p99", "p99.9" in
@@ -136,9 +137,9 @@ func (GoYCSB) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 			op := ri[0]
 			if !final && lastOp[op] {
 				// The same operation again: a new interval block began.
-				if err := flushBlock(); err != nil {
-					return err
-				}
+				// go-ycsb's figures are cumulative, so the newer block
+				// supersedes the older one.
+				block = block[:0]
 				lastOp = map[string]bool{}
 			}
 			lastOp[op] = true

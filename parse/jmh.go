@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"math"
 	"strings"
 
 	"github.com/perfbot/perfbot/bench"
@@ -56,6 +57,40 @@ func jmhBetter(metric, unit string) bench.Direction {
 		return bench.LowerIsBetter
 	}
 	return bench.DirectionOf(unit)
+}
+
+// jmhApprox reads JMH's approximate score "≈ 10⁻⁵" (or "≈ 0"), printed
+// when the score is below half the last printed digit: JMH rounds log10 of
+// the score to an integer power, so the value is about 10^power; "≈ 0"
+// stands for a score of zero (or below).
+func jmhApprox(s string) (float64, bool) {
+	s = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s), "≈"))
+	if s == "0" {
+		return 0, true
+	}
+	rest, ok := strings.CutPrefix(s, "10")
+	if !ok || rest == "" {
+		return 0, false
+	}
+	neg := false
+	if r, ok := strings.CutPrefix(rest, "⁻"); ok {
+		neg, rest = true, r
+	}
+	power := 0
+	for _, c := range rest {
+		d := strings.IndexRune("⁰¹²³⁴⁵⁶⁷⁸⁹", c)
+		if d < 0 {
+			return 0, false
+		}
+		power = power*10 + len([]rune("⁰¹²³⁴⁵⁶⁷⁸⁹"[:d]))
+		if power > 400 {
+			return 0, false
+		}
+	}
+	if neg {
+		power = -power
+	}
+	return math.Pow(10, float64(power)), true
 }
 
 // jmhModeName maps the run log's "# Benchmark mode:" text to the table's

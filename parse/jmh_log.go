@@ -191,8 +191,17 @@ func (JMHLog) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 				continue
 			}
 			metric := jmhMetricName("·" + strings.TrimSpace(m[1]))
-			if strings.HasPrefix(m[2], "≈") || m[2] == "NaN" {
-				warnf(ctx, name, lr.Line(), "%s: value %s is not a measurement; skipped", metric, m[2])
+			if m[2] == "NaN" {
+				warnf(ctx, name, lr.Line(), "%s: value is NaN; skipped", metric)
+				continue
+			}
+			if strings.HasPrefix(m[2], "≈") {
+				if v, ok := jmhApprox(m[2]); ok {
+					warnf(ctx, name, lr.Line(), "%s: value printed only approximately (%s); read as %g", metric, m[2], v)
+					cur.add(metric, m[3], v, lr.Line())
+				} else {
+					warnf(ctx, name, lr.Line(), "%s: cannot read the approximate value %q; skipped", metric, m[2])
+				}
 				continue
 			}
 			v, err := parseLocale(m[2])

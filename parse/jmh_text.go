@@ -2,6 +2,7 @@ package parse
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"regexp"
@@ -18,8 +19,9 @@ import (
 //
 // in every version seen in the wild: secondary metrics labelled "@name",
 // "·name" or "name", blank Cnt and missing Error for single samples,
-// approximate scores ("≈ 10⁻⁵", skipped with a warning), NaN scores
-// (skipped), decimal commas from non-English locales, mangled "±", sbt's
+// approximate scores ("≈ 10⁻⁵" read as 1e-5, "≈ 0" as 0, with a warning),
+// NaN scores (skipped with a warning), the "Score error" column without
+// "±" of JMH before 1.5, decimal commas from non-English locales, mangled "±", sbt's
 // "[info]" and source comments' " * " prefixes, and log lines around the
 // table. Each row is a Summary (Score, Error at 99.9%, Cnt).
 type JMHText struct{}
@@ -27,7 +29,7 @@ type JMHText struct{}
 // Name returns "jmh".
 func (JMHText) Name() string { return "jmh" }
 
-var jmhHeader = regexp.MustCompile(`(?m)^\s*(?:\[info\]\s*|\*\s+)?Benchmark\s.*\bMode\s+(?:Cnt|Samples)\s+Score\s.*Units\s*$`)
+var jmhHeader = regexp.MustCompile(`(?m)^\s*(?:\[info\]\s*|\*\s+)?Benchmark\s.*\bMode\s+(?:Cnt|Samples)\s+(?:Score|Mean)\s.*Units\s*$`)
 
 // Sniff looks for the table's header line.
 func (JMHText) Sniff(head []byte) int {
@@ -63,7 +65,9 @@ func (JMHText) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 			continue
 		}
 		res, ok, err := jmhRow(line, paramNames)
-		if err != nil {
+		if err == errApprox {
+			warnf(ctx, name, lr.Line(), "%s: score printed only approximately (%s); read as %g", strings.Fields(line)[0], res.Unit, res.Summary.Mean)
+		} else if err != nil {
 			warnf(ctx, name, lr.Line(), "%v", err)
 			continue
 		}
@@ -111,8 +115,13 @@ func jmhRow(line string, paramNames []string) (*bench.Result, bool, error) {
 			mid = mid[1:]
 		}
 	}
-	if len(mid) > 0 && strings.HasPrefix(mid[0], "≈") {
-		return nil, true, fmt.Errorf("%s: score %s is only an upper bound, not a measurement; row skipped", f[0], strings.Join(mid, " "))
+	approx := false
+	if len(mid) == 2 && mid[0] == "≈" {
+		v, ok := jmhApprox(mid[1])
+		if !ok {
+			return nil, true, fmt.Errorf("%s: cannot read the approximate score %q; row skipped", f[0], strings.Join(mid, " "))
+		}
+		mid, approx = []string{strconv.FormatFloat(v, 'g', -1, 64)}, true
 	}
 	if len(mid) > 0 && mid[0] == "NaN" {
 		return nil, true, fmt.Errorf("%s: score is NaN (unit %q); row skipped", f[0], unit)
@@ -125,6 +134,15 @@ func jmhRow(line string, paramNames []string) (*bench.Result, bool, error) {
 			return nil, true, fmt.Errorf("%s: score: %v", f[0], err)
 		}
 		score = v
+	case 2:
+		// JMH before 1.5: "Score  Score error" (or "Mean  Mean error")
+		// columns without a "±".
+		v, err1 := parseLocale(mid[0])
+		e, err2 := parseLocale(mid[1])
+		if err1 != nil || err2 != nil {
+			return nil, true, fmt.Errorf("%s: expected \"Score Error\", got %q", f[0], strings.Join(mid, " "))
+		}
+		score, errHalf, conf = v, e, 0.999
 	case 3:
 		// score, a "±" in whatever encoding survived, error.
 		v, err := parseLocale(mid[0])
@@ -139,12 +157,20 @@ func jmhRow(line string, paramNames []string) (*bench.Result, bool, error) {
 	default:
 		return nil, true, fmt.Errorf("%s: expected \"[Cnt] Score [± Error] Units\" after the mode, got %q", f[0], strings.Join(f[m+1:], " "))
 	}
-	return &bench.Result{
+	res := &bench.Result{
 		Benchmark: bname,
 		Params:    params,
 		Metric:    metric,
 		Unit:      unit,
 		Better:    jmhBetter(metric, unit),
 		Summary:   summary(score, errHalf, conf, n),
-	}, true, nil
+	}
+	if approx {
+		return res, true, errApprox
+	}
+	return res, true, nil
 }
+
+// errApprox marks a row whose score JMH printed only approximately; the
+// row is used, and the caller warns.
+var errApprox = errors.New("approximate score")

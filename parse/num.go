@@ -22,9 +22,17 @@ func parseFloat(s string) (float64, error) {
 	return v, nil
 }
 
-// parseGrouped reads a number that may carry thousands separators ("1,234.5")
-// as perf stat prints them in an English locale.
+// parseGrouped reads a number that may carry thousands separators, as perf
+// stat prints them under LC_NUMERIC: "1,234.5" (English), "1.234,5" and
+// "2.015.511" (German and others: dots group, a comma is the decimal mark).
 func parseGrouped(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	dot, comma := strings.LastIndexByte(s, '.'), strings.LastIndexByte(s, ',')
+	if strings.Count(s, ".") > 1 || dot >= 0 && comma > dot {
+		s = strings.ReplaceAll(s, ".", "")
+		s = strings.Replace(s, ",", ".", 1)
+		return parseFloat(s)
+	}
 	return parseFloat(strings.ReplaceAll(s, ",", ""))
 }
 

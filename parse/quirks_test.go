@@ -37,8 +37,21 @@ func TestQuirks(t *testing.T) {
 				{"a.B.m", "", "ops/s", "mode=thrpt", 14014.765, bench.HigherIsBetter},
 				{"a.B.m", "gc.alloc.rate", "MB/sec", "mode=thrpt", 1.5, bench.LowerIsBetter},
 				{"a.B.m", "p99", "ms/op", "mode=sample", 3.5, bench.LowerIsBetter},
+				{"a.B.m", "gc.alloc.rate.norm", "B/op", "mode=thrpt", 1e-5, bench.LowerIsBetter},
 			},
-			results: 3, warns: 1,
+			results: 4, warns: 1,
+		},
+		{
+			name: "jmh before 1.5: Samples and Mean error columns, ≈ 0",
+			p:    JMHText{},
+			in: "Benchmark       Mode   Samples         Mean   Mean error    Units\n" +
+				"o.s.MyBench.a   thrpt        20   123456.789     1234.567   ops/ms\n" +
+				"o.s.MyBench.b   avgt         20        ≈ 0                   ns/op\n",
+			want: []want{
+				{"o.s.MyBench.a", "", "ops/ms", "mode=thrpt", 123456.789, bench.HigherIsBetter},
+				{"o.s.MyBench.b", "", "ns/op", "mode=avgt", 0, bench.LowerIsBetter},
+			},
+			results: 2, warns: 1,
 		},
 		{
 			name: "jmh log with gc profiler lines and forks",

@@ -19,7 +19,9 @@ import (
 //     versions) and "129870.13 requests per second";
 //   - default, 6.2+: the same title padded with spaces, "Latency by
 //     percentile distribution:" rows "50.000% <= 0.295 milliseconds
-//     (cumulative count 50885)" (Metric "p50" in ms), and the "Summary:"
+//     (cumulative count 50885)" (Metric "p50" in ms; the "Cumulative
+//     distribution of latencies:" rows of the same shape are skipped), and
+//     the "Summary:"
 //     block with "throughput summary:" and the "latency summary (msec):"
 //     table of avg/min/p50/p95/p99/max;
 //   - quiet (-q): "SET: 104166.66 requests per second[, p50=0.087 msec]";
@@ -68,6 +70,7 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 	test := ""
 	var csvHeader []string
 	inLatencySummary := false
+	inPct := false
 	var latCols []string
 	out := func(bn string, params bench.Params, metric, unit string, v float64) error {
 		better := bench.LowerIsBetter
@@ -94,6 +97,7 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 		if m := redisTitle.FindStringSubmatch(line); strings.HasPrefix(line, "======") && m != nil {
 			test = strings.TrimSpace(m[1])
 			blockParams = nil
+			inPct = false
 			inLatencySummary = false
 			continue
 		}
@@ -109,7 +113,15 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 		if test != "" && len(blockParams) > 0 {
 			params = blockParams
 		}
-		if m := redisPct.FindStringSubmatch(line); test != "" && strings.Contains(line, "% <=") && m != nil {
+		switch strings.TrimSpace(line) {
+		case "Latency by percentile distribution:":
+			inPct = true
+			continue
+		case "Cumulative distribution of latencies:":
+			inPct = false // the same row shape, but by latency bucket
+			continue
+		}
+		if m := redisPct.FindStringSubmatch(line); inPct && test != "" && strings.Contains(line, "% <=") && m != nil {
 			p, err1 := parseFloat(m[1])
 			v, err2 := parseFloat(m[2])
 			if err1 != nil || err2 != nil {
