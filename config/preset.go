@@ -44,13 +44,13 @@ func Presets() []Preset {
 		{
 			Name: "ycsb",
 			Doc:  "YCSB (bin/ycsb) or go-ycsb: load then run each workload, throughput and latency percentiles",
-			Command: "{ycsb} load {db} -P {workloads}/workload{workload} -p recordcount={recordcount} {props} > load-{workload}.log 2>&1 && " +
+			Command: "{ycsb} load {db} -P {workloads}/workload{workload} -p recordcount={recordcount} {props} {load_props} > load-{workload}.log 2>&1 && " +
 				"{ycsb} run {db} -P {workloads}/workload{workload} -p recordcount={recordcount} -p operationcount={operationcount} {props}",
 			Parser: "auto",
 			Output: "combined",
 			Matrix: Matrix{{Name: "workload", Values: []string{"a", "b", "c", "d", "e", "f"}}},
 			Vars: map[string]string{"ycsb": "bin/ycsb", "db": "basic", "workloads": "workloads",
-				"recordcount": "10000", "operationcount": "10000", "props": ""},
+				"recordcount": "10000", "operationcount": "10000", "props": "", "load_props": ""},
 		},
 		{
 			Name: "hbase-wal",
@@ -73,14 +73,14 @@ func Presets() []Preset {
 		},
 		{
 			Name: "pgbench",
-			Doc:  "pgbench against a server the suite's setup starts on {port}, over a clients sweep",
-			Command: "pgbench -n -h {host} -p {port} -U {user} -c {clients} -j {clients} -T {duration} " +
+			Doc:  "pgbench against a server the suite's setup starts on {port}, over a clients sweep; length is -T seconds or -t transactions per client",
+			Command: "pgbench -n -h {host} -p {port} -U {user} -c {clients} -j {clients} {length} " +
 				"{pgbench_args} {database}",
 			Parser: "pgbench",
 			Output: "stdout",
 			Matrix: Matrix{{Name: "clients", Values: []string{"1", "2", "4", "8", "16"}}},
 			Vars: map[string]string{"host": "127.0.0.1", "user": "postgres", "database": "postgres",
-				"duration": "10", "pgbench_args": ""},
+				"length": "-T 10", "pgbench_args": ""},
 		},
 		{
 			Name:    "redis-benchmark",

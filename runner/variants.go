@@ -88,6 +88,13 @@ func newVariantRun(suite *config.Suite, s *side, opts Options) (*variantRun, err
 			vr.vars[k] = v
 		}
 	}
+	// A var may use other vars and the runner's placeholders, such as
+	// bin: "{datadir}/bin/tool-{version}".
+	expanded := map[string]string{}
+	for k, v := range vr.vars {
+		expanded[k] = config.Expand(v, nil, vr.builtin(s, 0))
+	}
+	vr.vars = expanded
 	vr.env = append(append([]string(nil), opts.Env...), envList(suite.Env)...)
 	if vr.settings != nil {
 		vr.env = append(vr.env, envList(vr.settings.Env)...)

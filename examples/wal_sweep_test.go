@@ -1,0 +1,63 @@
+package examples
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestWALSweep runs examples/wal-sweep.yaml: with synchronous_commit off a
+// commit does not wait for its WAL flush, so async beats sync at every
+// client count; perf stat's software counters are in the report, and the
+// counters this machine cannot count are named in its warnings.
+func TestWALSweep(t *testing.T) {
+	need(t, "/usr/lib/postgresql/15/bin/pg_ctl", "postgresql-15")
+	need(t, "pgbench", "postgresql-client")
+	need(t, "perf", "linux-perf")
+	if isRoot() {
+		need(t, "runuser", "util-linux")
+	}
+	r, _ := runExample(t, "wal-sweep")
+	if r.Base != "sync" || len(r.Candidates) != 1 || r.Candidates[0] != "async" {
+		t.Fatalf("variants %s vs %v, want async vs sync", r.Base, r.Candidates)
+	}
+	tps := rows(r, "", "tps", "")
+	logRows(t, tps, "clients")
+	seen := map[string]bool{}
+	for _, x := range tps {
+		c := x.Params["clients"]
+		seen[c] = true
+		if x.Base == nil || len(x.Candidates) != 1 {
+			t.Errorf("clients=%s: tps not measured on both sides", c)
+			continue
+		}
+		if v := x.Candidates[0].Verdict; v != "better" {
+			t.Errorf("clients=%s: async tps is %s (ratio %.2f, p=%.3g), want better than sync", c, v, x.Candidates[0].Ratio, x.Candidates[0].P)
+		}
+	}
+	for _, c := range []string{"1", "2", "4", "8", "16"} {
+		if !seen[c] {
+			t.Errorf("no tps row for clients=%s", c)
+		}
+	}
+	for _, unit := range []string{"task-clock-msec", "context-switches"} {
+		rs := rows(r, "pgbench", unit, "*")
+		if len(rs) != 5 {
+			t.Errorf("perf stat %s: %d rows, want one per client count", unit, len(rs))
+		}
+		logRows(t, rs, "clients")
+	}
+	// Hardware counters: either in the report or named in its warnings.
+	out, _ := exec.Command("perf", "stat", "-e", "instructions", "true").CombinedOutput()
+	if strings.Contains(string(out), "<not supported>") {
+		found := false
+		for _, w := range r.Warnings {
+			found = found || strings.Contains(w, "instructions")
+		}
+		if !found {
+			t.Errorf("instructions are <not supported> here, but no warning says so: %q", r.Warnings)
+		}
+	} else if len(rows(r, "pgbench", "instructions", "*")) != 5 {
+		t.Errorf("perf counts instructions here, but the report has no instructions rows")
+	}
+}
