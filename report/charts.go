@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -64,9 +65,12 @@ func charts(cmp *compare.Comparison, doc *Document, formats []string) ([]review.
 		}
 		var ch *chart
 		var err error
-		if s.Shape == ShapeSweep {
+		switch s.Shape {
+		case ShapeSweep:
 			ch, err = sweepChart(cmp, s)
-		} else {
+		case ShapeWorkloads:
+			ch, err = workloadsChart(cmp, s)
+		default:
 			ch, err = barsChart(cmp, s)
 		}
 		if err != nil {
@@ -128,7 +132,9 @@ func sweepChart(cmp *compare.Comparison, s *Section) (*chart, error) {
 	p.Title.Text = shorten(s.Title, 70)
 	p.X.Label.Text = s.Params[0]
 	p.Y.Label.Text = metricUnit(s.Metric, s.Unit)
-	p.Legend.Top = true
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.XOffs = vg.Points(6)
+	p.Y.Tick.Marker = plainTicks{}
 	p.Add(plotter.NewGrid())
 	variants := append([]string{cmp.Base}, cmp.Candidates...)
 	minX, maxX := math.Inf(1), math.Inf(-1)
@@ -179,6 +185,124 @@ func sweepChart(cmp *compare.Comparison, s *Section) (*chart, error) {
 	return &chart{title: s.Title, w: sweepWidth, h: sweepHeight, draw: p.Draw}, nil
 }
 
+// workloadsChart draws a panel per metric (throughput, each latency
+// percentile) with grouped bars per workload and operation, a bar per
+// variant, so a release's workloads can be seen side by side.
+func workloadsChart(cmp *compare.Comparison, s *Section) (*chart, error) {
+	type group struct {
+		title string
+		lines []*Line
+	}
+	var groups []*group
+	index := map[string]*group{}
+	for _, l := range s.Lines {
+		if l.row == nil {
+			continue
+		}
+		key := metricUnit(l.row.Metric, l.row.Unit)
+		g := index[key]
+		if g == nil {
+			if len(groups) == 4 {
+				continue
+			}
+			g = &group{title: key}
+			index[key] = g
+			groups = append(groups, g)
+		}
+		g.lines = append(g.lines, l)
+	}
+	if len(groups) == 0 {
+		return nil, nil
+	}
+	variants := append([]string{cmp.Base}, cmp.Candidates...)
+	width := vg.Points(7)
+	var plots []*plot.Plot
+	for gi, g := range groups {
+		p := plot.New()
+		p.Title.Text = shorten(g.title, 40)
+		p.Title.TextStyle.Font.Size = vg.Points(9)
+		p.Y.Tick.Marker = plainTicks{}
+		p.Y.Tick.Label.Font.Size = vg.Points(7)
+		p.X.Tick.Label.Font.Size = vg.Points(7)
+		p.Y.Min = 0
+		var names []string
+		for _, l := range g.lines {
+			name := strings.TrimPrefix(l.Workload, "workload")
+			if op := l.row.Benchmark; op != "OVERALL" {
+				name += "\n" + opShort(op)
+			}
+			names = append(names, name)
+		}
+		top := 0.0
+		for vi, v := range variants {
+			vals := make(plotter.Values, len(g.lines))
+			for i, l := range g.lines {
+				if c := cellOf(l.row, v, cmp.Base); c != nil {
+					vals[i] = c.Center
+					top = math.Max(top, c.Center)
+				}
+			}
+			bars, err := plotter.NewBarChart(vals, width)
+			if err != nil {
+				return nil, err
+			}
+			bars.Color = variantColor(vi)
+			bars.LineStyle.Width = 0
+			bars.Offset = vg.Length(float64(vi)-float64(len(variants)-1)/2) * width
+			p.Add(bars)
+			if gi == 0 {
+				p.Legend.Add(v, bars)
+			}
+		}
+		p.Y.Max = top * 1.25 // room for the legend
+		p.Legend.Top = true
+		p.Legend.TextStyle.Font.Size = vg.Points(8)
+		p.NominalX(names...)
+		plots = append(plots, p)
+	}
+	cols := min(2, len(plots))
+	rows := (len(plots) + cols - 1) / cols
+	grid := make([][]*plot.Plot, rows)
+	for i := range grid {
+		grid[i] = make([]*plot.Plot, cols)
+	}
+	for i, p := range plots {
+		grid[i/cols][i%cols] = p
+	}
+	w, h := 3.6*vg.Inch*vg.Length(cols), 2.4*vg.Inch*vg.Length(rows)
+	return &chart{title: s.Title, w: w, h: h, draw: func(c draw.Canvas) {
+		tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(8), PadY: vg.Points(8),
+			PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(4)}
+		canvases := plot.Align(grid, tiles, c)
+		for i := range grid {
+			for j, p := range grid[i] {
+				if p != nil {
+					p.Draw(canvases[i][j])
+				}
+			}
+		}
+	}}, nil
+}
+
+// opShort abbreviates a YCSB operation for a crowded axis.
+func opShort(op string) string {
+	switch op {
+	case "READ":
+		return "rd"
+	case "UPDATE":
+		return "upd"
+	case "INSERT":
+		return "ins"
+	case "SCAN":
+		return "scan"
+	case "READ-MODIFY-WRITE":
+		return "rmw"
+	case "DELETE":
+		return "del"
+	}
+	return shorten(strings.ToLower(op), 5)
+}
+
 // sweepTicks labels a log axis with the swept values themselves.
 type sweepTicks struct{ lines []*Line }
 
@@ -210,13 +334,14 @@ func barsChart(cmp *compare.Comparison, s *Section) (*chart, error) {
 	var plots []*plot.Plot
 	for _, l := range picked {
 		p := plot.New()
-		p.Title.Text = shorten(panelTitle(l), 34)
+		p.Title.Text = panelTitle(l)
 		p.Title.TextStyle.Font.Size = vg.Points(9)
 		p.Y.Label.Text = shorten(metricUnit(l.row.Metric, l.row.Unit), 24)
 		p.Y.Label.TextStyle.Font.Size = vg.Points(8)
 		p.Y.Tick.Label.Font.Size = vg.Points(7)
 		p.X.Tick.Label.Font.Size = vg.Points(8)
 		p.Y.Min = 0
+		p.Y.Tick.Marker = plainTicks{}
 		for vi, v := range variants {
 			cell := cellOf(l.row, v, cmp.Base)
 			if cell == nil {
@@ -274,20 +399,48 @@ func barsChart(cmp *compare.Comparison, s *Section) (*chart, error) {
 	}}, nil
 }
 
+// panelTitle names a panel in two short lines: the benchmark (its last
+// dotted parts when long), then its parameters or metric.
 func panelTitle(l *Line) string {
-	name := l.Name
+	name := l.row.Benchmark
+	for len(name) > 32 {
+		i := strings.IndexByte(name, '.')
+		if i < 0 {
+			break
+		}
+		name = name[i+1:]
+	}
 	if l.Workload != "" {
 		name = l.Workload + " " + name
 	}
+	var detail []string
 	for _, p := range l.row.Params {
 		if p.Name != "workload" {
-			name += " " + p.Name + "=" + p.Value
+			detail = append(detail, p.Name+"="+p.Value)
 		}
 	}
-	if l.Metric != "" && l.Workload != "" {
-		name += " " + l.Metric
+	if l.row.Metric != "" && l.Workload != "" {
+		detail = append(detail, l.row.Metric)
 	}
-	return name
+	title := shorten(name, 34)
+	if len(detail) > 0 {
+		title += "\n" + shorten(strings.Join(detail, " "), 34)
+	}
+	return title
+}
+
+// plainTicks are gonum's default ticks labelled as the tables write
+// numbers: 2,250 rather than 2250.00.
+type plainTicks struct{}
+
+func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = plainNumber(ts[i].Value)
+		}
+	}
+	return ts
 }
 
 // cellOf returns the variant's cell of a row, nil when it lacks one.

@@ -53,7 +53,7 @@ func Message(cmp *compare.Comparison, opts Options) (review.Message, error) {
 	doc := build(cmp, opts)
 	msg := review.Message{
 		Key:     opts.Key,
-		Subject: messageSubject(cmp, doc),
+		Subject: messageSubject(cmp),
 		Summary: doc.Summary,
 		State:   state(cmp),
 	}
@@ -130,7 +130,7 @@ func chartsFor(cmp *compare.Comparison, doc *Document) ([]review.Attachment, err
 }
 
 // messageSubject is "perfbot: <subject>: 2 better, 1 worse".
-func messageSubject(cmp *compare.Comparison, doc *Document) string {
+func messageSubject(cmp *compare.Comparison) string {
 	better, worse := 0, 0
 	for _, t := range cmp.Summary {
 		better += t.Better
@@ -149,7 +149,7 @@ func messageSubject(cmp *compare.Comparison, doc *Document) string {
 	default:
 		verdict = fmt.Sprintf("%d better, %d worse", better, worse)
 	}
-	return oneLine("perfbot: " + doc.Subject + ": " + verdict)
+	return oneLine("perfbot: " + subject(cmp) + ": " + verdict)
 }
 
 // state is failure when a candidate got worse anywhere, error when no row
@@ -223,38 +223,68 @@ func shortDoc(full *Document, keep int) *Document {
 
 // fitShort renders the changed lines of full, as many as fit in limit
 // characters; when not even the summary and provenance fit, the rendering
-// is cut at a line boundary with a note.
+// is cut at a line boundary with a note. It guesses the number of lines
+// that fit from the size of a line, then searches near the guess.
 func fitShort(set *templateSet, full *Document, limit int) (string, error) {
-	render := func(keep int) (string, bool, error) {
-		out, err := set.render(shortDoc(full, keep))
-		return out, err == nil && utf8.RuneCountInString(out) <= limit, err
+	type try struct {
+		out  string
+		size int
 	}
-	out, fits, err := render(-1)
-	if err != nil || fits {
-		return out, err
+	tries := map[int]try{}
+	render := func(keep int) (try, error) {
+		if t, ok := tries[keep]; ok {
+			return t, nil
+		}
+		out, err := set.render(shortDoc(full, keep))
+		t := try{out, utf8.RuneCountInString(out)}
+		tries[keep] = t
+		return t, err
 	}
 	changed := full.countChanged()
-	lo, hi, best := 0, changed-1, ""
-	for lo <= hi {
-		mid := (lo + hi) / 2
-		out, fits, err := render(mid)
-		if err != nil {
-			return "", err
-		}
-		if fits {
-			best, lo = out, mid+1
-		} else {
-			hi = mid - 1
-		}
+	all, err := render(changed)
+	if err != nil || all.size <= limit {
+		return all.out, err
 	}
-	if best != "" {
-		return best, nil
-	}
-	out, _, err = render(0)
+	none, err := render(0)
 	if err != nil {
 		return "", err
 	}
-	return cutText(out, limit), nil
+	if none.size > limit {
+		return cutText(none.out, limit), nil
+	}
+	// Invariant: keep=lo fits, keep=hi does not.
+	lo, hi := 0, changed
+	if per := float64(all.size-none.size) / float64(changed); per > 0 {
+		guess := min(changed-1, max(0, int(float64(limit-none.size)/per)))
+		step := max(1, guess/50)
+		for _, k := range []int{guess, guess - step, guess + step} {
+			if k <= lo || k >= hi {
+				continue
+			}
+			t, err := render(k)
+			if err != nil {
+				return "", err
+			}
+			if t.size <= limit {
+				lo = k
+			} else {
+				hi = k
+			}
+		}
+	}
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		t, err := render(mid)
+		if err != nil {
+			return "", err
+		}
+		if t.size <= limit {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return tries[lo].out, nil
 }
 
 // cutText keeps the first lines of s that fit in limit characters and says
