@@ -30,6 +30,10 @@ type ExecBenchmarker struct {
 	Env []string
 	// Runner runs the command (default sandbox.Local).
 	Runner sandbox.Runner
+	// Answered maps exit statuses that mean "the job was done and failed
+	// for a reason to tell the requester" (such as a patch that does not
+	// apply) to the failing stage; such a failure is answered, not retried.
+	Answered map[int]string
 }
 
 // Run runs the command for job and decodes its output.
@@ -67,14 +71,21 @@ func (e *ExecBenchmarker) Run(ctx context.Context, job JobSpec) (*compare.Compar
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
+	// A command that printed a comparison answered, even when it exits
+	// non-zero to say that nothing could be compared.
+	var cmp compare.Comparison
+	jsonErr := json.Unmarshal(bytes.TrimSpace(res.Stdout), &cmp)
+	if jsonErr == nil {
+		return &cmp, nil
+	}
+	if stage, ok := e.Answered[res.ExitCode]; ok {
+		return &compare.Comparison{Failures: []compare.Failure{{Stage: stage,
+			Message: strings.TrimSpace(tail(res.Stderr, 4000)), Limit: res.Limit}}}, nil
+	}
 	if res.ExitCode != 0 {
 		return nil, fmt.Errorf("benchmark command %s exited with status %d: %s", argv[0], res.ExitCode, tail(res.Stderr, 2000))
 	}
-	var cmp compare.Comparison
-	if err := json.Unmarshal(bytes.TrimSpace(res.Stdout), &cmp); err != nil {
-		return nil, fmt.Errorf("benchmark command %s: output is not a comparison in JSON: %w", argv[0], err)
-	}
-	return &cmp, nil
+	return nil, fmt.Errorf("benchmark command %s: output is not a comparison in JSON: %w", argv[0], jsonErr)
 }
 
 func tail(b []byte, n int) string {

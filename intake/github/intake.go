@@ -116,7 +116,7 @@ func (in *Intake) HandleComment(ctx context.Context, repo string, issue Issue, c
 		Targets:      []string{fmt.Sprintf("github:%s#%d", repo, issue.Number)},
 		Suites:       cmd.Suites,
 		BaseRef:      cmd.Base,
-		CandidateRef: fmt.Sprintf("refs/pull/%d/head", issue.Number),
+		CandidateRef: fmt.Sprintf("pull/%d/head", issue.Number),
 		Title:        fmt.Sprintf("%s#%d: %s", repo, issue.Number, issue.Title),
 		Requester:    c.User.Login,
 		Source:       "github",

@@ -171,7 +171,7 @@ func TestWebhookQueuesOnceAndAcknowledges(t *testing.T) {
 	}
 	job := f.queue.jobs[0]
 	want := bot.JobSpec{Key: "github:acme/store#12/comment/1987654321", Targets: []string{"github:acme/store#12"},
-		Suites: []string{"wal"}, BaseRef: "main", CandidateRef: "refs/pull/12/head",
+		Suites: []string{"wal"}, BaseRef: "main", CandidateRef: "pull/12/head",
 		Title: "acme/store#12: Batch WAL syncs", Requester: "maintainer", Source: "github"}
 	if got, _ := json.Marshal(job); string(got) != string(must(json.Marshal(want))) {
 		t.Errorf("job = %s\nwant  %s", got, must(json.Marshal(want)))
