@@ -11,14 +11,15 @@ import (
 
 // PerfStatCSV reads `perf stat -x SEP` output, whatever the separator:
 //
-//	[time,][cpu,[n,]]value,unit,event,runtime,pct[,variance][,metric,metric-unit]
+//	[time,][cpu,[n,]]value,unit,event,[variance,]runtime,pct[,metric,metric-unit]
 //
 // The value's position is found per line (the first numeric field
 // followed, two fields on, by an event name), so interval (-I) and per-CPU
 // (-A, --per-core) columns are handled; the CPU becomes param "cpu".
 // "<not supported>" and "<not counted>" rows are skipped with a warning.
 // Benchmark, unit and samples follow PerfStat; with -r the variance
-// field ("19.25%") gives a Summary.
+// field after the event ("0.48%", the relative standard error of the mean)
+// gives a Summary with Confidence 0.6827.
 type PerfStatCSV struct{}
 
 // Name returns "perf-stat-csv".
@@ -71,6 +72,9 @@ func perfValueIndex(f []string) int {
 			num = err == nil
 		}
 		e := strings.TrimSpace(f[i+2])
+		if _, err := parseFloat(f[i+1]); err == nil {
+			continue // the unit field holds a number: value is further on
+		}
 		if num && e != "" {
 			if _, err := parseFloat(e); err != nil {
 				return i
@@ -133,9 +137,10 @@ func (PerfStatCSV) Parse(ctx context.Context, r io.Reader, name string, emit fun
 			unit = perfUnit(event)
 		}
 		res := &bench.Result{Benchmark: event, Params: params, Unit: unit, Better: bench.DirectionOf(unit), Source: source(name, lr.Line())}
+		// With -r, the variance ("0.48%") follows the event.
 		pct := ""
-		if i+5 < len(f) && strings.HasSuffix(strings.TrimSpace(f[i+5]), "%") {
-			pct = strings.TrimSuffix(strings.TrimSpace(f[i+5]), "%")
+		if i+3 < len(f) && strings.HasSuffix(strings.TrimSpace(f[i+3]), "%") {
+			pct = strings.TrimSuffix(strings.TrimSpace(f[i+3]), "%")
 		}
 		perfValue(res, v, pct, 0)
 		if err := emit(res); err != nil {

@@ -123,7 +123,7 @@ func TestQuirks(t *testing.T) {
 		{
 			name: "perf stat -x, with -r variance and not supported",
 			p:    PerfStatCSV{},
-			in:   "# started on Mon Apr 14 12:53:58 2025\n\n1234.56,msec,task-clock,1234560000,100.00,0.999,CPUs utilized\n<not supported>,,stalled-cycles-backend,0,100.00,,\n2000000,,cycles,1234560000,100.00,19.25%,1.62,GHz\n",
+			in:   "# started on Mon Apr 14 12:53:58 2025\n\n1234.56,msec,task-clock,1234560000,100.00,0.999,CPUs utilized\n<not supported>,,stalled-cycles-backend,0.00%,0,100.00,,\n2000000,,cycles,19.25%,1234560000,100.00,1.62,GHz\n",
 			want: []want{
 				{"task-clock", "", "msec", "", 1234.56, bench.LowerIsBetter},
 				{"cycles", "", "cycles", "", 2e6, bench.LowerIsBetter},
