@@ -28,7 +28,7 @@ type numberStyle struct {
 // scales them: Go benchmark units ("ns/op", "B/op", "B/s") measured as
 // samples rather than given as a tool's summary.
 func sampled(row *compare.Row) bool {
-	if !strings.HasSuffix(row.Unit, "/op") && row.Unit != "B/s" {
+	if !strings.HasSuffix(row.Unit, "/op") && row.Unit != "B/s" && row.Unit != "MB/s" {
 		return false
 	}
 	if row.Base != nil && !row.Base.Summarized {

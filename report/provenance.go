@@ -20,10 +20,12 @@ func provenanceFacts(p *compare.Provenance) []Fact {
 	for _, s := range p.Sides {
 		code := strings.TrimSpace(s.Ref + " " + s.Commit)
 		add(s.Variant, code, true)
-		if s.Patch != "" {
-			add(s.Variant+" patch", s.Patch, true)
+		patch := s.Variant + " patch"
+		if s.Variant == "patch" {
+			patch = "patch file"
 		}
-		add(s.Variant+" patch subject", s.PatchSubject, false)
+		add(patch, s.Patch, true)
+		add(patch+" subject", s.PatchSubject, false)
 		if len(s.Settings) > 0 {
 			add(s.Variant+" settings", strings.Join(s.Settings, " "), true)
 		}
