@@ -18,7 +18,8 @@ import (
 // Rows become samples of Metric "real_time" (the Time column) and
 // "cpu_time" in the printed unit, named and parametrized as in GBenchJSON.
 // User counters "k=v" with SI suffixes ("11.5877G/s", "1.2Gi/s") are scaled
-// to base units (bytes_per_second in B/s, items_per_second in items/s); an
+// to base units (bytes_per_second in B/s, whose prefixes gbench always
+// computes in powers of 1024; items_per_second in items/s); an
 // old-style rate glued to its unit ("211.669MB/s") keeps its unit as
 // printed; tabular counters (--benchmark_counters_tabular) are read by
 // their header names. Aggregate rows (_mean, _median, _stddev, _cv) are
@@ -139,7 +140,10 @@ func (GBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 					continue
 				}
 			}
-			v, unitSuffix, err := siValue(vs)
+			// Google Benchmark scales bytes_per_second by 1024 whether it
+			// prints "G/s" (up to 1.7) or "Gi/s" (1.8+); other counters
+			// by 1000 unless marked "i".
+			v, unitSuffix, err := siValueBase(vs, k == "bytes_per_second")
 			if err != nil {
 				warnf(ctx, name, lr.Line(), "%s counter %s: %v; skipped", full, k, err)
 				continue
@@ -157,8 +161,13 @@ func (GBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 }
 
 // siValue reads "11.5877G/s", "1.2Gi", "42", "3.5%" into a base-unit value
-// and what followed the number and prefix ("/s", "%", "").
-func siValue(s string) (float64, string, error) {
+// and what followed the number and prefix ("/s", "%", ""): k, M, G, T, P
+// are powers of 1000, Ki, Mi, Gi... powers of 1024.
+func siValue(s string) (float64, string, error) { return siValueBase(s, false) }
+
+// siValueBase is siValue, with k, M, G... read as powers of 1024 when
+// binary is set.
+func siValueBase(s string, binary bool) (float64, string, error) {
 	i := 0
 	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == '.' || s[i] == '-' || s[i] == '+' || s[i] == 'e' && i > 0) {
 		i++
@@ -171,6 +180,9 @@ func siValue(s string) (float64, string, error) {
 	mult := 1.0
 	if len(rest) > 0 {
 		base := 1000.0
+		if binary {
+			base = 1024
+		}
 		p := rest[0]
 		consumed := 0
 		if idx := strings.IndexByte("kKMGTP", p); idx >= 0 {

@@ -72,8 +72,8 @@ func perfValueIndex(f []string) int {
 			num = err == nil
 		}
 		e := strings.TrimSpace(f[i+2])
-		if _, err := parseFloat(f[i+1]); err == nil {
-			continue // the unit field holds a number: value is further on
+		if _, err := parseFloat(f[i+1]); err == nil || strings.HasPrefix(strings.TrimSpace(f[i+1]), "<not ") {
+			continue // the unit field holds a value: the value is further on
 		}
 		if num && e != "" {
 			if _, err := parseFloat(e); err != nil {

@@ -26,7 +26,9 @@ import (
 // "tps-including-connections". Latency average and stddev (Metric
 // "AverageLatency", "StdDevLatency", ms, N = transactions processed),
 // initial connection time and failed transactions are emitted too. A
-// report is emitted when its tps line (the last) is read. Progress lines
+// report is emitted when its tps line (the last) is read. With several
+// scripts (-b/-f) the report's benchmark is "multiple scripts", and each
+// "SQL script N:" section adds the script's own tps and latencies. Progress lines
 // (-P), kubectl banners and "starting vacuum...end." are ignored.
 type PGBench struct{}
 
@@ -37,6 +39,8 @@ var (
 	pgKV    = regexp.MustCompile(`^([a-z][a-z ]+?)\s*(?:=|:)\s*(.*)$`)
 	pgTPS   = regexp.MustCompile(`^tps = ([\d.]+)(?: \((.*)\))?\s*$`)
 	pgMS    = regexp.MustCompile(`^([\d.]+) ms$`)
+	pgSQL   = regexp.MustCompile(`^SQL script \d+: (.+)$`)
+	pgSTPS  = regexp.MustCompile(`^- (\d+) transactions \(.*tps = ([\d.]+)\)$`)
 	pgSniff = regexp.MustCompile(`(?m)^(transaction type: |tps = [\d.]+|pgbench \(\d+)`)
 )
 
@@ -49,6 +53,15 @@ func (PGBench) Sniff(head []byte) int {
 		return 60
 	}
 	return 0
+}
+
+// pgScriptName strips "<builtin: ...>" from a script name.
+func pgScriptName(s string) string {
+	s = strings.TrimSpace(s)
+	if v, ok := strings.CutPrefix(s, "<builtin: "); ok {
+		return strings.TrimSuffix(v, ">")
+	}
+	return s
 }
 
 // Parse reads pgbench output.
@@ -89,6 +102,13 @@ func (PGBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 		return nil
 	}
 	sawTPS := false
+	sqlScript, scriptTxns := "", 0
+	emitScript := func(metric, unit string, better bench.Direction, v float64, n int) error {
+		return emit(&bench.Result{
+			Benchmark: sqlScript, Params: params(), Metric: metric, Unit: unit, Better: better,
+			Summary: summary(v, 0, 0, n), Source: source(name, lr.Line()),
+		})
+	}
 	for lr.next(ctx) {
 		line := strings.TrimSpace(lr.Text())
 		if m := pgTPS.FindStringSubmatch(line); strings.HasPrefix(line, "tps = ") && m != nil {
@@ -114,6 +134,43 @@ func (PGBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 		if strings.HasPrefix(line, "progress: ") {
 			continue
 		}
+		if m := pgSQL.FindStringSubmatch(line); m != nil {
+			// A per-script section of a run with several -b/-f scripts.
+			sqlScript, scriptTxns = pgScriptName(m[1]), 0
+			continue
+		}
+		if sqlScript != "" && strings.HasPrefix(line, "- ") {
+			if m := pgSTPS.FindStringSubmatch(line); m != nil {
+				fmt.Sscan(m[1], &scriptTxns)
+				v, err := parseFloat(m[2])
+				if err != nil {
+					warnf(ctx, name, lr.Line(), "%s tps: %v; skipped", sqlScript, err)
+					continue
+				}
+				if err := emitScript("", "tps", bench.HigherIsBetter, v, 1); err != nil {
+					return err
+				}
+				continue
+			}
+			k, val, ok := strings.Cut(strings.TrimPrefix(line, "- "), " = ")
+			if !ok {
+				continue
+			}
+			metric := map[string]string{"latency average": "AverageLatency", "latency stddev": "StdDevLatency"}[k]
+			mm := pgMS.FindStringSubmatch(val)
+			if metric == "" || mm == nil {
+				continue
+			}
+			v, err := parseFloat(mm[1])
+			if err != nil {
+				warnf(ctx, name, lr.Line(), "%s %s: %v; skipped", sqlScript, k, err)
+				continue
+			}
+			if err := emitScript(metric, "ms", bench.LowerIsBetter, v, scriptTxns); err != nil {
+				return err
+			}
+			continue
+		}
 		m := pgKV.FindStringSubmatch(line)
 		if m == nil {
 			continue
@@ -121,7 +178,7 @@ func (PGBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 		key, val := m[1], strings.TrimSpace(m[2])
 		switch key {
 		case "transaction type":
-			script = strings.TrimSuffix(strings.TrimPrefix(val, "<builtin: "), ">")
+			script, sqlScript = pgScriptName(val), ""
 		case "scaling factor":
 			scale = val
 		case "number of clients":

@@ -71,6 +71,7 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 	var csvHeader []string
 	inLatencySummary := false
 	inPct := false
+	seen := map[string]bool{} // metrics emitted for the current test
 	var latCols []string
 	out := func(bn string, params bench.Params, metric, unit string, v float64) error {
 		better := bench.LowerIsBetter
@@ -98,6 +99,7 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 			test = strings.TrimSpace(m[1])
 			blockParams = nil
 			inPct = false
+			clear(seen)
 			inLatencySummary = false
 			continue
 		}
@@ -128,7 +130,9 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 				warnf(ctx, name, lr.Line(), "percentile row: expected numbers; skipped")
 				continue
 			}
-			if err := out(test, params, percentileMetric(p, false), "ms", v); err != nil {
+			metric := percentileMetric(p, false)
+			seen[metric] = true
+			if err := out(test, params, metric, "ms", v); err != nil {
 				return err
 			}
 			continue
@@ -158,6 +162,9 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 			for i, c := range latCols {
 				if i >= len(f) {
 					break
+				}
+				if seen[c] {
+					continue // also a row of the percentile distribution
 				}
 				v, err := parseFloat(f[i])
 				if err != nil {

@@ -86,7 +86,7 @@ func TestFixtureValues(t *testing.T) {
 		// "BM_copy/8192  201165 ns  201112 ns  3486  38.8466MB/s"
 		{"gbench-console-google-benchmark-docs-tools-2017-compare.txt", "BM_copy", "arg0=8192", "cpu_time", "ns", bench.LowerIsBetter, 201112, -1, 1},
 		// "bytes_per_second=11.5877G/s"
-		{"gbench-console-issue1749-2024-user-counters-Gs.txt", "ReadLevels_BitPack", "MaxLevel=3/NumLevels=8096/BatchSize=1024/LevelRepeatCount=7", "bytes_per_second", "B/s", bench.HigherIsBetter, 11.5877e9, -1, 1},
+		{"gbench-console-issue1749-2024-user-counters-Gs.txt", "ReadLevels_BitPack", "MaxLevel=3/NumLevels=8096/BatchSize=1024/LevelRepeatCount=7", "bytes_per_second", "B/s", bench.HigherIsBetter, 11.5877 * (1 << 30), -1, 1},
 		// "time:   [320.62 ps 323.90 ps 327.55 ps]", 100 samples
 		{"criterion-console-bencher-many-ps-change-outliers.txt", "file", "", "", "ps", bench.LowerIsBetter, 323.90, (327.55 - 320.62) / 2, 100},
 		// "thrpt:  [1.2938 Melem/s 1.2961 Melem/s 1.2987 Melem/s]"
@@ -97,6 +97,17 @@ func TestFixtureValues(t *testing.T) {
 		{"criterion-bencher-format-benchmark-action-warnings-interleaved.txt", "Fibonacci (Execution)", "", "", "ns/iter", bench.LowerIsBetter, 1672496, 0, 0},
 		// measured_values [6666,8888,9999] / iteration_count [448,896,1344.0]
 		{"criterion-cargo-criterion-json-benchmark-action-PARTLY-EDITED.ndjson", "Queries/[LIGHT] Bam query all", "", "", "ns", bench.LowerIsBetter, 6666.0 / 448, -1, 3},
+		// captured locally: "throughput summary: 30674.85 requests per second"
+		{"redis-benchmark-7.0.15-default-summary-local.txt", "SET", "clients=10/payload=3", "", "QPS", bench.HigherIsBetter, 30674.85, 0, 1},
+		// "8.69 msec task-clock ... ( +-  3.62% )" over 5 runs
+		{"perfstat-6.1-repeat-not-supported-local.txt", "task-clock", "", "", "msec", bench.LowerIsBetter, 8.69, 8.69 * 0.0362, 5},
+		// "13,,context-switches,35.53%,..."
+		{"perfstat-csv-6.1-repeat-variance-local.csv", "context-switches", "", "", "count", bench.LowerIsBetter, 13, 13 * 0.3553, 0},
+		// "SQL script 2: <builtin: simple update>" "- latency average = 3.987 ms", 903 transactions
+		{"pgbench-15.18-multiple-scripts-local.txt", "simple update", "scale=2/clients=2/threads=1", "AverageLatency", "ms", bench.LowerIsBetter, 3.987, 0, 903},
+		// "BM_memcpy/64  3.69 ns  3.68 ns  3682915 bytes_per_second=16.2163G/s" (first repetition)
+		{"gbench-console-1.7.1-repetitions-aggregates-cv-local.txt", "BM_memcpy", "arg0=64", "bytes_per_second", "B/s", bench.HigherIsBetter, 16.2163 * (1 << 30), -1, 1},
+		{"gbench-json-1.7.1-repetitions-aggregates-local.json", "BM_memcpy", "arg0=64", "real_time", "ns", bench.LowerIsBetter, 4.7953326487267871, -1, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file+"/"+tt.bench+"/"+tt.metric, func(t *testing.T) {
