@@ -19,9 +19,9 @@ import (
 // "cpu_time" in the printed unit, named and parametrized as in GBenchJSON.
 // User counters "k=v" with SI suffixes ("11.5877G/s", "1.2Gi/s") are scaled
 // to base units (bytes_per_second in B/s, whose prefixes gbench always
-// computes in powers of 1024; items_per_second in items/s); an
-// old-style rate glued to its unit ("211.669MB/s") keeps its unit as
-// printed; tabular counters (--benchmark_counters_tabular) are read by
+// computes in powers of 1024; items_per_second in items/s); the older byte
+// rate glued to its unit ("211.669MB/s") becomes bytes_per_second in B/s
+// too; tabular counters (--benchmark_counters_tabular) are read by
 // their header names. Aggregate rows (_mean, _median, _stddev, _cv) are
 // skipped, and so is tools/compare.py output (its rows are ratios, not
 // measurements). Context lines (Run on, CPU Caches, Load Average,
@@ -125,6 +125,17 @@ func (GBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 		for i, f := range rest {
 			k, vs, ok := strings.Cut(f, "=")
 			if !ok {
+				if g := gbGlued.FindStringSubmatch(f); g != nil && strings.HasSuffix(g[2], "B/s") {
+					// Before user counters, SetBytesProcessed printed
+					// "211.669MB/s", in powers of 1024.
+					v, rest, err := siValueBase(g[1]+g[2], true)
+					if err == nil && rest == "B/s" {
+						if err := out("bytes_per_second", "B/s", bench.HigherIsBetter, v); err != nil {
+							return err
+						}
+						continue
+					}
+				}
 				if g := gbGlued.FindStringSubmatch(f); g != nil {
 					v, err := parseFloat(g[1])
 					if err == nil {

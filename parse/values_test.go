@@ -85,6 +85,9 @@ func TestFixtureValues(t *testing.T) {
 		{"gbench-json-issue977-ctest-prefixed-aggregates.txt", "BM_Repeat", "repeats=4", "cpu_time", "ns", bench.LowerIsBetter, 9.9500000000363187e-07, -1, 1},
 		// "BM_copy/8192  201165 ns  201112 ns  3486  38.8466MB/s"
 		{"gbench-console-google-benchmark-docs-tools-2017-compare.txt", "BM_copy", "arg0=8192", "cpu_time", "ns", bench.LowerIsBetter, 201112, -1, 1},
+		// "BM_memcpy/8  36 ns  36 ns  19101577   211.669MB/s": MB are 2^20 bytes
+		// (8 B / 36 ns = 222e6 B/s, not 212e6)
+		{"gbench-console-google-benchmark-docs-tools-2017-compare.txt", "BM_memcpy", "arg0=8", "bytes_per_second", "B/s", bench.HigherIsBetter, 211.669 * (1 << 20), -1, 1},
 		// "bytes_per_second=11.5877G/s"
 		{"gbench-console-issue1749-2024-user-counters-Gs.txt", "ReadLevels_BitPack", "MaxLevel=3/NumLevels=8096/BatchSize=1024/LevelRepeatCount=7", "bytes_per_second", "B/s", bench.HigherIsBetter, 11.5877 * (1 << 30), -1, 1},
 		// "time:   [320.62 ps 323.90 ps 327.55 ps]", 100 samples
