@@ -342,11 +342,13 @@ func barsChart(cmp *compare.Comparison, s *Section) (*chart, error) {
 		p.X.Tick.Label.Font.Size = vg.Points(8)
 		p.Y.Min = 0
 		p.Y.Tick.Marker = plainTicks{}
+		top := 0.0
 		for vi, v := range variants {
 			cell := cellOf(l.row, v, cmp.Base)
 			if cell == nil {
 				continue
 			}
+			top = math.Max(top, cell.Center+whisker(cell).High)
 			bars, err := plotter.NewBarChart(plotter.Values{cell.Center}, vg.Points(22))
 			if err != nil {
 				return nil, err
@@ -366,6 +368,9 @@ func barsChart(cmp *compare.Comparison, s *Section) (*chart, error) {
 				eb.CapWidth = vg.Points(8)
 				p.Add(eb)
 			}
+		}
+		if top > 0 {
+			p.Y.Max = top * 1.08 // the tallest bar clear of the title
 		}
 		names := make([]string, len(variants))
 		for i, v := range variants {
@@ -403,6 +408,9 @@ func barsChart(cmp *compare.Comparison, s *Section) (*chart, error) {
 // dotted parts when long), then its parameters or metric.
 func panelTitle(l *Line) string {
 	name := l.row.Benchmark
+	if l.Workload == "" && l.row.Metric != "" && l.Name == l.row.Metric {
+		name = l.Name // a counter's derived metric, such as IPC
+	}
 	for len(name) > 32 {
 		i := strings.IndexByte(name, '.')
 		if i < 0 {
@@ -430,17 +438,32 @@ func panelTitle(l *Line) string {
 }
 
 // plainTicks are gonum's default ticks labelled as the tables write
-// numbers: 2,250 rather than 2250.00.
+// numbers, 2,250 rather than 2250.00, and from a million on with an SI
+// suffix, 7.5T rather than 7500000000000.
 type plainTicks struct{}
 
 func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
 	ts := plot.DefaultTicks{}.Ticks(lo, hi)
 	for i := range ts {
 		if ts[i].Label != "" {
-			ts[i].Label = plainNumber(ts[i].Value)
+			ts[i].Label = compactNumber(ts[i].Value)
 		}
 	}
 	return ts
+}
+
+// compactNumber writes v with an SI suffix from a million on.
+func compactNumber(v float64) string {
+	a := math.Abs(v)
+	for _, u := range []struct {
+		scale  float64
+		suffix string
+	}{{1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}} {
+		if a >= u.scale {
+			return strconv.FormatFloat(v/u.scale, 'g', 3, 64) + u.suffix
+		}
+	}
+	return plainNumber(v)
 }
 
 // cellOf returns the variant's cell of a row, nil when it lacks one.

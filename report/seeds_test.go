@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"html"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -137,6 +138,22 @@ func TestSeedJSON(t *testing.T) {
 		if !strings.Contains(b.String(), field) {
 			t.Errorf("JSON lacks field %s", field)
 		}
+	}
+}
+
+// TestJSONNonFinite checks that numbers JSON cannot hold become null:
+// one run a side leaves no p-value.
+func TestJSONNonFinite(t *testing.T) {
+	cmp, _ := loadSeed(t, "hbase-cache")
+	var b strings.Builder
+	if err := Render(&b, "json", cmp); err != nil {
+		t.Fatal(err)
+	}
+	if !json.Valid([]byte(b.String())) || !strings.Contains(b.String(), `"p": null`) {
+		t.Errorf("non-finite numbers not written as null:\n%s", b.String())
+	}
+	if c := cmp.Rows[0].Candidates[0]; !math.IsNaN(c.P) {
+		t.Errorf("rendering changed the comparison: p = %v", c.P)
 	}
 }
 
