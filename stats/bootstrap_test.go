@@ -73,3 +73,21 @@ func TestGeomeanRatioCoverage(t *testing.T) {
 		t.Errorf("95%% interval covered the true ratio in %d of %d suites", covered, trials)
 	}
 }
+
+// BenchmarkGeomeanRatio measures the default interval (2000 resamples) for
+// a suite of 50 benchmarks with 10 samples per side.
+func BenchmarkGeomeanRatio(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	pairs := make([]RatioPair, 50)
+	for i := range pairs {
+		for range 10 {
+			pairs[i].Base = append(pairs[i].Base, 100+rng.Float64())
+			pairs[i].Cand = append(pairs[i].Cand, 101+rng.Float64())
+		}
+	}
+	for b.Loop() {
+		if _, err := GeomeanRatio(pairs, 2000, 0.95, rng); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
