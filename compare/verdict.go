@@ -55,12 +55,6 @@ type VerdictOptions struct {
 // Power is the power at which minimum detectable effects are computed.
 const Power = 0.8
 
-// Undetectable is the MDEPct of a test that could not have detected any
-// change, such as Mann-Whitney with 3 samples a side (its smallest p-value
-// is 0.1). JSON has no infinity, so -1 stands for it; renderings show it as
-// "∞" or "n/a".
-const Undetectable = -1.0
-
 // decide compares a candidate's cell with the baseline's and fills in the
 // candidate's change, test, p-value, minimum detectable effect and a
 // verdict for this row alone. The suite-level pass, settle, then applies
@@ -125,11 +119,11 @@ func decide(base *Cell, cand *Candidate, unit string, better bench.Direction, op
 // judge sets MDEPct, Significant and Verdict from P and Alpha, with noise
 // learned from history when known.
 func judge(base *Cell, cand *Candidate, better bench.Direction, opts Options, noise *stats.Noise) {
+	// MDEPct is +Inf when no change could have been detected, such as
+	// Mann-Whitney with 3 samples a side (its smallest p-value is 0.1);
+	// report's JSON writes it as null.
 	m := mde(base, cand, opts)
 	cand.MDEPct = m
-	if math.IsInf(m, 1) {
-		cand.MDEPct = Undetectable
-	}
 	cand.Significant = !math.IsNaN(cand.P) && cand.P <= cand.Alpha
 	changed := cand.Significant && cand.Center != base.Center
 	noisy := !changed && m > opts.NoiseFloorPct

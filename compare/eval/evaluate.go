@@ -202,7 +202,7 @@ func runMethod(s suite, m method, cfg config) ([]compare.Verdict, error) {
 		// The undecided benchmarks, most promising (smallest p) first.
 		var order []int
 		for b, c := range cands {
-			if c.Verdict == compare.Noisy || c.Verdict == compare.Same && (c.MDEPct < 0 || c.MDEPct > cfg.targetPct) {
+			if c.Verdict == compare.Noisy || c.Verdict == compare.Same && c.MDEPct > cfg.targetPct {
 				order = append(order, b)
 			}
 		}
