@@ -20,12 +20,12 @@ func provenanceFacts(p *compare.Provenance) []Fact {
 	for _, s := range p.Sides {
 		code := strings.TrimSpace(s.Ref + " " + s.Commit)
 		add(s.Variant, code, true)
-		patch := s.Variant + " patch"
+		file, subj := s.Variant+" patch", s.Variant+" patch subject"
 		if s.Variant == "patch" {
-			patch = "patch file"
+			file, subj = "patch file", "patch subject"
 		}
-		add(patch, s.Patch, true)
-		add(patch+" subject", s.PatchSubject, false)
+		add(file, s.Patch, true)
+		add(subj, s.PatchSubject, false)
 		if len(s.Settings) > 0 {
 			add(s.Variant+" settings", strings.Join(s.Settings, " "), true)
 		}
