@@ -31,7 +31,8 @@ func MannWhitney(x, y []float64, exact Exactness, correct bool) (RankTest, error
 		w += r
 	}
 	res := RankTest{Statistic: w, Ties: len(ties) > 0, N1: nx, N2: ny}
-	useExact := !res.Ties && (exact == ExactAlways || exact == ExactAuto && nx < 50 && ny < 50)
+	useExact := !res.Ties && (exact == ExactAlways && nx <= MaxExact && ny <= MaxExact ||
+		exact == ExactAuto && nx < 50 && ny < 50)
 	if useExact {
 		res.Exact = true
 		dist := rankSumDist(nx, ny)

@@ -16,13 +16,19 @@ const (
 	// signed-rank test, zero differences); otherwise the normal
 	// approximation.
 	ExactAuto Exactness = iota
-	// ExactAlways uses the exact distribution at any size, as R's
-	// exact = TRUE does; with ties or zeros R, and this package, still fall
-	// back to the normal approximation.
+	// ExactAlways uses the exact distribution at larger sizes too, as R's
+	// exact = TRUE does, up to MaxExact values per sample; with ties or
+	// zeros R, and this package, still fall back to the normal
+	// approximation.
 	ExactAlways
 	// ExactNever always uses the normal approximation (R's exact = FALSE).
 	ExactNever
 )
+
+// MaxExact bounds the sample size for which ExactAlways computes the exact
+// distribution; the rank-sum distribution for two samples of n takes about
+// 8·n³ bytes to build.
+const MaxExact = 100
 
 // ErrEmpty is returned when a test gets a sample without values.
 var ErrEmpty = errors.New("stats: a sample has no values")

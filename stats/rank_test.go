@@ -190,3 +190,29 @@ func TestSignedRankDist(t *testing.T) {
 		t.Errorf("SignedRankMinP(6) = %v", got)
 	}
 }
+
+func TestExactAlwaysLarge(t *testing.T) {
+	// 60 values a side: ExactAuto switches to the normal approximation,
+	// ExactAlways stays exact; both agree closely for a clear shift.
+	x := make([]float64, 60)
+	y := make([]float64, 60)
+	for i := range x {
+		x[i] = float64(2 * i)
+		y[i] = float64(2*i+1) + 20
+	}
+	a, _ := MannWhitney(x, y, ExactAuto, true)
+	e, _ := MannWhitney(x, y, ExactAlways, true)
+	if a.Exact || !e.Exact || math.Abs(a.P-e.P) > 0.01 {
+		t.Errorf("auto %+v, always %+v", a, e)
+	}
+	// Beyond MaxExact the normal approximation is used regardless.
+	big := make([]float64, MaxExact+1)
+	shifted := make([]float64, MaxExact+1)
+	for i := range big {
+		big[i] = float64(i)
+		shifted[i] = float64(i) + 0.5
+	}
+	if r, _ := MannWhitney(big, shifted, ExactAlways, true); r.Exact {
+		t.Errorf("n > MaxExact computed exactly")
+	}
+}

@@ -59,7 +59,7 @@ func SignedRankDiffs(d []float64, exact Exactness, correct bool) (RankTest, erro
 		}
 	}
 	res := RankTest{Statistic: v, Ties: len(ties) > 0 || zeros, N1: n}
-	useExact := !res.Ties && (exact == ExactAlways || exact == ExactAuto && n < 50)
+	useExact := !res.Ties && (exact == ExactAlways && n <= 10*MaxExact || exact == ExactAuto && n < 50)
 	fn := float64(n)
 	if useExact {
 		res.Exact = true
