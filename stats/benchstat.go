@@ -8,8 +8,12 @@ import "golang.org/x/perf/benchmath"
 // distribution accounting for ties). When that test cannot run (an empty
 // sample, all values equal) benchstat reports P = 1, and so does this. The
 // inputs are not modified. Warnings are benchmath's, such as "need >= 4
-// samples to detect a difference at alpha level 0.05".
+// samples to detect a difference at alpha level 0.05". Samples holding NaN
+// or infinities give P = 1 and ErrNotFinite.
 func BenchstatP(x, y []float64, alpha float64) (p float64, warnings []error) {
+	if !finite(x) || !finite(y) {
+		return 1, []error{ErrNotFinite}
+	}
 	th := &benchmath.Thresholds{CompareAlpha: alpha}
 	s1 := benchmath.NewSample(append([]float64(nil), x...), th)
 	s2 := benchmath.NewSample(append([]float64(nil), y...), th)

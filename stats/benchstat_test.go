@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"math"
 	"slices"
 	"testing"
 )
@@ -30,6 +31,9 @@ func TestBenchstatP(t *testing.T) {
 	p, warn := BenchstatP([]float64{1, 2, 3}, []float64{4, 5, 6}, 0.05)
 	if !near(p, 0.1, 1e-12) || len(warn) == 0 {
 		t.Errorf("n = 3: p = %v warnings %v, want 0.1 and a warning", p, warn)
+	}
+	if p, w := BenchstatP([]float64{1, math.NaN()}, []float64{2, 3}, 0.05); p != 1 || len(w) != 1 || w[0] != ErrNotFinite {
+		t.Errorf("NaN: p = %v, warnings %v", p, w)
 	}
 	// All equal: benchstat reports p = 1.
 	if p, _ := BenchstatP([]float64{1, 1}, []float64{1, 1}, 0.05); p != 1 {
