@@ -56,80 +56,30 @@ func stripCTest(b []byte) []byte {
 // Parse reads gbench JSON.
 func (GBenchJSON) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
 	emit = checked(ctx, name, emit)
-	br := bufio.NewReaderSize(&lineFilter{r: bufio.NewReaderSize(r, 64<<10), fn: stripCTest}, 64<<10)
-	first := byte(0)
+	sc := newObjectScanner(&lineFilter{r: bufio.NewReaderSize(r, 64<<10), fn: stripCTest}, "{[{")
+	if sc.firstByte() != '{' {
+		// A fragment of the benchmarks array: its top-level objects.
+		sc.patterns = []string{"{"}
+	}
 	for {
-		c, err := br.ReadByte()
-		if err != nil {
-			return syntaxf(name, 1, "empty gbench JSON")
-		}
-		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			first = c
-			br.UnreadByte()
+		rec, line, ok := sc.next(ctx)
+		if !ok {
 			break
 		}
-	}
-	if first != '{' {
-		// A fragment of the benchmarks array: take the complete
-		// records it holds.
-		sc := newObjectScanner(br)
-		for {
-			rec, line, ok := sc.next(ctx)
-			if !ok {
-				break
-			}
-			if err := gbenchRecord(ctx, rec, name, line, emit); err != nil {
-				return err
-			}
-		}
-		if err := sc.Err(); err != nil {
+		if err := gbenchRecord(ctx, rec, name, line, emit); err != nil {
 			return err
 		}
-		if sc.trunc {
-			return syntaxf(name, sc.start, "gbench JSON record is truncated: the input ends before its closing brace")
-		}
-		return nil
 	}
-	dec := json.NewDecoder(br)
-	if _, err := dec.Token(); err != nil {
-		return syntaxf(name, 1, "gbench JSON: %v", err)
+	if err := sc.Err(); err != nil {
+		return err
 	}
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			return syntaxf(name, 0, "gbench JSON: %v", err)
-		}
-		if kt != "benchmarks" {
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return syntaxf(name, 0, "gbench JSON %v: %v", kt, err)
-			}
-			continue
-		}
-		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-			return syntaxf(name, 0, "gbench JSON: \"benchmarks\" must be an array")
-		}
-		for i := 0; dec.More(); i++ {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				return syntaxf(name, 0, "gbench JSON benchmark %d: %v", i, err)
-			}
-			if err := gbenchRecord(ctx, raw, name, i, emit); err != nil {
-				return err
-			}
-		}
-		if _, err := dec.Token(); err != nil {
-			return syntaxf(name, 0, "gbench JSON: %v", err)
-		}
+	if sc.trunc {
+		return syntaxf(name, sc.start, "gbench JSON record is truncated: the input ends before its closing brace")
 	}
 	return nil
 }
 
-// gbenchRecord emits one benchmarks[] element. at is its line (fragments)
-// or index (documents), used in the source.
+// gbenchRecord emits one benchmarks[] element, which began on line at.
 func gbenchRecord(ctx context.Context, raw []byte, name string, at int, emit func(*bench.Result) error) error {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
@@ -145,7 +95,9 @@ func gbenchRecord(ctx context.Context, raw []byte, name string, at int, emit fun
 		bname = str("name")
 	}
 	if bname == "" {
-		warnf(ctx, name, at, "gbench record without a name; skipped")
+		if m["context"] == nil && m["caches"] == nil {
+			warnf(ctx, name, at, "object without \"name\" is not a gbench benchmark; skipped")
+		}
 		return nil
 	}
 	if str("run_type") == "aggregate" || str("aggregate_name") != "" {

@@ -42,15 +42,49 @@ type hyperfineResult struct {
 // Parse reads hyperfine JSON.
 func (Hyperfine) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
 	emit = checked(ctx, name, emit)
-	sc := newObjectScanner(r)
+	sc := newObjectScanner(r, "{[{")
+	if sc.firstByte() != '{' {
+		sc.patterns = []string{"{"} // a fragment of the results array
+	}
 	for {
 		rec, line, ok := sc.next(ctx)
 		if !ok {
 			break
 		}
-		// The scanner returns the whole top-level object when the input
-		// is a document; walk into "results" with a token decoder.
-		if err := hyperfineRecords(ctx, rec, name, line, emit); err != nil {
+		var hr hyperfineResult
+		if err := json.Unmarshal(rec, &hr); err != nil {
+			return syntaxf(name, line, "hyperfine result: %v", err)
+		}
+		if hr.Command == nil {
+			warnf(ctx, name, line, "object without \"command\" is not a hyperfine result; skipped")
+			continue
+		}
+		res := &bench.Result{
+			Benchmark: *hr.Command,
+			Unit:      "s",
+			Better:    bench.LowerIsBetter,
+			Source:    source(name, line),
+		}
+		if len(hr.Parameters) > 0 && string(hr.Parameters) != "null" {
+			if err := res.Params.UnmarshalJSON(hr.Parameters); err != nil {
+				return syntaxf(name, line, "hyperfine result parameters: %v", err)
+			}
+		} else if hr.Parameter != nil {
+			res.Params = bench.Params{{Name: "parameter", Value: *hr.Parameter}}
+		}
+		for _, t := range hr.Times {
+			if !math.IsNaN(t) {
+				res.Samples = append(res.Samples, t)
+			}
+		}
+		if len(res.Samples) == 0 {
+			if hr.Mean == nil {
+				warnf(ctx, name, line, "hyperfine result %q has neither times nor mean; skipped", *hr.Command)
+				continue
+			}
+			res.Summary = summary(*hr.Mean, 0, 0, 1)
+		}
+		if err := emit(res); err != nil {
 			return err
 		}
 	}
@@ -58,71 +92,7 @@ func (Hyperfine) Parse(ctx context.Context, r io.Reader, name string, emit func(
 		return err
 	}
 	if sc.trunc {
-		return syntaxf(name, sc.start, "hyperfine JSON is truncated: the input ends before its closing brace")
-	}
-	return nil
-}
-
-func hyperfineRecords(ctx context.Context, doc []byte, name string, line int, emit func(*bench.Result) error) error {
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	if _, err := dec.Token(); err != nil {
-		return syntaxf(name, line, "hyperfine JSON: %v", err)
-	}
-	for dec.More() {
-		kt, err := dec.Token()
-		if err != nil {
-			return syntaxf(name, line, "hyperfine JSON: %v", err)
-		}
-		if kt != "results" {
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return syntaxf(name, line, "hyperfine JSON: %v", err)
-			}
-			continue
-		}
-		if t, err := dec.Token(); err != nil || t != json.Delim('[') {
-			return syntaxf(name, line, "hyperfine JSON: \"results\" must be an array")
-		}
-		for i := 0; dec.More(); i++ {
-			var hr hyperfineResult
-			if err := dec.Decode(&hr); err != nil {
-				return syntaxf(name, line, "hyperfine result %d: %v", i, err)
-			}
-			if hr.Command == nil {
-				return syntaxf(name, line, "hyperfine result %d has no \"command\"", i)
-			}
-			res := &bench.Result{
-				Benchmark: *hr.Command,
-				Unit:      "s",
-				Better:    bench.LowerIsBetter,
-				Source:    source(name, line),
-			}
-			if len(hr.Parameters) > 0 && string(hr.Parameters) != "null" {
-				if err := res.Params.UnmarshalJSON(hr.Parameters); err != nil {
-					return syntaxf(name, line, "hyperfine result %d parameters: %v", i, err)
-				}
-			} else if hr.Parameter != nil {
-				res.Params = bench.Params{{Name: "parameter", Value: *hr.Parameter}}
-			}
-			for _, t := range hr.Times {
-				if !math.IsNaN(t) {
-					res.Samples = append(res.Samples, t)
-				}
-			}
-			if len(res.Samples) == 0 {
-				if hr.Mean == nil {
-					warnf(ctx, name, line, "hyperfine result %q has neither times nor mean; skipped", *hr.Command)
-					continue
-				}
-				res.Summary = summary(*hr.Mean, 0, 0, 1)
-			}
-			if err := emit(res); err != nil {
-				return err
-			}
-		}
-		if _, err := dec.Token(); err != nil {
-			return syntaxf(name, line, "hyperfine JSON: %v", err)
-		}
+		return syntaxf(name, sc.start, "hyperfine result is truncated: the input ends before its closing brace")
 	}
 	return nil
 }

@@ -91,7 +91,9 @@ type jmhJSONRecord struct {
 // Parse reads JMH JSON.
 func (JMHJSON) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
 	emit = checked(ctx, name, emit)
-	sc := newObjectScanner(r)
+	// Records are the elements of the top-level array, or, in a fragment
+	// cut out of one, the top-level objects.
+	sc := newObjectScanner(r, "[{", "{")
 	for {
 		rec, line, ok := sc.next(ctx)
 		if !ok {

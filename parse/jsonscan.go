@@ -7,127 +7,139 @@ import (
 )
 
 // objectScanner cuts a stream of JSON text into the objects that are its
-// records: the elements of a top-level array, a top-level object, or the
-// objects of NDJSON. It keeps only one record in memory at a time, tracks
-// strings and escapes, and tolerates fragments: closing brackets that close
-// nothing (a file cut out of the middle of a larger document) are skipped,
-// and an object still open at the end of the input is reported as
+// records, keeping one record in memory at a time. A record is an object
+// whose position matches one of the scanner's patterns, written as the
+// stack of open brackets around and including it: "[{" for the elements of
+// a top-level array (JMH), "{[{" for the objects of an array inside a
+// top-level object (gbench's "benchmarks", hyperfine's "results"), "{" for
+// top-level objects (NDJSON, or the records of a fragment).
+//
+// It tracks strings and escapes, and tolerates fragments: closing brackets
+// that close nothing (text cut out of the middle of a larger document) are
+// skipped, and a record still open at the end of the input is reported as
 // truncated with the line it began on.
 type objectScanner struct {
-	r      *bufio.Reader
-	line   int
-	buf    []byte
-	start  int // line the current record began on
-	stack  []byte
-	inStr  bool
-	escape bool
-	err    error
-	trunc  bool
-	// prefix, when set, is removed from the start of every line before
-	// scanning (CTest's "48: ").
-	stripPrefix func([]byte) []byte
+	r        *bufio.Reader
+	patterns []string
+	chunk    []byte // unread rest of the last ReadSlice
+	line     int
+	buf      []byte
+	start    int // line the current record began on
+	rec      int // stack depth of the current record, 0 when none
+	stack    []byte
+	inStr    bool
+	escape   bool
+	err      error
+	trunc    bool
 }
 
-func newObjectScanner(r io.Reader) *objectScanner {
-	return &objectScanner{r: bufio.NewReaderSize(r, 64<<10), line: 1}
+func newObjectScanner(r io.Reader, patterns ...string) *objectScanner {
+	if len(patterns) == 0 {
+		patterns = []string{"{"}
+	}
+	br, ok := r.(*bufio.Reader)
+	if !ok || br.Size() < 64<<10 {
+		br = bufio.NewReaderSize(r, 64<<10)
+	}
+	return &objectScanner{r: br, line: 1, patterns: patterns}
 }
 
-// next returns the next complete record's bytes and the line it began on.
-// At the end of the input it returns ok=false; truncated reports whether a
-// record was left open.
-func (s *objectScanner) next(ctx context.Context) (rec []byte, line int, ok bool) {
-	atLineStart := true
-	for {
-		if s.err != nil {
-			return nil, 0, false
-		}
-		if atLineStart && s.stripPrefix != nil {
-			peek, _ := s.r.Peek(16)
-			if cut := s.stripPrefix(peek); len(cut) < len(peek) {
-				s.r.Discard(len(peek) - len(cut))
-			}
-		}
-		c, err := s.r.ReadByte()
-		if err != nil {
-			if err != io.EOF {
-				s.err = err
-			} else {
-				s.err = io.EOF
-				if len(s.stack) > 0 && s.recording() {
-					s.trunc = true
-				}
-			}
-			return nil, 0, false
-		}
-		atLineStart = c == '\n'
-		if c == '\n' {
-			s.line++
-			if s.line&1023 == 0 {
-				if err := ctx.Err(); err != nil {
-					s.err = err
-					return nil, 0, false
-				}
-			}
-		}
-		depth := len(s.stack)
-		if s.recording() {
-			s.buf = append(s.buf, c)
-		}
-		if s.inStr {
-			switch {
-			case s.escape:
-				s.escape = false
-			case c == '\\':
-				s.escape = true
-			case c == '"':
-				s.inStr = false
-			}
-			continue
-		}
+// firstByte returns the first byte that is not white space, without
+// consuming it, or 0 when there is none in the first 64 KiB.
+func (s *objectScanner) firstByte() byte {
+	b, _ := s.r.Peek(s.r.Size())
+	for _, c := range b {
 		switch c {
-		case '"':
-			s.inStr = true
-		case '{':
-			if depth == 0 || depth == 1 && s.stack[0] == '[' {
-				s.buf = append(s.buf[:0], c)
-				s.start = s.line
-			}
-			s.stack = append(s.stack, c)
-		case '[':
-			s.stack = append(s.stack, c)
-		case '}', ']':
-			if depth == 0 {
-				continue // closes something that began before the fragment
-			}
-			rd := s.recordDepth()
-			s.stack = s.stack[:depth-1]
-			if c == '}' && rd == depth {
-				rec := s.buf
-				s.buf = nil
-				return rec, s.start, true
-			}
+		case ' ', '\t', '\r', '\n':
+		default:
+			return c
 		}
 	}
+	return 0
 }
 
-// recording reports whether the scanner is inside a record.
-func (s *objectScanner) recording() bool {
-	return s.recordDepth() > 0 && len(s.stack) >= s.recordDepth()
-}
-
-// recordDepth is the stack depth of a record object: 1 for a top-level
-// object, 2 inside a top-level array.
-func (s *objectScanner) recordDepth() int {
-	if len(s.stack) == 0 {
-		return 0
-	}
-	if s.stack[0] == '[' {
-		if len(s.stack) >= 2 && s.stack[1] == '{' {
-			return 2
+// matches reports whether the open brackets form a record's position.
+func (s *objectScanner) matches() bool {
+	for _, p := range s.patterns {
+		if string(s.stack) == p {
+			return true
 		}
-		return 0
 	}
-	return 1
+	return false
+}
+
+// next returns the next complete record's bytes and the line it began on,
+// or ok=false at the end of the input (see Err and trunc).
+func (s *objectScanner) next(ctx context.Context) (rec []byte, line int, ok bool) {
+	for {
+		for i := 0; i < len(s.chunk); i++ {
+			c := s.chunk[i]
+			if c == '\n' {
+				s.line++
+			}
+			if s.rec > 0 {
+				s.buf = append(s.buf, c)
+			}
+			if s.inStr {
+				switch {
+				case s.escape:
+					s.escape = false
+				case c == '\\':
+					s.escape = true
+				case c == '"':
+					s.inStr = false
+				}
+				continue
+			}
+			switch c {
+			case '"':
+				s.inStr = true
+			case '{', '[':
+				s.stack = append(s.stack, c)
+				if c == '{' && s.rec == 0 && s.matches() {
+					s.rec = len(s.stack)
+					s.start = s.line
+					s.buf = append(s.buf[:0], c)
+				}
+			case '}', ']':
+				if len(s.stack) == 0 {
+					continue // closes something that began before a fragment
+				}
+				closing := len(s.stack)
+				s.stack = s.stack[:closing-1]
+				if c == '}' && s.rec == closing {
+					s.rec = 0
+					out := s.buf
+					s.buf = nil
+					s.chunk = s.chunk[i+1:]
+					return out, s.start, true
+				}
+			}
+		}
+		s.chunk = nil
+		if s.err != nil {
+			if s.err == io.EOF && s.rec > 0 {
+				s.trunc = true
+			}
+			return nil, 0, false
+		}
+		if s.line&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				s.err = err
+				return nil, 0, false
+			}
+		}
+		chunk, err := s.r.ReadSlice('\n')
+		s.chunk = chunk
+		switch {
+		case err == nil, err == bufio.ErrBufferFull:
+		case err == io.EOF:
+			s.err = io.EOF
+		default:
+			s.err = err
+			s.chunk = nil
+		}
+	}
 }
 
 // Err returns the read error, if any, other than the end of the input.
