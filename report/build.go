@@ -13,11 +13,13 @@ import (
 	"github.com/perfbot/perfbot/compare"
 )
 
-// DefaultSweepParams are the parameters whose rows pivot into a sweep when
-// they are the only parameter that varies: concurrency, as in the HBase WAL
-// thread sweep.
-var DefaultSweepParams = []string{"threads", "thread", "threadcount", "clients", "client", "concurrency",
-	"connections", "conns", "jobs", "workers", "goroutines", "procs", "gomaxprocs", "cpus", "nodes", "batch"}
+// DefaultSweepParams returns the parameters whose rows pivot into a sweep
+// when they are the only parameter that varies: concurrency, as in the
+// HBase WAL thread sweep.
+func DefaultSweepParams() []string {
+	return []string{"threads", "thread", "threadcount", "clients", "client", "concurrency",
+		"connections", "conns", "jobs", "workers", "goroutines", "procs", "gomaxprocs", "cpus", "nodes"}
+}
 
 // minSweep is the fewest distinct values of a swept parameter that make a
 // sweep; fewer stay rows of an ordinary table.
@@ -81,7 +83,7 @@ func build(c *compare.Comparison, opts Options) *Document {
 	}
 	names := opts.SweepParams
 	if names == nil {
-		names = DefaultSweepParams
+		names = DefaultSweepParams()
 	}
 
 	// First pass: which rows make sweeps.

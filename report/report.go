@@ -52,7 +52,7 @@ type Options struct {
 	// default block of the same name.
 	TemplateDir string
 	// SweepParams name the parameters that pivot into a sweep when they
-	// alone vary between a benchmark's rows; nil means DefaultSweepParams,
+	// alone vary between a benchmark's rows; nil means DefaultSweepParams(),
 	// an empty non-nil slice turns sweeps off.
 	SweepParams []string
 	// Key is the stable key of the answer, copied into Message.Key.

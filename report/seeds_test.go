@@ -203,3 +203,27 @@ func TestSweepRatio(t *testing.T) {
 		t.Errorf("sweep lines\n got %s\nwant %s", strings.Join(got, " "), want)
 	}
 }
+
+// TestSweepOptions checks that Options.SweepParams chooses which
+// parameters pivot.
+func TestSweepOptions(t *testing.T) {
+	tests := []struct {
+		name   string
+		seed   string
+		params []string
+		first  string
+	}{
+		{"default", "hbase-wal", nil, ShapeSweep},
+		{"off", "hbase-wal", []string{}, ShapeTable},
+		{"numTasks", "aurora-getjobkeys", []string{"numTasks"}, ShapeSweep},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cmp, _ := loadSeed(t, tc.seed)
+			doc := build(cmp, Options{SweepParams: tc.params})
+			if got := doc.Sections[0].Shape; got != tc.first {
+				t.Errorf("first section is a %s, want a %s", got, tc.first)
+			}
+		})
+	}
+}
