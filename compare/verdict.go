@@ -241,3 +241,17 @@ func moments(c *Cell, confidence float64) (stats.Moments, bool) {
 	m, err := stats.MomentsFromError(s.Mean, s.Error, conf, s.N)
 	return m, err == nil
 }
+
+// Decided reports whether a candidate's comparison needs no more rounds:
+// it found a change, or it found none while ruling out changes larger than
+// targetPct (its MDE is at most targetPct). Adaptive sampling keeps adding
+// rounds to the benchmarks that are not decided while the budget lasts.
+func Decided(c *Candidate, targetPct float64) bool {
+	switch c.Verdict {
+	case Better, Worse:
+		return true
+	case Same:
+		return c.MDEPct <= targetPct
+	}
+	return false
+}

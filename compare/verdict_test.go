@@ -132,3 +132,22 @@ func TestMDEReported(t *testing.T) {
 		t.Errorf("3 samples a side: MDE %v, want +Inf", m)
 	}
 }
+
+func TestDecided(t *testing.T) {
+	tests := []struct {
+		c    Candidate
+		want bool
+	}{
+		{Candidate{Verdict: Worse, MDEPct: 9}, true},
+		{Candidate{Verdict: Better}, true},
+		{Candidate{Verdict: Same, MDEPct: 1.5}, true},
+		{Candidate{Verdict: Same, MDEPct: 3}, false},
+		{Candidate{Verdict: Same, MDEPct: math.Inf(1)}, false},
+		{Candidate{Verdict: Noisy, MDEPct: 1}, false},
+	}
+	for _, tt := range tests {
+		if got := Decided(&tt.c, 2); got != tt.want {
+			t.Errorf("Decided(%s, mde %v) = %v, want %v", tt.c.Verdict, tt.c.MDEPct, got, tt.want)
+		}
+	}
+}

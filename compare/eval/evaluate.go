@@ -201,8 +201,8 @@ func runMethod(s suite, m method, cfg config) ([]compare.Verdict, error) {
 		}
 		// The undecided benchmarks, most promising (smallest p) first.
 		var order []int
-		for b, c := range cands {
-			if c.Verdict == compare.Noisy || c.Verdict == compare.Same && c.MDEPct > cfg.targetPct {
+		for b := range cands {
+			if !compare.Decided(&cands[b], cfg.targetPct) {
 				order = append(order, b)
 			}
 		}
