@@ -267,8 +267,10 @@ func (b *compareBenchmarker) Run(ctx context.Context, job bot.JobSpec) (*compare
 	case job.CandidateRef != "":
 		argv = append(argv, "--head", job.CandidateRef)
 	}
-	// Exit status 2 is a patch that does not apply: an answer, not a retry.
-	return (&bot.ExecBenchmarker{Argv: argv, Answered: map[int]string{2: "patch"}}).Run(ctx, job)
+	// Exit status 2 is a request that cannot be done as asked (a patch
+	// that does not apply, a suite the config lacks): an answer, not a
+	// retry.
+	return (&bot.ExecBenchmarker{Argv: argv, Answered: map[int]string{2: "setup"}}).Run(ctx, job)
 }
 
 // fetchPatch downloads a patch (a JIRA attachment, a Review Board diff).

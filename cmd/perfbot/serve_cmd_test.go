@@ -1,0 +1,284 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/perfbot/perfbot/internal/gitrepo"
+)
+
+// mainEnv makes the test binary run perfbot itself: "perfbot serve" runs
+// each job as "perfbot compare" in a child process, which in these tests is
+// this binary.
+const mainEnv = "PERFBOT_TEST_RUN_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(mainEnv) == "1" {
+		err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr)
+		os.Exit(exitCode(err, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// e2eGitHub fakes the GitHub REST endpoints that intake and posting use,
+// following their documented shapes, and records the bot's comments.
+type e2eGitHub struct {
+	mu       sync.Mutex
+	comments map[int64]string // id -> body, on pull request 12
+	order    []int64
+	created  int
+	edits    int
+	statuses []string
+	reacted  []string
+	headSHA  string
+}
+
+func (g *e2eGitHub) handler(t *testing.T) http.Handler {
+	mux := http.NewServeMux()
+	js := func(w http.ResponseWriter, code int, v any) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(code)
+		json.NewEncoder(w).Encode(v)
+	}
+	comment := func(id int64, body string) map[string]any {
+		return map[string]any{"id": id, "body": body, "html_url": fmt.Sprintf("https://github.com/acme/store/pull/12#issuecomment-%d", id),
+			"user": map[string]any{"login": "perfbot[bot]", "type": "Bot"}}
+	}
+	guard := func(h http.HandlerFunc) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			if !strings.HasSuffix(r.Header.Get("Authorization"), " e2e-token") {
+				js(w, http.StatusUnauthorized, map[string]string{"message": "Bad credentials"})
+				return
+			}
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			h(w, r)
+		}
+	}
+	mux.HandleFunc("GET /repos/acme/store/collaborators/{user}/permission", guard(func(w http.ResponseWriter, r *http.Request) {
+		js(w, http.StatusOK, map[string]any{"permission": "write", "role_name": "write", "user": map[string]any{"login": r.PathValue("user")}})
+	}))
+	mux.HandleFunc("POST /repos/acme/store/issues/comments/{id}/reactions", guard(func(w http.ResponseWriter, r *http.Request) {
+		var body struct{ Content string }
+		json.NewDecoder(r.Body).Decode(&body)
+		g.reacted = append(g.reacted, body.Content)
+		js(w, http.StatusCreated, map[string]any{"id": 1, "content": body.Content})
+	}))
+	mux.HandleFunc("GET /repos/acme/store/issues/12/comments", guard(func(w http.ResponseWriter, r *http.Request) {
+		out := []map[string]any{}
+		for _, id := range g.order {
+			out = append(out, comment(id, g.comments[id]))
+		}
+		js(w, http.StatusOK, out)
+	}))
+	mux.HandleFunc("POST /repos/acme/store/issues/12/comments", guard(func(w http.ResponseWriter, r *http.Request) {
+		var body struct{ Body string }
+		json.NewDecoder(r.Body).Decode(&body)
+		id := int64(7000 + len(g.order))
+		g.comments[id] = body.Body
+		g.order = append(g.order, id)
+		g.created++
+		js(w, http.StatusCreated, comment(id, body.Body))
+	}))
+	mux.HandleFunc("PATCH /repos/acme/store/issues/comments/{id}", guard(func(w http.ResponseWriter, r *http.Request) {
+		id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+		if _, ok := g.comments[id]; !ok {
+			js(w, http.StatusNotFound, map[string]string{"message": "Not Found"})
+			return
+		}
+		var body struct{ Body string }
+		json.NewDecoder(r.Body).Decode(&body)
+		g.comments[id] = body.Body
+		g.edits++
+		js(w, http.StatusOK, comment(id, body.Body))
+	}))
+	mux.HandleFunc("GET /repos/acme/store/pulls/12", guard(func(w http.ResponseWriter, r *http.Request) {
+		js(w, http.StatusOK, map[string]any{"number": 12, "state": "open",
+			"head": map[string]any{"sha": g.headSHA, "ref": "feature"}, "base": map[string]any{"ref": "main"}})
+	}))
+	mux.HandleFunc("POST /repos/acme/store/statuses/{sha}", guard(func(w http.ResponseWriter, r *http.Request) {
+		var body struct{ State string }
+		json.NewDecoder(r.Body).Decode(&body)
+		g.statuses = append(g.statuses, r.PathValue("sha")+":"+body.State)
+		js(w, http.StatusCreated, map[string]any{"id": 1, "state": body.State})
+	}))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("fake GitHub: unexpected %s %s", r.Method, r.URL)
+		js(w, http.StatusNotFound, map[string]string{"message": "Not Found"})
+	})
+	return mux
+}
+
+func freeAddr(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// TestServeEndToEnd: a pull request comment reaches the webhook, a real git
+// repository is benchmarked by "perfbot compare" in a child process, and
+// the fake GitHub receives one comment with the table; a replayed delivery
+// changes nothing.
+func TestServeEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end benchmark run")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not on PATH")
+	}
+	r := gitrepo.New(t)
+	r.Commit("work", map[string]string{
+		"go.mod":            "module example.org/work\n\ngo 1.22\n",
+		"work/work.go":      loopSource(200000),
+		"work/work_test.go": loopBench,
+	})
+	r.Git("checkout", "-q", "-b", "pull/12/head")
+	head := r.Commit("work: halve the loop", map[string]string{"work/work.go": loopSource(100000)})
+	r.Git("checkout", "-q", "main")
+
+	gh := &e2eGitHub{comments: map[int64]string{}, headSHA: head}
+	// A GitHub Enterprise address: the API lives under /api/v3/.
+	fake := httptest.NewServer(http.StripPrefix("/api/v3", gh.handler(t)))
+	defer fake.Close()
+
+	dir := t.TempDir()
+	addr := freeAddr(t)
+	cfgFile := filepath.Join(dir, "config.yaml")
+	cfg := fmt.Sprintf(`project: {repo: %q, branch: main}
+suites:
+  work: {preset: go, count: 4, go: {benchtime: 20x, bench: Work}}
+sandbox: {mode: none}
+service: {listen: %q, heartbeat: 1s}
+store: {driver: sqlite, path: %q}
+venues:
+  github: {repo: acme/store, url: %q, token_env: E2E_GH_TOKEN, webhook_secret_env: E2E_WEBHOOK_SECRET}
+`, r.Dir, addr, filepath.Join(dir, "perfbot.db"), fake.URL+"/api/v3/")
+	if err := os.WriteFile(cfgFile, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(mainEnv, "1")
+	t.Setenv("E2E_GH_TOKEN", "e2e-token")
+	t.Setenv("E2E_WEBHOOK_SECRET", "e2e-secret")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var serveErr bytes.Buffer
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("serve log:\n%s", serveErr.String())
+		}
+	})
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--config", cfgFile}, &bytes.Buffer{}, &syncWriter{w: &serveErr})
+	}()
+	waitFor(t, 20*time.Second, "serve to answer /healthz", func() bool {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+
+	body, err := os.ReadFile("../../intake/github/testdata/issue_comment.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deliver := func(delivery string) int {
+		mac := hmac.New(sha256.New, []byte("e2e-secret"))
+		mac.Write(body)
+		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/webhook/github", bytes.NewReader(body))
+		req.Header.Set("X-GitHub-Event", "issue_comment")
+		req.Header.Set("X-GitHub-Delivery", delivery)
+		req.Header.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(mac.Sum(nil)))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := deliver("e2e-1"); code != http.StatusOK {
+		t.Fatalf("webhook: status %d\n%s", code, serveErr.String())
+	}
+	// The comment asks for suite "wal", which this project lacks; ask
+	// again for the project's own suite in a new comment.
+	body = bytes.Replace(body, []byte("/perfbot run wal base=main"), []byte("/perfbot run work base=main"), 1)
+	body = bytes.Replace(body, []byte(`"id": 1987654321`), []byte(`"id": 1987654322`), 1)
+	if code := deliver("e2e-2"); code != http.StatusOK {
+		t.Fatalf("webhook: status %d", code)
+	}
+	deliver("e2e-2") // replayed
+
+	var final string
+	waitFor(t, 3*time.Minute, "the answer to the work run", func() bool {
+		gh.mu.Lock()
+		defer gh.mu.Unlock()
+		for _, b := range gh.comments {
+			if strings.Contains(b, "Work") && strings.Contains(b, "better") {
+				final = b
+				return true
+			}
+		}
+		return false
+	})
+	time.Sleep(500 * time.Millisecond)
+	gh.mu.Lock()
+	created, comments := gh.created, len(gh.comments)
+	reacted := len(gh.reacted)
+	gh.mu.Unlock()
+	// Two requests (wal, work), so two answers, each created once.
+	if created != comments || comments > 2 || reacted != 2 {
+		t.Errorf("comments created %d (now %d), reactions %d; want one comment per request and two reactions", created, comments, reacted)
+	}
+	if !strings.Contains(final, "|") {
+		t.Errorf("answer has no table:\n%s", final)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("serve: %v", err)
+	}
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+func waitFor(t *testing.T, timeout time.Duration, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
