@@ -60,7 +60,7 @@ func prepareGo(ctx context.Context, suite *config.Suite, s *side, opts Options, 
 	root := filepath.Join(s.worktree, suite.Dir)
 	list, err := opts.Sandbox.Run(ctx, sandbox.Spec{
 		Argv: []string{"go", "list", "-e", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .TestGoFiles \",\"}},{{join .XTestGoFiles \",\"}}", pattern},
-		Dir:  root, Env: g.env, Timeout: durationOr(suite.BuildTimeout, defaultBuildTimeout), MaxOutput: opts.MaxOutput, Network: sandbox.FullNetwork,
+		Dir:  root, Env: g.env, Timeout: durationOr(suite.BuildTimeout, defaultBuildTimeout), MaxOutput: opts.MaxOutput, Network: sandbox.FullNetwork, Writable: opts.BuildWritable,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("suite %s: go list on %s: %w", suite.Name, s.name, err)
@@ -82,7 +82,7 @@ func prepareGo(ctx context.Context, suite *config.Suite, s *side, opts Options, 
 		pkg := goPackage{importPath: f[0], dir: f[1], binary: filepath.Join(binDir, sanitize(f[0])+".test")}
 		build, err := opts.Sandbox.Run(ctx, sandbox.Spec{
 			Argv: []string{"go", "test", "-c", "-o", pkg.binary, pkg.importPath},
-			Dir:  root, Env: g.env, Timeout: durationOr(suite.BuildTimeout, defaultBuildTimeout), MaxOutput: opts.MaxOutput, Network: sandbox.FullNetwork,
+			Dir:  root, Env: g.env, Timeout: durationOr(suite.BuildTimeout, defaultBuildTimeout), MaxOutput: opts.MaxOutput, Network: sandbox.FullNetwork, Writable: opts.BuildWritable,
 		})
 		if err != nil {
 			return nil, nil, fmt.Errorf("suite %s: build %s on %s: %w", suite.Name, pkg.importPath, s.name, err)
@@ -124,6 +124,10 @@ func (g *goSide) round(ctx context.Context, r int) ([]*bench.Result, error) {
 		res, err := g.opts.Sandbox.Run(ctx, sandbox.Spec{
 			Argv: append([]string{pkg.binary}, g.args()...),
 			Dir:  pkg.dir, Env: g.env, Timeout: durationOr(g.suite.Timeout, defaultTimeout), MaxOutput: g.opts.MaxOutput, Network: sandbox.NoNetwork,
+			// The test binary and the rest of the tree (testdata of other
+			// packages) are read-only; only the package's directory is
+			// writable.
+			ReadOnly: []string{g.side.worktree},
 		})
 		if err != nil {
 			return nil, fmt.Errorf("suite %s: run %s on %s: %w", g.suite.Name, pkg.importPath, g.side.name, err)

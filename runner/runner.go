@@ -60,6 +60,9 @@ type Options struct {
 	// Env is the environment every command starts from (an allow-listed
 	// copy of perfbot's own; never secrets).
 	Env []string
+	// BuildWritable lists directories that build steps may write besides
+	// the worktree, such as a sandboxed Go build's module and build caches.
+	BuildWritable []string
 	// MaxOutput caps each command's kept output (0: sandbox default).
 	MaxOutput int64
 	// Progress receives one line per step; nil discards them.

@@ -128,7 +128,7 @@ func prepareCommand(ctx context.Context, suite *config.Suite, s *side, vr *varia
 	builtin := vr.builtin(s, 0)
 	if suite.PerfStat {
 		if perfAvailable() {
-			cs.perf = newPerfStat(suite, vr.datadir)
+			cs.perf = newPerfStat(suite, vr.scratch)
 		} else if !hasWarning(out, perfMissing(suite)) {
 			out.Warnings = append(out.Warnings, perfMissing(suite))
 		}
@@ -140,6 +140,7 @@ func prepareCommand(ctx context.Context, suite *config.Suite, s *side, vr *varia
 		res, err := opts.Sandbox.Run(ctx, sandbox.Spec{
 			Argv: []string{"/bin/sh", "-c", build}, Dir: cs.dir, Env: cs.env,
 			Timeout: durationOr(suite.BuildTimeout, defaultBuildTimeout), MaxOutput: opts.MaxOutput, Network: sandbox.FullNetwork,
+			Writable: append(append([]string(nil), opts.BuildWritable...), vr.datadir),
 		})
 		if err != nil {
 			return nil, nil, fmt.Errorf("suite %s: build %s: %w", suite.Name, s.name, err)
@@ -176,7 +177,7 @@ func (cs *commandSide) round(ctx context.Context, r int) ([]*bench.Result, error
 		res, err := cs.opts.Sandbox.Run(ctx, sandbox.Spec{
 			Argv: argv, Dir: cs.dir, Env: cs.env,
 			Timeout: durationOr(cs.suite.Timeout, defaultTimeout), MaxOutput: cs.opts.MaxOutput, Network: roundNetwork(cs.suite),
-			Writable: []string{cs.vr.datadir},
+			Writable: cs.vr.roundWritable(cs.suite),
 		})
 		if err != nil {
 			return nil, fmt.Errorf("suite %s: %s: %w", cs.suite.Name, cs.side.name, err)
@@ -226,15 +227,26 @@ func (cs *commandSide) round(ctx context.Context, r int) ([]*bench.Result, error
 }
 
 // withMatrix puts the matrix point's parameters before the parsed ones,
-// unless the tool already reported a parameter of the same name.
+// unless the tool already reported a parameter of the same name; then the
+// matrix's value wins where the two differ (go-ycsb reports "workload" as
+// the workload class, "core", for every workload file swept), so that
+// distinct matrix points never merge into one row.
 func withMatrix(pt []config.Param, ps bench.Params) bench.Params {
 	var out bench.Params
+	matrix := map[string]string{}
 	for _, p := range pt {
+		matrix[p.Name] = p.Values[0]
 		if _, ok := ps.Get(p.Name); !ok {
 			out = append(out, bench.Param{Name: p.Name, Value: p.Values[0]})
 		}
 	}
-	return append(out, ps...)
+	for _, p := range ps {
+		if v, ok := matrix[p.Name]; ok {
+			p.Value = v
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 func envList(m map[string]string) []string {

@@ -15,7 +15,6 @@ import (
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/runner"
-	"github.com/perfbot/perfbot/sandbox"
 )
 
 // compareFlags are the flags of "perfbot compare".
@@ -37,6 +36,8 @@ type compareFlags struct {
 	quiet     bool
 	alpha     float64
 	method    string
+	// sandboxWarning is said in the report when runs are not sandboxed.
+	sandboxWarning string
 }
 
 func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -104,6 +105,9 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		cmp = &compare.Comparison{Base: outcome.Variants[0], Candidates: outcome.Variants[1:]}
 	}
 	cmp.Failures = outcome.Failures
+	if f.sandboxWarning != "" {
+		cmp.Warnings = append(cmp.Warnings, f.sandboxWarning)
+	}
 	cmp.Warnings = append(cmp.Warnings, outcome.Warnings...)
 	cmp.Provenance = outcome.Provenance
 	cmp.Provenance.Tool = version
@@ -188,9 +192,11 @@ func (f *compareFlags) runnerOptions(ctx context.Context) (runner.Options, error
 		}
 		opts.CacheDir = filepath.Join(dir, "perfbot")
 	}
-	opts.Sandbox = sandbox.Local{}
-	opts.SandboxName = "none"
-	opts.Env = hostEnv(os.Environ())
+	warning, err := setupSandbox(ctx, &opts, cfg, f.noSandbox)
+	if err != nil {
+		return opts, err
+	}
+	f.sandboxWarning = warning
 	return opts, nil
 }
 
@@ -237,25 +243,6 @@ func (f *compareFlags) selectSuites(cfg *config.Config) ([]config.Suite, error) 
 		}
 	}
 	return suites, nil
-}
-
-// hostEnv keeps the variables a build or benchmark needs and drops the rest,
-// so that no token or password reaches code under test.
-func hostEnv(environ []string) []string {
-	allowed := map[string]bool{
-		"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "LANG": true, "LC_ALL": true, "TZ": true, "TERM": true,
-		"TMPDIR": true, "GOPATH": true, "GOCACHE": true, "GOMODCACHE": true, "GOROOT": true, "GOFLAGS": true,
-		"GOPROXY": true, "GOSUMDB": true, "GONOSUMDB": true, "GOPRIVATE": true, "GONOPROXY": true, "GOTOOLCHAIN": true,
-		"CGO_ENABLED": true, "CC": true, "CXX": true, "JAVA_HOME": true, "GOMAXPROCS": true,
-	}
-	var out []string
-	for _, kv := range environ {
-		k, _, _ := strings.Cut(kv, "=")
-		if allowed[k] {
-			out = append(out, kv)
-		}
-	}
-	return out
 }
 
 // emit renders cmp to stdout and, with an out directory, every format into
