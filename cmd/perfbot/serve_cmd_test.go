@@ -8,6 +8,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +21,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/emersion/go-smtp"
 
 	"github.com/perfbot/perfbot/internal/gitrepo"
 )
@@ -137,7 +141,8 @@ func freeAddr(t *testing.T) string {
 // TestServeEndToEnd: a pull request comment reaches the webhook, a real git
 // repository is benchmarked by "perfbot compare" in a child process, and
 // the fake GitHub receives one comment with the table; a replayed delivery
-// changes nothing.
+// changes nothing. A patch mailed into the maildir is benchmarked too and
+// answered in its thread through a real SMTP server.
 func TestServeEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end benchmark run")
@@ -162,16 +167,35 @@ func TestServeEndToEnd(t *testing.T) {
 
 	dir := t.TempDir()
 	addr := freeAddr(t)
+	smtpSrv := startSMTP(t)
+	maildir := filepath.Join(dir, "Maildir")
+	for _, sub := range []string{"new", "cur", "tmp"} {
+		os.MkdirAll(filepath.Join(maildir, sub), 0o755)
+	}
+	// A patch mailed to the list, as git send-email sends it.
+	patch := r.Patch("work: halve the loop", map[string]string{"work/work.go": loopSource(100000)}, true)
+	patchData, err := os.ReadFile(patch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, patchBody, _ := strings.Cut(string(patchData), "\n\n")
+	mailText := "From: Dev Eloper <dev@example.org>\nTo: dev@lists.example.org\nSubject: [PATCH] work: halve the loop\n" +
+		"Date: " + time.Now().Format(time.RFC1123Z) + "\nMessage-Id: <20261130.patch-1@example.org>\n" +
+		"MIME-Version: 1.0\nContent-Type: text/plain; charset=UTF-8\n\n" + patchBody
+	if err := os.WriteFile(filepath.Join(maildir, "new", "1.patch.host"), []byte(mailText), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cfgFile := filepath.Join(dir, "config.yaml")
 	cfg := fmt.Sprintf(`project: {repo: %q, branch: main}
 suites:
   work: {preset: go, count: 4, go: {benchtime: 20x, bench: Work}}
 sandbox: {mode: none}
-service: {listen: %q, heartbeat: 1s}
+service: {listen: %q, heartbeat: 1s, poll_interval: 1s}
 store: {driver: sqlite, path: %q}
 venues:
   github: {repo: acme/store, url: %q, token_env: E2E_GH_TOKEN, webhook_secret_env: E2E_WEBHOOK_SECRET}
-`, r.Dir, addr, filepath.Join(dir, "perfbot.db"), fake.URL+"/api/v3/")
+  mail: {smtp: %q, from: "perfbot <perfbot@example.org>", list: dev@lists.example.org, maildir: %q}
+`, r.Dir, addr, filepath.Join(dir, "perfbot.db"), fake.URL+"/api/v3/", smtpSrv.addr, maildir)
 	if err := os.WriteFile(cfgFile, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +267,24 @@ venues:
 		}
 		return false
 	})
+	// The mailed patch is answered in its thread, once.
+	var reply string
+	waitFor(t, 3*time.Minute, "the reply to the mailed patch", func() bool {
+		msgs := smtpSrv.messages()
+		if len(msgs) > 0 {
+			reply = msgs[0]
+		}
+		return len(msgs) > 0
+	})
+	for _, want := range []string{"In-Reply-To: <20261130.patch-1@example.org>", "References: <20261130.patch-1@example.org>", "Work"} {
+		if !strings.Contains(reply, want) {
+			t.Errorf("reply lacks %q:\n%s", want, reply)
+		}
+	}
 	time.Sleep(500 * time.Millisecond)
+	if n := len(smtpSrv.messages()); n != 1 {
+		t.Errorf("%d mails sent, want 1", n)
+	}
 	gh.mu.Lock()
 	created, comments := gh.created, len(gh.comments)
 	reacted := len(gh.reacted)
@@ -259,6 +300,53 @@ venues:
 	if err := <-done; err != nil {
 		t.Errorf("serve: %v", err)
 	}
+}
+
+// testSMTP is a real SMTP server (go-smtp) on loopback that keeps what it
+// receives.
+type testSMTP struct {
+	addr string
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (s *testSMTP) messages() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.msgs...)
+}
+
+func startSMTP(t *testing.T) *testSMTP {
+	ts := &testSMTP{}
+	srv := smtp.NewServer(smtp.BackendFunc(func(c *smtp.Conn) (smtp.Session, error) { return &smtpSession{ts: ts}, nil }))
+	srv.Domain = "mx.test"
+	srv.AllowInsecureAuth = true
+	srv.ErrorLog = log.New(io.Discard, "", 0)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.addr = l.Addr().String()
+	go srv.Serve(l)
+	t.Cleanup(func() { srv.Close() })
+	return ts
+}
+
+type smtpSession struct{ ts *testSMTP }
+
+func (s *smtpSession) Mail(string, *smtp.MailOptions) error { return nil }
+func (s *smtpSession) Rcpt(string, *smtp.RcptOptions) error { return nil }
+func (s *smtpSession) Reset()                               {}
+func (s *smtpSession) Logout() error                        { return nil }
+func (s *smtpSession) Data(r io.Reader) error {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return err
+	}
+	s.ts.mu.Lock()
+	s.ts.msgs = append(s.ts.msgs, string(b))
+	s.ts.mu.Unlock()
+	return nil
 }
 
 type syncWriter struct {
