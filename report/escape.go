@@ -13,12 +13,13 @@ const zwsp = "\u200b"
 // markdownEscaper escapes text for GitHub-flavoured Markdown outside code:
 // HTML is neutralized, Markdown punctuation loses its meaning, pipes do not
 // split a table cell, and mentions, issue references, emoji shortcodes and
-// bare links are broken up.
+// bare links are broken up with a zero-width space (GitHub finds those in
+// the rendered text, after backslash escapes are gone).
 var markdownEscaper = strings.NewReplacer(
 	"&", "&amp;", "<", "&lt;", ">", "&gt;", "\"", "&quot;",
 	"\\", "\\\\", "`", "\\`", "*", "\\*", "_", "\\_", "[", "\\[", "]", "\\]",
 	"(", "\\(", ")", "\\)", "|", "\\|", "~", "\\~", "!", "\\!", "{", "\\{", "}", "\\}",
-	"@", "@"+zwsp, "#", "#"+zwsp, "://", "\\:/"+zwsp+"/", ":", "\\:", "www.", "www"+zwsp+".",
+	"@", "@"+zwsp, "#", "#"+zwsp, ":", ":"+zwsp, "www.", "www"+zwsp+".",
 	"\n", " ", "\r", " ", "\t", " ",
 )
 
