@@ -30,14 +30,17 @@ type perfStat struct {
 	// missing names the counters perf reported as <not supported> or
 	// <not counted>, so that the report says so once.
 	missing map[string]bool
+	// modified names the events perf counted with a modifier it added
+	// itself, such as ":u" (user space only) for an unprivileged user.
+	modified map[string]bool
 }
 
-func newPerfStat(suite *config.Suite, datadir string) *perfStat {
+func newPerfStat(suite *config.Suite, dir string) *perfStat {
 	ev := suite.PerfEvents
 	if len(ev) == 0 {
 		ev = DefaultPerfEvents
 	}
-	return &perfStat{events: ev, file: filepath.Join(datadir, "perf-stat.csv"), missing: map[string]bool{}}
+	return &perfStat{events: ev, file: filepath.Join(dir, "perf-stat.csv"), missing: map[string]bool{}, modified: map[string]bool{}}
 }
 
 // perfAvailable reports whether the perf binary is on PATH.
@@ -68,9 +71,13 @@ func (p *perfStat) results(ctx context.Context, suite *config.Suite, pt []config
 	}
 	var out []*bench.Result
 	for _, r := range rs {
-		unit := r.Benchmark
+		event, mod, _ := strings.Cut(r.Benchmark, ":")
+		if mod != "" && !p.asked(r.Benchmark) {
+			p.modified[r.Benchmark] = true
+		}
+		unit := event
 		switch r.Unit {
-		case "", "count", r.Benchmark:
+		case "", "count", r.Benchmark, event:
 		default:
 			unit += "-" + r.Unit
 		}
@@ -102,15 +109,36 @@ func (p *perfStat) noteMissing(data []byte) {
 		}
 		f := strings.Split(line, ",")
 		if len(f) >= 3 && f[2] != "" {
-			p.missing[f[2]] = true
+			event, _, _ := strings.Cut(f[2], ":")
+			p.missing[event] = true
 		}
 	}
 }
 
-// warning says which counters were unavailable, or "".
+// asked reports whether the suite named the event with this modifier.
+func (p *perfStat) asked(event string) bool {
+	for _, e := range p.events {
+		if e == event {
+			return true
+		}
+	}
+	return false
+}
+
+// warning says which counters were unavailable or restricted, or "".
 func (p *perfStat) warning(suite string) string {
+	var ws []string
+	if len(p.modified) > 0 {
+		var mods []string
+		for e := range p.modified {
+			mods = append(mods, e)
+		}
+		sort.Strings(mods)
+		ws = append(ws, fmt.Sprintf("suite %s: perf stat counted %s: user space only, as this machine's perf_event_paranoid allows the benchmark's user",
+			suite, strings.Join(mods, ", ")))
+	}
 	if len(p.missing) == 0 {
-		return ""
+		return strings.Join(ws, "; ")
 	}
 	var missing, kept []string
 	for e := range p.missing {
@@ -118,12 +146,12 @@ func (p *perfStat) warning(suite string) string {
 	}
 	sort.Strings(missing)
 	for _, e := range p.events {
-		if !p.missing[e] {
+		if name, _, _ := strings.Cut(e, ":"); !p.missing[name] {
 			kept = append(kept, e)
 		}
 	}
-	return fmt.Sprintf("suite %s: perf stat could not count %s on this machine (hardware counters are often unavailable in virtual machines); kept %s",
-		suite, strings.Join(missing, ", "), strings.Join(kept, ", "))
+	return strings.Join(append(ws, fmt.Sprintf("suite %s: perf stat could not count %s on this machine (hardware counters are often unavailable in virtual machines); kept %s",
+		suite, strings.Join(missing, ", "), strings.Join(kept, ", "))), "; ")
 }
 
 // perfMissing is the warning of a suite that asked for perf stat on a
@@ -143,7 +171,7 @@ func hasWarning(out *Outcome, w string) bool {
 
 // perfStatWarning joins what the suite's sides could not count.
 func perfStatWarning(suite *config.Suite, runners map[string]suiteSide) string {
-	merged := &perfStat{missing: map[string]bool{}}
+	merged := &perfStat{missing: map[string]bool{}, modified: map[string]bool{}}
 	for _, ss := range runners {
 		cs, ok := ss.(*commandSide)
 		if !ok || cs.perf == nil {
@@ -154,6 +182,9 @@ func perfStatWarning(suite *config.Suite, runners map[string]suiteSide) string {
 		}
 		for e := range cs.perf.missing {
 			merged.missing[e] = true
+		}
+		for e := range cs.perf.modified {
+			merged.modified[e] = true
 		}
 	}
 	return merged.warning(suite.Name)

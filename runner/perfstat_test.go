@@ -57,3 +57,36 @@ func TestPerfStatResults(t *testing.T) {
 		t.Errorf("warning %q", w)
 	}
 }
+
+// perfCSVUser is the same for an unprivileged user under
+// perf_event_paranoid 2: perf adds ":u" to every event.
+const perfCSVUser = `<not supported>,,cycles:u,0,100.00,,
+<not supported>,,instructions:u,0,100.00,,
+7,,context-switches:u,2019,100.00,0.000,/sec
+2.01,msec,task-clock:u,2019,100.00,0.558,CPUs utilized
+`
+
+func TestPerfStatUserOnly(t *testing.T) {
+	suite := &config.Suite{Name: "s", PerfStat: true}
+	p := newPerfStat(suite, t.TempDir())
+	if err := os.WriteFile(p.file, []byte(perfCSVUser), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := p.results(context.Background(), suite, nil, "round 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var units []string
+	for _, r := range rs {
+		units = append(units, r.Unit)
+	}
+	if strings.Join(units, ",") != "context-switches,task-clock-msec" {
+		t.Errorf("units %v, want the events without perf's modifier", units)
+	}
+	w := p.warning("s")
+	for _, want := range []string{"user space only", "could not count cycles, instructions", "kept context-switches, task-clock"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("warning %q lacks %q", w, want)
+		}
+	}
+}

@@ -2,8 +2,11 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os/exec"
+	"syscall"
 	"time"
 
 	"github.com/perfbot/perfbot/compare"
@@ -91,14 +94,60 @@ func teardown(ctx context.Context, suite *config.Suite, s *side, vr *variantRun,
 
 // runScript runs a setup or teardown script through /bin/sh -e in the
 // suite's directory of the side's worktree.
+//
+// Setup and teardown come from the config, not from the patch, and run on
+// the host, outside the sandbox: a sandbox ends every process a command
+// started when the command returns, and the server that setup starts must
+// outlive it. They get the same allow-listed environment as the rounds.
 func runScript(ctx context.Context, suite *config.Suite, s *side, vr *variantRun, script string, timeout time.Duration, opts Options) (*sandbox.Result, error) {
-	return opts.Sandbox.Run(ctx, sandbox.Spec{
-		Argv:    []string{"/bin/sh", "-ec", config.Expand(script, nil, vr.builtin(s, 0))},
-		Dir:     suiteDir(suite, s),
-		Env:     vr.env,
-		Timeout: timeout, MaxOutput: opts.MaxOutput, Network: sandbox.FullNetwork,
-		Writable: []string{vr.datadir},
-	})
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-ec", config.Expand(script, nil, vr.builtin(s, 0)))
+	cmd.Dir = suiteDir(suite, s)
+	cmd.Env = vr.env
+	// At the timeout or an interrupt, end the script with what it started
+	// in the foreground (not the daemons, which left its process group).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	var stdout, stderr cappedWriter
+	stdout.limit, stderr.limit = scriptOutput, scriptOutput
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// A daemon that kept the script's stdout open must not hold up the
+	// wait once the script itself has returned.
+	cmd.WaitDelay = 2 * time.Second
+	start := time.Now()
+	err := cmd.Run()
+	res := &sandbox.Result{Stdout: stdout.buf, Stderr: stderr.buf, Duration: time.Since(start), Dropped: stdout.dropped + stderr.dropped}
+	var exit *exec.ExitError
+	switch {
+	case err == nil, errors.Is(err, exec.ErrWaitDelay):
+	case ctx.Err() == context.DeadlineExceeded:
+		res.ExitCode, res.Limit = -1, sandbox.LimitTimeout
+	case errors.As(err, &exit):
+		res.ExitCode = exit.ExitCode()
+	default:
+		return nil, err
+	}
+	return res, nil
+}
+
+// scriptOutput is how much of a setup or teardown script's output is kept.
+const scriptOutput = 64 << 10
+
+// cappedWriter keeps the first limit bytes written to it.
+type cappedWriter struct {
+	buf     []byte
+	limit   int
+	dropped int64
+}
+
+func (w *cappedWriter) Write(p []byte) (int, error) {
+	room := min(w.limit-len(w.buf), len(p))
+	if room > 0 {
+		w.buf = append(w.buf, p[:room]...)
+	}
+	w.dropped += int64(len(p) - max(room, 0))
+	return len(p), nil
 }
 
 func suiteDir(suite *config.Suite, s *side) string {

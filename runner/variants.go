@@ -53,8 +53,12 @@ type variantRun struct {
 	settings *config.Variant
 	port     int
 	datadir  string
-	env      []string
-	vars     map[string]string
+	// scratch is where the rounds write what perfbot reads back (perf
+	// stat's counters); unlike datadir, which a server started by setup
+	// owns, it is lent to the sandbox.
+	scratch string
+	env     []string
+	vars    map[string]string
 }
 
 // newVariantRun prepares side s for suite: the suite's own variant of the
@@ -79,6 +83,9 @@ func newVariantRun(suite *config.Suite, s *side, opts Options) (*variantRun, err
 		return nil, err
 	}
 	vr.datadir = dir
+	if vr.scratch, err = os.MkdirTemp("", "perfbot-scratch-"); err != nil {
+		return nil, err
+	}
 	vr.vars = map[string]string{}
 	for k, v := range suite.Vars {
 		vr.vars[k] = v
@@ -150,10 +157,22 @@ func (vr *variantRun) writeFiles(s *side) error {
 	return nil
 }
 
-// remove deletes the data directory.
+// roundWritable lists what a round may write: the scratch directory, and
+// the data directory unless a server started by setup owns it (lending it
+// to the sandbox user would take it from the server).
+func (vr *variantRun) roundWritable(suite *config.Suite) []string {
+	if suite.Setup != "" {
+		return []string{vr.scratch}
+	}
+	return []string{vr.scratch, vr.datadir}
+}
+
+// remove deletes the data and scratch directories.
 func (vr *variantRun) remove() {
-	if vr.datadir != "" {
-		_ = os.RemoveAll(vr.datadir)
+	for _, d := range []string{vr.datadir, vr.scratch} {
+		if d != "" {
+			_ = os.RemoveAll(d)
+		}
 	}
 }
 
