@@ -2,6 +2,8 @@ package bot
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -66,6 +68,12 @@ func TestWorkerKilledMidJobPostgres(t *testing.T) {
 		}
 	}
 	run := waitRun(t, intake.Store(), job.Key, 30*time.Second, "running", func(r store.Run) bool { return r.Status == store.StatusRunning })
+	// Queue depth on PostgreSQL, as /metrics shows it.
+	rec := httptest.NewRecorder()
+	intake.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if want := `perfbot_queue_jobs{queue="benchmark",state="running"} 1`; !strings.Contains(rec.Body.String(), want) {
+		t.Errorf("/metrics lacks %s:\n%s", want, rec.Body.String())
+	}
 	time.Sleep(500 * time.Millisecond) // in the middle of the benchmark
 	victim := procs[run.Worker]
 	if victim == nil {

@@ -122,6 +122,9 @@ func (s *Service) fire(ctx context.Context, name string, sch Schedule, at time.T
 	s.metrics.Inc("perfbot_schedule_fired_total", "schedule", name)
 	stamp := at.UTC().Format("2006-01-02T15:04Z")
 	if sch.Digest != "" {
+		if err := s.queueRelease(ctx, sch); err != nil {
+			s.log.Error("queue release candidate run", "err", err)
+		}
 		_, dup, err := s.q.Enqueue(ctx, DigestJob{Name: name, Period: sch.Digest, End: at.UTC(), Targets: s.scheduleTargets(sch)})
 		if err == nil {
 			s.log.Info("digest queued", "schedule", name, "end", stamp, "duplicate", dup)
@@ -147,3 +150,24 @@ func (s *Service) fire(ctx context.Context, name string, sch Schedule, at time.T
 	})
 	return err
 }
+
+// queueRelease queues, once per pair, a run of the configured release
+// candidate against the last release, so that a digest can report it.
+func (s *Service) queueRelease(ctx context.Context, sch Schedule) error {
+	rc, rel := s.cfg.Digest.RC, s.cfg.Digest.Release
+	if rc == "" || rel == "" {
+		return nil
+	}
+	_, _, err := s.Enqueue(ctx, JobSpec{
+		Key:          ReleaseKey(rc, rel),
+		Targets:      s.scheduleTargets(sch),
+		BaseRef:      rel,
+		CandidateRef: rc,
+		Title:        fmt.Sprintf("release candidate %s against %s", rc, rel),
+		Source:       "schedule",
+	})
+	return err
+}
+
+// ReleaseKey is the job key of a release candidate's run against a release.
+func ReleaseKey(rc, release string) string { return "release:" + rc + ".." + release }

@@ -34,7 +34,8 @@ func (p *recordingPoster) list() []string {
 }
 
 // TestScheduleFires runs serve with a digest and a nightly schedule whose
-// last firing is past due: both fire at once, each exactly once.
+// last firing is past due: both fire at once, each exactly once, and the
+// digest's release candidate is queued against the release.
 func TestScheduleFires(t *testing.T) {
 	cfg := testConfig("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), false)
 	cfg.Schedules = []Schedule{
@@ -42,6 +43,7 @@ func TestScheduleFires(t *testing.T) {
 		{Name: "nightly", Cron: "* * * * *", Run: []string{"wal"}, On: "main", Post: []string{"mail:dev@example.org"}},
 	}
 	cfg.Digest.To = []string{"dev@example.org"}
+	cfg.Digest.RC, cfg.Digest.Release = "v2.6.0-rc1", "v2.5.0"
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -86,8 +88,8 @@ func TestScheduleFires(t *testing.T) {
 		t.Errorf("nightly fired %v times, want 1", n)
 	}
 	var queued int
-	if err := svc.Store().DB().QueryRow(`SELECT COUNT(*) FROM river_job WHERE kind = 'perfbot_benchmark'`).Scan(&queued); err != nil || queued != 1 {
-		t.Errorf("nightly jobs queued = %d, %v; want 1", queued, err)
+	if err := svc.Store().DB().QueryRow(`SELECT COUNT(*) FROM river_job WHERE kind = 'perfbot_benchmark'`).Scan(&queued); err != nil || queued != 2 {
+		t.Errorf("benchmark jobs queued = %d, %v; want 2 (nightly, release candidate)", queued, err)
 	}
 
 	// /healthz and /metrics while running.
@@ -104,9 +106,9 @@ func TestScheduleFires(t *testing.T) {
 	resp.Body.Close()
 	for _, want := range []string{
 		"# TYPE perfbot_queue_jobs gauge",
-		`perfbot_queue_jobs{queue="benchmark",state="available"} 1`,
+		`perfbot_queue_jobs{queue="benchmark",state="available"} 2`,
 		`perfbot_digests_total 1`,
-		`perfbot_requests_total{source="schedule",result="queued"} 1`,
+		`perfbot_requests_total{source="schedule",result="queued"} 2`,
 	} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("/metrics lacks %q:\n%s", want, body)
