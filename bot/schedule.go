@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfbot/perfbot/digest"
 	"github.com/perfbot/perfbot/review"
 )
 
@@ -159,7 +160,7 @@ func (s *Service) queueRelease(ctx context.Context, sch Schedule) error {
 		return nil
 	}
 	_, _, err := s.Enqueue(ctx, JobSpec{
-		Key:          ReleaseKey(rc, rel),
+		Key:          digest.ReleaseKey(rc, rel),
 		Targets:      s.scheduleTargets(sch),
 		BaseRef:      rel,
 		CandidateRef: rc,
@@ -168,6 +169,3 @@ func (s *Service) queueRelease(ctx context.Context, sch Schedule) error {
 	})
 	return err
 }
-
-// ReleaseKey is the job key of a release candidate's run against a release.
-func ReleaseKey(rc, release string) string { return "release:" + rc + ".." + release }

@@ -105,22 +105,39 @@ func Build(ctx context.Context, st *store.Store, from, to time.Time, opts Option
 			d.Branch = append(d.Branch, Change{Change: c, Link: link(c.JobKey)})
 		}
 	}
+	releaseKey := ReleaseKey(opts.RC, opts.Release)
 	for _, r := range runs {
-		if tracked(r.CandidateRef) {
+		if tracked(r.CandidateRef) || r.JobKey == releaseKey {
 			continue
 		}
-		p := Patch{Run: r, Better: counts[r.ID][0], Worse: counts[r.ID][1], Link: link(r.JobKey)}
-		if opts.RC != "" && r.CandidateRef == opts.RC && r.BaseRef == opts.Release {
-			d.Release = &p
-			continue
-		}
-		d.Patches = append(d.Patches, p)
+		d.Patches = append(d.Patches, Patch{Run: r, Better: counts[r.ID][0], Worse: counts[r.ID][1], Link: link(r.JobKey)})
 	}
-	if opts.RC != "" && opts.Release != "" && d.Release == nil {
-		d.ReleaseNote = fmt.Sprintf("no run of %s against %s finished in this period", opts.RC, opts.Release)
+	if opts.RC != "" && opts.Release != "" {
+		// The release candidate's newest run, whenever it finished: it is
+		// queued when a digest fires and reported from then on.
+		r, err := st.LastDoneRun(ctx, releaseKey)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			d.ReleaseNote = fmt.Sprintf("%s has not been measured against %s yet", opts.RC, opts.Release)
+		case err != nil:
+			return nil, err
+		default:
+			p := Patch{Run: *r, Link: link(r.JobKey)}
+			if cmp, err := st.Comparison(ctx, r.ID); err == nil {
+				for _, t := range cmp.Summary {
+					p.Better += t.Better
+					p.Worse += t.Worse
+				}
+			}
+			d.Release = &p
+		}
 	}
 	return d, nil
 }
+
+// ReleaseKey is the job key of the run of a release candidate against the
+// last release.
+func ReleaseKey(rc, release string) string { return "release:" + rc + ".." + release }
 
 // Period returns the period of the given length that ends at end.
 func Period(end time.Time, length time.Duration) (from, to time.Time, err error) {

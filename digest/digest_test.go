@@ -44,13 +44,27 @@ func seed(t *testing.T, st *store.Store) {
 			Venue: "github", Target: "acme/store#12"},
 			[]compare.Row{row("BenchmarkScan", nil, "ns/op", -30, compare.Better)},
 			"https://github.com/acme/store/pull/12#issuecomment-5"},
+		{store.Run{JobKey: ReleaseKey("v2.6.0-rc1", "v2.5.0"), JobID: 3, BaseRef: "v2.5.0", CandidateRef: "v2.6.0-rc1",
+			Venue: "mail", Target: "dev@lists.example.org"},
+			[]compare.Row{row("BenchmarkGet", nil, "ns/op", 4, compare.Worse)},
+			"<release.v2.6.0-rc1@perfbot>"},
 	}
 	for _, r := range runs {
 		run := r.run
 		if _, err := st.StartRun(ctx, &run); err != nil {
 			t.Fatal(err)
 		}
-		if err := st.SaveComparison(ctx, run.ID, &compare.Comparison{Base: "base", Candidates: []string{"cand"}, Rows: r.rows}); err != nil {
+		tally := compare.Tally{Variant: "cand"}
+		for _, row := range r.rows {
+			switch row.Candidates[0].Verdict {
+			case compare.Better:
+				tally.Better++
+			case compare.Worse:
+				tally.Worse++
+			}
+		}
+		if err := st.SaveComparison(ctx, run.ID, &compare.Comparison{Base: "base", Candidates: []string{"cand"}, Rows: r.rows,
+			Summary: []compare.Tally{tally}}); err != nil {
 			t.Fatal(err)
 		}
 		run.Status = store.StatusDone
@@ -93,7 +107,7 @@ func TestBuildAndRender(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Branch) != 2 || len(d.Patches) != 1 || d.Patches[0].Better != 1 || d.ReleaseNote == "" {
+	if len(d.Branch) != 2 || len(d.Patches) != 1 || d.Patches[0].Better != 1 || d.Release == nil || d.Release.Worse != 1 {
 		t.Fatalf("digest = %+v", d)
 	}
 	// Fix the period for the golden files.
@@ -120,7 +134,8 @@ func TestEmptyPeriod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if txt := d.Text(); !strings.Contains(txt, "no significant change") || !strings.Contains(txt, "none") {
+	d.ReleaseNote = "v2 has not been measured against v1 yet"
+	if txt := d.Text(); !strings.Contains(txt, "no significant change") || !strings.Contains(txt, "none") || !strings.Contains(txt, "not been measured") {
 		t.Errorf("empty digest:\n%s", txt)
 	}
 }
