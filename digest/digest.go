@@ -43,6 +43,8 @@ type Digest struct {
 	Release *Patch
 	// ReleaseNote says why Release is missing, when it is.
 	ReleaseNote string
+	// Trends are the histories of the changed benchmarks, for charts.
+	Trends []Trend
 }
 
 // Change is one significant change on a tracked branch.
@@ -104,6 +106,9 @@ func Build(ctx context.Context, st *store.Store, from, to time.Time, opts Option
 		if tracked(c.CandidateRef) {
 			d.Branch = append(d.Branch, Change{Change: c, Link: link(c.JobKey)})
 		}
+	}
+	if d.Trends, err = trends(ctx, st, d.Branch, to); err != nil {
+		return nil, err
 	}
 	releaseKey := ReleaseKey(opts.RC, opts.Release)
 	for _, r := range runs {

@@ -139,3 +139,25 @@ func TestEmptyPeriod(t *testing.T) {
 		t.Errorf("empty digest:\n%s", txt)
 	}
 }
+
+func TestCharts(t *testing.T) {
+	st, err := store.Open(context.Background(), store.SQLite, filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	seed(t, st)
+	to := time.Now().Add(time.Hour)
+	d, err := Build(context.Background(), st, to.Add(-24*time.Hour), to, Options{Branches: []string{"main"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Trends) != 2 || len(d.Trends[0].Values) != 1 {
+		t.Fatalf("trends = %+v", d.Trends)
+	}
+	msg := d.Message()
+	if len(msg.Attachments) != 2 || msg.Attachments[0].ContentType != "image/png" ||
+		!strings.HasPrefix(string(msg.Attachments[0].Data), "\x89PNG") {
+		t.Errorf("attachments = %d", len(msg.Attachments))
+	}
+}

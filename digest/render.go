@@ -25,10 +25,16 @@ func (d *Digest) Message() review.Message {
 	}
 	summary := fmt.Sprintf("%d better, %d worse on tracked branches; %d patches measured", better, worse, len(d.Patches))
 	text := d.Text()
-	return review.Message{
+	msg := review.Message{
 		Subject: subject, Summary: summary, State: review.StateSuccess,
 		Text: text, Markdown: "```\n" + text + "```\n", HTML: d.HTML(),
 	}
+	charts, err := d.Charts()
+	if err != nil {
+		msg.Text += "\n(charts could not be drawn: " + err.Error() + ")\n"
+	}
+	msg.Attachments = charts
+	return msg
 }
 
 func pct(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + "%" }

@@ -1,0 +1,94 @@
+package digest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image/color"
+	"strings"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/store"
+)
+
+// maxTrends bounds the charts attached to one digest.
+const maxTrends = 6
+
+// Trend is a changed benchmark's history on its branch: the centre each
+// run measured, oldest first.
+type Trend struct {
+	Title  string
+	Unit   string
+	Times  []time.Time
+	Values []float64
+}
+
+// trends reads the history of the changed benchmarks (one chart per
+// benchmark, parameter set and unit), up to maxTrends.
+func trends(ctx context.Context, st *store.Store, changes []Change, to time.Time) ([]Trend, error) {
+	seen := map[string]bool{}
+	var out []Trend
+	for _, c := range changes {
+		key := c.Benchmark + "\x00" + c.Params.String() + "\x00" + c.Unit + "\x00" + c.Metric + "\x00" + c.CandidateRef
+		if seen[key] || len(out) == maxTrends {
+			continue
+		}
+		seen[key] = true
+		points, err := st.History(ctx, c.Benchmark)
+		if err != nil {
+			return nil, err
+		}
+		tr := Trend{Title: c.name() + " on " + strings.TrimPrefix(c.CandidateRef, "refs/heads/"), Unit: c.Unit}
+		for _, p := range points {
+			if p.Verdict == "" || p.Ref != c.CandidateRef || p.Params.String() != c.Params.String() ||
+				p.Unit != c.Unit || p.Metric != c.Metric || p.Finished.After(to) {
+				continue
+			}
+			tr.Times = append(tr.Times, p.Finished)
+			tr.Values = append(tr.Values, p.Centre)
+		}
+		if len(tr.Values) > 0 {
+			out = append(out, tr)
+		}
+	}
+	return out, nil
+}
+
+// Charts draws each trend as a PNG line chart.
+func (d *Digest) Charts() ([]review.Attachment, error) {
+	var out []review.Attachment
+	for i, tr := range d.Trends {
+		p := plot.New()
+		p.Title.Text = tr.Title
+		p.Y.Label.Text = tr.Unit
+		p.X.Tick.Marker = plot.TimeTicks{Format: "01-02"}
+		xys := make(plotter.XYs, len(tr.Values))
+		for j := range tr.Values {
+			xys[j].X, xys[j].Y = float64(tr.Times[j].Unix()), tr.Values[j]
+		}
+		line, points, err := plotter.NewLinePoints(xys)
+		if err != nil {
+			return nil, fmt.Errorf("chart %q: %w", tr.Title, err)
+		}
+		line.Color = color.RGBA{0x21, 0x66, 0xac, 0xff}
+		points.Shape = draw.CircleGlyph{}
+		points.Color = line.Color
+		p.Add(line, points, plotter.NewGrid())
+		w, err := p.WriterTo(6*vg.Inch, 3*vg.Inch, "png")
+		if err != nil {
+			return nil, err
+		}
+		var b bytes.Buffer
+		if _, err := w.WriteTo(&b); err != nil {
+			return nil, err
+		}
+		out = append(out, review.Attachment{Name: fmt.Sprintf("trend-%d.png", i+1), ContentType: "image/png", Data: b.Bytes()})
+	}
+	return out, nil
+}
