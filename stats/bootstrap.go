@@ -54,15 +54,37 @@ func GeomeanRatio(pairs []RatioPair, iterations int, confidence float64, rng *ra
 	if iterations <= 0 || rng == nil || !(confidence > 0 && confidence < 1) {
 		return res, nil
 	}
+	// The inner level is drawn once per benchmark into a pool of
+	// resampled log ratios; each outer iteration then draws benchmarks and,
+	// for each, one entry of its pool. This two-stage scheme keeps the
+	// bootstrap's cost linear in benchmarks + iterations instead of their
+	// product (10,000 benchmarks × 2,000 iterations would otherwise resample
+	// 20 million sample sets).
+	poolSize := min(iterations, bootstrapPool)
+	pools := make([][]float64, len(pairs))
+	var counts []int
+	for i, p := range pairs {
+		base, cand := sortedCopy(p.Base), sortedCopy(p.Cand)
+		pool := make([]float64, poolSize)
+		constant := base[0] == base[len(base)-1] && cand[0] == cand[len(cand)-1]
+		for k := range pool {
+			if constant {
+				pool[k] = logs[i]
+				continue
+			}
+			var mb, mc float64
+			mb, counts = resampledMedian(base, counts, rng)
+			mc, counts = resampledMedian(cand, counts, rng)
+			pool[k] = math.Log(mc / mb)
+		}
+		pools[i] = pool
+	}
 	boot := make([]float64, iterations)
-	var bufB, bufC []float64
 	for it := range boot {
 		sum := 0.0
 		for range pairs {
-			p := pairs[rng.IntN(len(pairs))]
-			bufB = resample(bufB[:0], p.Base, rng)
-			bufC = resample(bufC[:0], p.Cand, rng)
-			sum += math.Log(sortedMedian(bufC) / sortedMedian(bufB))
+			pool := pools[rng.IntN(len(pools))]
+			sum += pool[rng.IntN(len(pool))]
 		}
 		boot[it] = sum / float64(len(pairs))
 	}
@@ -72,14 +94,44 @@ func GeomeanRatio(pairs []RatioPair, iterations int, confidence float64, rng *ra
 	return res, nil
 }
 
-// resample appends len(x) values drawn from x with replacement to dst and
-// returns it sorted.
-func resample(dst, x []float64, rng *rand.Rand) []float64 {
-	for range x {
-		dst = append(dst, x[rng.IntN(len(x))])
+// bootstrapPool is how many inner resamples GeomeanRatio draws per
+// benchmark.
+const bootstrapPool = 256
+
+func sortedCopy(x []float64) []float64 {
+	c := slices.Clone(x)
+	slices.Sort(c)
+	return c
+}
+
+// resampledMedian draws len(sorted) values of sorted with replacement and
+// returns their median. It counts how often each position is drawn instead
+// of sorting the draw: the k-th smallest drawn value is found by walking
+// the counts in order. counts is scratch space, returned for reuse.
+func resampledMedian(sorted []float64, counts []int, rng *rand.Rand) (float64, []int) {
+	n := len(sorted)
+	if cap(counts) < n {
+		counts = make([]int, n)
 	}
-	slices.Sort(dst)
-	return dst
+	counts = counts[:n]
+	clear(counts)
+	for range n {
+		counts[rng.IntN(n)]++
+	}
+	kth := func(k int) float64 { // 0-based k-th smallest of the draw
+		seen := 0
+		for i, c := range counts {
+			seen += c
+			if seen > k {
+				return sorted[i]
+			}
+		}
+		return sorted[n-1]
+	}
+	if n%2 == 1 {
+		return kth(n / 2), counts
+	}
+	return (kth(n/2-1) + kth(n/2)) / 2, counts
 }
 
 func mean(x []float64) float64 {
