@@ -1,0 +1,63 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/perfbot/perfbot/internal/gitrepo"
+)
+
+// TestWorktreeReusedClean checks that a reused worktree keeps nothing a
+// previous job left: untracked files, ignored files and edits are gone.
+func TestWorktreeReusedClean(t *testing.T) {
+	r := gitrepo.New(t)
+	first := r.Commit("one", map[string]string{"a.txt": "one\n", ".gitignore": "*.log\n"})
+	second := r.Commit("two", map[string]string{"a.txt": "two\n"})
+	ctx := context.Background()
+	cache := t.TempDir()
+
+	ws, err := OpenWorkspace(ctx, r.Dir, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := ws.Worktree(ctx, "base", first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string]string{"left-behind.txt": "x", "build.log": "x", "a.txt": "edited"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws.Close()
+
+	ws, err = OpenWorkspace(ctx, r.Dir, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	again, err := ws.Worktree(ctx, "base", second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again != dir {
+		t.Errorf("worktree moved from %s to %s; it should be reused", dir, again)
+	}
+	for _, name := range []string{"left-behind.txt", "build.log"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); !os.IsNotExist(err) {
+			t.Errorf("%s survived into the next job", name)
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(data) != "two\n" {
+		t.Errorf("a.txt = %q, want the second commit's content", data)
+	}
+	// HEAD names the user's HEAD, and a short ref resolves.
+	if sha, err := ws.Resolve(ctx, "HEAD~1"); err != nil || sha != first {
+		t.Errorf("Resolve(HEAD~1) = %s, %v; want %s", sha, err, first)
+	}
+	if _, err := ws.Resolve(ctx, "no-such-branch"); err == nil {
+		t.Error("an unknown ref resolved")
+	}
+}
