@@ -3,7 +3,8 @@
 // the real software the config drives, and checks the verdicts the physics
 // demands in the JSON report. A test whose software is missing skips and
 // names the Debian packages that provide it. The tests take minutes: they
-// are skipped with -short.
+// are skipped with -short, and need -timeout 30m (the first ycsb-release
+// run downloads and compiles go-ycsb's dependencies).
 package examples
 
 import (
@@ -100,8 +101,10 @@ func runExample(t *testing.T, name string) (*report, string) {
 	}
 	bin := build(t)
 	out := t.TempDir()
-	args := []string{"compare", "--config", filepath.Join("examples", name+".yaml"), "--out", out,
-		"--cache-dir", t.TempDir(), "--format", "json", "-q"}
+	// The default cache directory keeps the clone, the worktrees and the
+	// sandbox's Go module and build caches between runs: ycsb-release
+	// downloads and compiles go-ycsb's dependencies only the first time.
+	args := []string{"compare", "--config", filepath.Join("examples", name+".yaml"), "--out", out, "--format", "json", "-q"}
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = repoRoot(t)
 	var stderr strings.Builder
