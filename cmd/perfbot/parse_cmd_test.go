@@ -34,8 +34,9 @@ func TestParseCmd(t *testing.T) {
 			args: []string{jmh},
 			wantLines: []string{
 				`{"benchmark":"Store.getJobKeys","params":{"numTasks":"10000","mode":"thrpt"},"unit":"ops/ms","better":"higher","summary":{"mean":528.857,"error":278.142,"confidence":0.999,"n":5},"source":"` + jmh + `:2"}`,
+				`{"benchmark":"Store.getJobKeys","params":{"numTasks":"10000","mode":"thrpt"},"metric":"gc.alloc.rate.norm","unit":"B/op","better":"lower","summary":{"mean":0.00001,"error":0,"confidence":0,"n":5},"source":"` + jmh + `:3"}`,
 			},
-			wantWarn: "only an upper bound",
+			wantWarn: "printed only approximately",
 		},
 		{
 			name: "pgbench forced format and two files",
@@ -91,5 +92,60 @@ func TestParseCmdUsageError(t *testing.T) {
 	var ue *usageError
 	if !errors.As(err, &ue) {
 		t.Fatalf("err = %v, want a usage error", err)
+	}
+}
+
+func TestParseCmdStdin(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stdin
+	os.Stdin = r
+	defer func() { os.Stdin = old }()
+	go func() {
+		w.WriteString("SET: 104166.66 requests per second\nGET: 98000.00 requests per second\n")
+		w.Close()
+	}()
+	var stdout, stderr bytes.Buffer
+	if err := parseCmd(context.Background(), []string{"-"}, &stdout, &stderr); err != nil {
+		t.Fatalf("parseCmd: %v", err)
+	}
+	want := `{"benchmark":"SET","params":{},"unit":"QPS","better":"higher","summary":{"mean":104166.66,"error":0,"confidence":0,"n":1},"source":"<stdin>:1"}` + "\n" +
+		`{"benchmark":"GET","params":{},"unit":"QPS","better":"higher","summary":{"mean":98000,"error":0,"confidence":0,"n":1},"source":"<stdin>:2"}` + "\n"
+	if stdout.String() != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", stdout.String(), want)
+	}
+}
+
+func TestParseCmdAllFixtures(t *testing.T) {
+	// Every real fixture parses through the command, auto-detected, into
+	// JSON lines (or a clear error for the files that hold no results).
+	files, err := filepath.Glob("../../parse/testdata/*")
+	if err != nil || len(files) < 60 {
+		t.Fatalf("fixtures: %v (%d files)", err, len(files))
+	}
+	for _, f := range files {
+		if strings.Contains(f, "PROVENANCE") || strings.HasSuffix(f, "golden") || strings.HasSuffix(f, "fuzz") {
+			continue
+		}
+		var stdout, stderr bytes.Buffer
+		err := parseCmd(context.Background(), []string{f}, &stdout, &stderr)
+		if err != nil && !strings.Contains(err.Error(), filepath.Base(f)) {
+			t.Errorf("%s: error %v does not name the file", f, err)
+		}
+		for i, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+			if line == "" {
+				continue
+			}
+			var m map[string]any
+			if err := json.Unmarshal([]byte(line), &m); err != nil {
+				t.Errorf("%s line %d: %v", f, i+1, err)
+				continue
+			}
+			if m["benchmark"] == "" || m["unit"] == "" || (m["samples"] == nil) == (m["summary"] == nil) {
+				t.Errorf("%s line %d: incomplete result %s", f, i+1, line)
+			}
+		}
 	}
 }
