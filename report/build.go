@@ -177,6 +177,7 @@ func build(c *compare.Comparison, opts Options) *Document {
 func line(row *compare.Row, candidates []string, unit string, factor float64) *Line {
 	ns := newNumberStyle(row, unit, factor)
 	l := &Line{row: row}
+	benchstatStyle := ns.sampled
 	if row.Base != nil {
 		l.Base = ns.cell(row.Base)
 	}
@@ -194,7 +195,7 @@ func line(row *compare.Row, candidates []string, unit string, factor float64) *L
 		if cand.Presence != compare.Removed {
 			cell.Value = ns.cell(&cand.Cell)
 		}
-		cell.Delta = formatDelta(row.Base, cand)
+		cell.Delta = formatDelta(row.Base, cand, benchstatStyle)
 		cell.Ratio = formatRatio(row.Base, cand, row.Better)
 		cell.Stat = formatStat(row.Base, cand)
 		switch cell.Verdict {
@@ -268,7 +269,7 @@ func geomeanLine(c *compare.Comparison, s *Section, anySampled bool) *Line {
 		l := &Line{Name: "geomean", Base: ns.plain(g.Base), Params: make([]string, len(s.Params))}
 		for _, gc := range g.Candidates {
 			delta := fmt.Sprintf("%+.2f%%", gc.DeltaPct)
-			if gc.Ratio >= 10 {
+			if gc.Ratio >= 10 && !anySampled {
 				delta = plainNumber(math.Round(gc.Ratio*10)/10) + "x"
 			}
 			l.Cells = append(l.Cells, Cell{Variant: gc.Variant, Value: ns.plain(gc.Value), Delta: delta})

@@ -50,11 +50,11 @@ func newNumberStyle(row *compare.Row, unit string, factor float64) numberStyle {
 	}
 	var centers []float64
 	if row.Base != nil {
-		centers = append(centers, row.Base.Center*factor)
+		centers = append(centers, scaledSummary(row.Base, factor).Center)
 	}
 	for i := range row.Candidates {
 		if c := &row.Candidates[i]; c.Presence != compare.Removed {
-			centers = append(centers, c.Center*factor)
+			centers = append(centers, scaledSummary(&c.Cell, factor).Center)
 		}
 	}
 	ns.scaler = benchunit.CommonScale(centers, benchunit.ClassOf(unit))
@@ -65,7 +65,7 @@ func newNumberStyle(row *compare.Row, unit string, factor float64) numberStyle {
 func (ns numberStyle) cell(c *compare.Cell) string {
 	f := ns.factor
 	if ns.sampled {
-		s := benchmath.Summary{Center: c.Center * f, Lo: c.Lo * f, Hi: c.Hi * f}
+		s := scaledSummary(c, f)
 		v := ns.scaler.Format(s.Center)
 		if c.N <= 1 && !c.Summarized {
 			return v
@@ -81,6 +81,21 @@ func (ns numberStyle) cell(c *compare.Cell) string {
 		return v + " ± " + s.PctRangeString()
 	}
 	return v
+}
+
+// scaledSummary is a cell's summary in the display unit. With samples it
+// is recomputed from the scaled samples, as benchstat computes it from
+// tidied values, so that the printed digits agree with benchstat's even
+// where scaling and taking the median do not commute in floating point.
+func scaledSummary(c *compare.Cell, factor float64) benchmath.Summary {
+	if len(c.Samples) > 0 && factor != 1 {
+		vals := make([]float64, len(c.Samples))
+		for i, v := range c.Samples {
+			vals[i] = v * factor
+		}
+		return benchmath.AssumeNothing.Summary(benchmath.NewSample(vals, &benchmath.DefaultThresholds), 0.95)
+	}
+	return benchmath.Summary{Center: c.Center * factor, Lo: c.Lo * factor, Hi: c.Hi * factor}
 }
 
 // plain formats a single value (a geomean) in the line's style.
@@ -135,18 +150,22 @@ func plainNumber(v float64) string {
 	return b.String()
 }
 
-// formatDelta is the change of the centre in percent. It is shown whatever
-// the verdict, which says beside it whether the change is real.
-func formatDelta(base *compare.Cell, c *compare.Candidate) string {
+// formatDelta is the change of the centre in percent. Go benchmark rows
+// follow benchstat: "~" when the change is not significant. Rows of tool
+// summaries (often one run a side) always show the change, which the
+// verdict beside it qualifies, and a tenfold rise reads as a ratio
+// ("571.5x" rather than "+57051.38%").
+func formatDelta(base *compare.Cell, c *compare.Candidate, benchstatStyle bool) string {
 	switch {
 	case base == nil || c.Presence != compare.Both:
 		return ""
+	case benchstatStyle && !c.Significant:
+		return "~"
 	case base.Center == c.Center:
 		return "0.00%"
 	case base.Center == 0:
 		return "?"
-	case c.Ratio >= 10:
-		// "+57051.38%" reads worse than "571.5x"
+	case !benchstatStyle && c.Ratio >= 10:
 		return plainNumber(math.Round(c.Ratio*10)/10) + "x"
 	}
 	return fmt.Sprintf("%+.2f%%", c.DeltaPct)
