@@ -124,6 +124,9 @@ func (GBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 		rest := strings.Fields(m[7])
 		for i, f := range rest {
 			k, vs, ok := strings.Cut(f, "=")
+			if !ok && i < len(tabular) {
+				k, vs, ok = tabular[i], f, true
+			}
 			if !ok {
 				if g := gbGlued.FindStringSubmatch(f); g != nil && strings.HasSuffix(g[2], "B/s") {
 					// Before user counters, SetBytesProcessed printed
@@ -145,11 +148,7 @@ func (GBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 					}
 					continue
 				}
-				if i < len(tabular) {
-					k, vs = tabular[i], f
-				} else {
-					continue
-				}
+				continue
 			}
 			// Google Benchmark scales bytes_per_second by 1024 whether it
 			// prints "G/s" (up to 1.7) or "Gi/s" (1.8+); other counters
@@ -160,8 +159,12 @@ func (GBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 				continue
 			}
 			cu, better := gbenchCounterUnit(k)
-			if unitSuffix == "%" {
+			switch {
+			case unitSuffix == "%":
 				cu = "%"
+			case unitSuffix == "/s" && cu == "count":
+				// A counter flagged kIsRate prints "/s".
+				cu, better = "1/s", bench.HigherIsBetter
 			}
 			if err := out(k, cu, better, v); err != nil {
 				return err

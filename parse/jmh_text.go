@@ -23,7 +23,8 @@ import (
 // NaN scores (skipped with a warning), the "Score error" column without
 // "±" of JMH before 1.5, decimal commas from non-English locales, mangled "±", sbt's
 // "[info]" and source comments' " * " prefixes, and log lines around the
-// table. Each row is a Summary (Score, Error at 99.9%, Cnt).
+// table (skipped wherever they fall, even between rows). Each row is a
+// Summary (Score, Error at 99.9%, Cnt).
 type JMHText struct{}
 
 // Name returns "jmh".
@@ -72,7 +73,9 @@ func (JMHText) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 			continue
 		}
 		if !ok {
-			inTable = false
+			// Not a row: a log line printed into the table, or text
+			// after it. Rows have a mode token and a score in a fixed
+			// shape, so the table stays open until the next header.
 			continue
 		}
 		res.Source = source(name, lr.Line())

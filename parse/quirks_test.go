@@ -38,8 +38,9 @@ func TestQuirks(t *testing.T) {
 				{"a.B.m", "gc.alloc.rate", "MB/sec", "mode=thrpt", 1.5, bench.LowerIsBetter},
 				{"a.B.m", "p99", "ms/op", "mode=sample", 3.5, bench.LowerIsBetter},
 				{"a.B.m", "gc.alloc.rate.norm", "B/op", "mode=thrpt", 1e-5, bench.LowerIsBetter},
+				{"a.B.x", "", "ops/s", "mode=thrpt", 1, bench.HigherIsBetter},
 			},
-			results: 4, warns: 1,
+			results: 5, warns: 1,
 		},
 		{
 			name: "jmh before 1.5: Samples and Mean error columns, ≈ 0",
@@ -189,6 +190,18 @@ func TestQuirks(t *testing.T) {
 				{"BM_x", "bytes_per_second", "B/s", "arg0=8/repeats=2", 1 << 30, bench.HigherIsBetter},
 			},
 			results: 3,
+		},
+		{
+			name: "gbench tabular counters",
+			p:    GBench{},
+			in: "Benchmark                   Time             CPU   Iterations  CPUTime,s Pixels/CPUTime\n" +
+				"raw/GOPR.GPR/real_time   10.5 ms         10.4 ms           66     0.0104        1.2G/s\n",
+			want: []want{
+				{"raw/GOPR.GPR/real_time", "real_time", "ms", "", 10.5, bench.LowerIsBetter},
+				{"raw/GOPR.GPR/real_time", "Pixels/CPUTime", "1/s", "", 1.2e9, bench.HigherIsBetter},
+				{"raw/GOPR.GPR/real_time", "CPUTime,s", "count", "", 0.0104, bench.LowerIsBetter},
+			},
+			results: 4,
 		},
 		{
 			name: "criterion 0.3.3+ estimates with null slope",
