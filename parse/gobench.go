@@ -18,7 +18,8 @@ import (
 // its configuration and unit metadata lines, through x/perf's benchfmt.
 //
 // Each benchmark line becomes one Result per metric, holding one sample;
-// Merge folds repeated lines (-count N) into one Result with N samples.
+// repeated lines (-count N) share a Result.Key, by which consumers gather
+// their samples.
 // Units are kept as Go prints them (ns/op, B/op, allocs/op, MB/s); a unit
 // metadata line "Unit x better=higher" sets the direction.
 type GoBench struct{}
