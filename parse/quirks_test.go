@@ -229,6 +229,9 @@ func TestQuirks(t *testing.T) {
 			if tt.p.Sniff([]byte(tt.in)) == 0 {
 				t.Errorf("%s does not recognize its own input", tt.p.Name())
 			}
+			if d, err := Detect([]byte(tt.in)); err != nil || d.Name() != tt.p.Name() {
+				t.Errorf("Detect = %v, %v; want %s", d, err, tt.p.Name())
+			}
 			rs, warns, err := parseString(t, tt.p, tt.in)
 			if err != nil {
 				t.Fatal(err)
