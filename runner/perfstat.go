@@ -134,7 +134,9 @@ func (p *perfStat) warning(suite string) string {
 			mods = append(mods, e)
 		}
 		sort.Strings(mods)
-		ws = append(ws, fmt.Sprintf("suite %s: perf stat counted %s: user space only, as this machine's perf_event_paranoid allows the benchmark's user",
+		ws = append(ws, fmt.Sprintf("suite %s: perf stat counted %s: user space only, as this machine's perf_event_paranoid allows "+
+			"the benchmark's unprivileged user, so kernel-side counts such as context switches read 0 "+
+			"(sysctl kernel.perf_event_paranoid=1 counts the kernel too)",
 			suite, strings.Join(mods, ", ")))
 	}
 	if len(p.missing) == 0 {
