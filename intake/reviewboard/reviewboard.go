@@ -47,11 +47,9 @@ func JobKey(id, revision int) string {
 	return fmt.Sprintf("reviewboard:%d/diff/%d", id, revision)
 }
 
-// Poll queues each diff revision not yet tested; the job fetches the patch
-// from the "Download Diff" link (/r/ID/diff/REVISION/raw/).
-//
-// Poll queues each diff revision not yet tested. It returns how many jobs
-// it queued.
+// Poll queues each diff revision not yet tested and returns how many jobs
+// it queued. The job fetches the patch from the "Download Diff" link
+// (/r/ID/diff/REVISION/raw/).
 func (p *Poller) Poll(ctx context.Context) (int, error) {
 	reqs, err := p.List.ListRequests(ctx, p.Repository, "pending")
 	if err != nil {
