@@ -32,7 +32,6 @@ type Criterion struct{}
 func (Criterion) Name() string { return "criterion" }
 
 var (
-	crTime    = regexp.MustCompile(`^(?:(\S.*?)\s+)?(time|thrpt):\s+\[(\S+) (\S+) (\S+) (\S+) (\S+) (\S+)\]\s*$`)
 	crBencher = regexp.MustCompile(`^test (.+) \.\.\. bench:\s+([\d,.]+) (\S+)(?: \(\+/- ([\d,.]+)\))?\s*$`)
 	crCollect = regexp.MustCompile(`^Benchmarking (.+): Collecting (\d+) samples`)
 )
@@ -79,7 +78,7 @@ func (Criterion) Parse(ctx context.Context, r io.Reader, name string, emit func(
 			}
 			continue
 		}
-		if m := crTime.FindStringSubmatch(t); strings.Contains(t, ":  ") && m != nil {
+		if m := crTimeLine(t); m != nil {
 			id := m[1]
 			if id == "" {
 				id = lastID
@@ -127,6 +126,29 @@ func (Criterion) Parse(ctx context.Context, r io.Reader, name string, emit func(
 		}
 	}
 	return lr.Err()
+}
+
+// crTimeLine splits "id  time:   [1 ns 2 ns 3 ns]" (the id may be absent)
+// into the id, "time" or "thrpt" and the six bracketed fields, in the
+// layout of a regexp submatch: m[1] id, m[2] kind, m[3:9] fields. It
+// returns nil for other lines.
+func crTimeLine(t string) []string {
+	for _, kind := range []string{"time:", "thrpt:"} {
+		i := strings.Index(t, kind)
+		if i < 0 || i > 0 && t[i-1] != ' ' {
+			continue
+		}
+		rest := strings.TrimLeft(t[i+len(kind):], " ")
+		if !strings.HasPrefix(rest, "[") || !strings.HasSuffix(rest, "]") {
+			continue
+		}
+		f := strings.Fields(rest[1 : len(rest)-1])
+		if len(f) != 6 {
+			continue
+		}
+		return append([]string{t, strings.TrimSpace(t[:i]), strings.TrimSuffix(kind, ":")}, f...)
+	}
+	return nil
 }
 
 // crValue reads "3.4623" "µs" into a value and a normalized unit: times

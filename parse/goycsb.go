@@ -38,7 +38,6 @@ type GoYCSB struct{}
 func (GoYCSB) Name() string { return "go-ycsb" }
 
 var (
-	goYCSBRow  = regexp.MustCompile(`^\s*([A-Za-z_][A-Za-z0-9_]*)\s+-\s+(.*\b(?:Takes\(s\)|Count):.*)$`)
 	goYCSBProp = regexp.MustCompile(`^"([^"]*)"="(.*)"$`)
 )
 
@@ -129,8 +128,8 @@ func (GoYCSB) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 				rowsIn = append(rowsIn, [2]string{o["Operation"], strings.Join(parts, ", ")})
 			}
 		default:
-			if m := goYCSBRow.FindStringSubmatch(line); m != nil {
-				rowsIn = append(rowsIn, [2]string{m[1], m[2]})
+			if op, rest, ok := goYCSBSplitRow(line); ok {
+				rowsIn = append(rowsIn, [2]string{op, rest})
 			}
 		}
 		for _, ri := range rowsIn {
@@ -154,6 +153,25 @@ func (GoYCSB) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 		return err
 	}
 	return flushBlock()
+}
+
+// goYCSBSplitRow splits "READ   - Takes(s): 10.0, Count: ..." into the
+// operation and its fields.
+func goYCSBSplitRow(line string) (op, rest string, ok bool) {
+	i := strings.Index(line, " - ")
+	if i <= 0 {
+		return "", "", false
+	}
+	op, rest = strings.TrimSpace(line[:i]), line[i+3:]
+	if op == "" || !strings.Contains(rest, "Takes(s):") && !strings.Contains(rest, "Count:") {
+		return "", "", false
+	}
+	for j, c := range op {
+		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || j > 0 && c >= '0' && c <= '9') {
+			return "", "", false
+		}
+	}
+	return op, rest, true
 }
 
 // goYCSBColumns are go-ycsb's column names in its header order.

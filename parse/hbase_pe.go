@@ -36,7 +36,6 @@ func (HBasePE) Name() string { return "hbase-pe" }
 var (
 	hbTimings  = regexp.MustCompile(`\[(\w+)\] Summary of timings \(ms\): \[([^\]]*)\]`)
 	hbBlock    = regexp.MustCompile(`\[(TestClient-\d+)\][^:]*PerformanceEvaluation: (\w+) (latency log \(microseconds\),? on|valueSize after) (\d+) measures`)
-	hbBlockRow = regexp.MustCompile(`\[(TestClient-\d+)\][^:]*PerformanceEvaluation: (\w+) (Min|Avg|StdDev|Max|\d+(?:\.\d+)?th)\s+= (\S+)\s*$`)
 	hbLat2     = regexp.MustCompile(`(?:\[(TestClient-\d+)\].*)?Latency \(us\) : (.*)$`)
 	hbNum2     = regexp.MustCompile(`Num measures \(latency\) : (\d+)`)
 	hbFinished = regexp.MustCompile(`\[(TestClient-\d+)\].*Finished class \S*?\$?(\w+) in (\d+)ms at offset \d+ for \d+ rows \(([\d.]+) MB/s\)`)
@@ -91,7 +90,7 @@ func (HBasePE) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 			cur = &block{client: m[1], test: m[2], n: n, skip: n == 0, value: strings.HasPrefix(m[3], "valueSize")}
 			continue
 		}
-		if m := hbBlockRow.FindStringSubmatch(line); strings.Contains(line, " = ") && m != nil {
+		if m := hbBlockRowOf(line); m != nil {
 			if cur == nil || cur.client != m[1] || cur.test != m[2] || cur.skip {
 				continue
 			}
@@ -218,6 +217,36 @@ func (HBasePE) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 		return err
 	}
 	return flushPending("")
+}
+
+// hbBlockRowOf splits a 1.x latency block row, "[TestClient-1]
+// hbase.PerformanceEvaluation: SequentialWriteTest 99th     = 9.0", into
+// the layout of a regexp submatch: m[1] client, m[2] test, m[3] statistic,
+// m[4] value. It returns nil for other lines.
+func hbBlockRowOf(line string) []string {
+	i := strings.Index(line, "PerformanceEvaluation: ")
+	if i < 0 || !strings.Contains(line, " = ") {
+		return nil
+	}
+	f := strings.Fields(line[i+len("PerformanceEvaluation: "):])
+	if len(f) != 4 || f[2] != "=" {
+		return nil
+	}
+	switch stat := f[1]; {
+	case stat == "Min", stat == "Avg", stat == "StdDev", stat == "Max":
+	case strings.HasSuffix(stat, "th") && len(stat) > 2 && stat[0] >= '0' && stat[0] <= '9':
+	default:
+		return nil
+	}
+	c := strings.Index(line, "[TestClient-")
+	if c < 0 || c > i {
+		return nil
+	}
+	e := strings.IndexByte(line[c:], ']')
+	if e < 0 {
+		return nil
+	}
+	return []string{line, line[c+1 : c+e], f[0], f[1], f[3]}
 }
 
 // hbMetric names a PerformanceEvaluation latency statistic.

@@ -48,7 +48,7 @@ func (JMHText) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 	inTable := false
 	for lr.next(ctx) {
 		line := stripWrapper(lr.Text())
-		if jmhHeader.MatchString(line) {
+		if strings.HasPrefix(line, "Benchmark") && strings.Contains(line, "Units") && jmhHeader.MatchString(line) {
 			inTable = true
 			paramNames = paramNames[:0]
 			for _, f := range strings.Fields(line)[1:] {

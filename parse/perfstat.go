@@ -91,7 +91,7 @@ func (PerfStat) Parse(ctx context.Context, r io.Reader, name string, emit func(*
 			}
 			continue
 		}
-		m := perfRow.FindStringSubmatch(line)
+		m := perfRowOf(line)
 		if m == nil {
 			continue
 		}
@@ -141,6 +141,117 @@ func (PerfStat) Parse(ctx context.Context, r io.Reader, name string, emit func(*
 		}
 	}
 	return lr.Err()
+}
+
+// perfUnits are the units perf prints before an event name.
+var perfUnits = map[string]bool{"msec": true, "ns": true, "us": true, "seconds": true, "Joules": true, "MiB": true, "Watts": true}
+
+// perfRowOf splits a counter row, "[time] [cpu [n]] value [unit] event
+// [(msec)] rest", into the layout of a regexp submatch: m[1] time, m[2]
+// cpu, m[3] value ("<not supported>" included), m[4] unit, m[5] event,
+// m[6] "msec" from "(msec)", m[7] the rest. It returns nil for other lines.
+func perfRowOf(line string) []string {
+	m := make([]string, 8)
+	m[0] = line
+	pos := 0
+	next := func() (string, int) { // the next token and where it ends
+		i := pos
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+		j := i
+		for j < len(line) && line[j] != ' ' && line[j] != '\t' {
+			j++
+		}
+		return line[i:j], j
+	}
+	numeric := func(t string) bool {
+		if t == "" {
+			return false
+		}
+		for k := 0; k < len(t); k++ {
+			c := t[k]
+			if !(c >= '0' && c <= '9' || c == ',' || c == '.' || c == '-' && k == 0) {
+				return false
+			}
+		}
+		return t[0] != ',' && t[0] != '.'
+	}
+	valueStart := func(t string) bool { return numeric(t) || t == "<not" }
+	tok, end := next()
+	if strings.Count(tok, ".") == 1 && !strings.Contains(tok, ",") && numeric(tok) {
+		if t2, _ := peekAfter(line, end); valueStart(t2) || perfCPU(t2) {
+			m[1], pos = tok, end
+			tok, end = next()
+		}
+	}
+	if perfCPU(tok) {
+		m[2], pos = tok, end
+		tok, end = next()
+		if t2, _ := peekAfter(line, end); isDigits(tok) && valueStart(t2) {
+			pos = end // the count of aggregated CPUs
+			tok, end = next()
+		}
+	}
+	switch {
+	case tok == "<not":
+		pos = end
+		t2, e2 := next()
+		if t2 != "supported>" && t2 != "counted>" {
+			return nil
+		}
+		m[3], end = "<not "+t2, e2
+	case numeric(tok):
+		m[3] = tok
+	default:
+		return nil
+	}
+	pos = end
+	tok, end = next()
+	if perfUnits[tok] {
+		m[4], pos = tok, end
+		tok, end = next()
+	}
+	if tok == "" || !(tok[0] == '_' || tok[0] >= 'a' && tok[0] <= 'z' || tok[0] >= 'A' && tok[0] <= 'Z') {
+		return nil
+	}
+	m[5], pos = tok, end
+	if tok, end = next(); tok == "(msec)" {
+		m[6], pos = "msec", end
+	}
+	m[7] = line[pos:]
+	return m
+}
+
+// peekAfter returns the token that starts after position i.
+func peekAfter(line string, i int) (string, int) {
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		i++
+	}
+	j := i
+	for j < len(line) && line[j] != ' ' && line[j] != '\t' {
+		j++
+	}
+	return line[i:j], j
+}
+
+// perfCPU reports whether t names a CPU, core, socket or node column of
+// -A, --per-core, --per-socket or --per-node.
+func perfCPU(t string) bool {
+	switch {
+	case strings.HasPrefix(t, "CPU") && isDigits(t[3:]):
+		return true
+	case strings.HasPrefix(t, "N") && isDigits(t[1:]):
+		return true
+	case strings.HasPrefix(t, "S") && len(t) > 1 && t[1] >= '0' && t[1] <= '9':
+		for _, part := range strings.Split(t[1:], "-") {
+			if part == "" {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // perfValue sets a sample, or with -r a Summary whose error comes from
