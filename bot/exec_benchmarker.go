@@ -20,15 +20,16 @@ import (
 //
 // In Argv, {key}, {base}, {candidate}, {patch} (a file holding the job's
 // patch, or its URL) and {suites} (comma-separated) are replaced with the
-// job's values. The command runs in the job's own process group and is
-// killed with it when the job is cancelled.
+// job's values. The command runs in its own process group, killed with it
+// when the job is cancelled or the worker dies.
 type ExecBenchmarker struct {
 	Argv []string
 	// Dir is the working directory.
 	Dir string
 	// Env is added to the process environment.
 	Env []string
-	// Runner runs the command (default sandbox.Local).
+	// Runner runs the command (default: a child process group that dies
+	// with the worker).
 	Runner sandbox.Runner
 	// Answered maps exit statuses that mean "the job was done and failed
 	// for a reason to tell the requester" (such as a patch that does not
@@ -59,9 +60,9 @@ func (e *ExecBenchmarker) Run(ctx context.Context, job JobSpec) (*compare.Compar
 	for i, a := range e.Argv {
 		argv[i] = r.Replace(a)
 	}
-	runner := e.Runner
-	if runner == nil {
-		runner = sandbox.Local{}
+	var runner sandbox.Runner = childRunner{}
+	if e.Runner != nil {
+		runner = e.Runner
 	}
 	res, err := runner.Run(ctx, sandbox.Spec{Argv: argv, Dir: e.Dir, Env: append(os.Environ(), e.Env...),
 		Network: sandbox.FullNetwork})

@@ -4,6 +4,9 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/perfbot/perfbot/sandbox"
 )
 
 func TestExecBenchmarker(t *testing.T) {
@@ -51,5 +54,20 @@ func TestExecBenchmarker(t *testing.T) {
 			}
 			tt.check(t, len(cmp.Failures), stage)
 		}
+	}
+}
+
+// TestChildCancelled: a cancelled job's command and its children end at
+// once.
+func TestChildCancelled(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	res, err := childRunner{}.Run(ctx, sandbox.Spec{Argv: []string{"sh", "-c", "sleep 30 & sleep 30; echo done"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 10*time.Second || res.ExitCode == 0 {
+		t.Errorf("cancelled command ran %v, exit %d", took, res.ExitCode)
 	}
 }

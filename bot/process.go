@@ -1,0 +1,73 @@
+package bot
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/perfbot/perfbot/sandbox"
+)
+
+// maxCommandOutput bounds the output kept from a benchmark command.
+const maxCommandOutput = 64 << 20
+
+// childRunner runs a benchmark command in its own process group, killed
+// with the group when the job is cancelled, and killed too when the worker
+// itself dies (Linux's parent-death signal), so that a crashed worker
+// leaves no benchmark running to disturb the next job on its host.
+type childRunner struct{}
+
+// Run runs spec.Argv and waits for it.
+func (childRunner) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
+	if len(spec.Argv) == 0 {
+		return nil, errors.New("empty command")
+	}
+	cmd := exec.CommandContext(ctx, spec.Argv[0], spec.Argv[1:]...)
+	cmd.Dir, cmd.Env = spec.Dir, spec.Env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	var stdout, stderr cappedBuffer
+	stdout.limit, stderr.limit = maxCommandOutput, 1<<20
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	res := &sandbox.Result{Stdout: stdout.buf.Bytes(), Stderr: stderr.buf.Bytes(), Duration: time.Since(start),
+		Dropped: stdout.dropped + stderr.dropped}
+	if stdout.dropped > 0 {
+		res.Limit = sandbox.LimitOutput
+	}
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exit):
+		res.ExitCode = exit.ExitCode()
+	case ctx.Err() != nil:
+		res.ExitCode = -1
+	default:
+		return nil, err
+	}
+	return res, nil
+}
+
+// cappedBuffer keeps the first limit bytes written and counts the rest.
+type cappedBuffer struct {
+	buf     bytes.Buffer
+	limit   int64
+	dropped int64
+}
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	room := b.limit - int64(b.buf.Len())
+	if room < int64(len(p)) {
+		if room > 0 {
+			b.buf.Write(p[:room])
+		}
+		b.dropped += int64(len(p)) - max(room, 0)
+		return len(p), nil
+	}
+	return b.buf.Write(p)
+}
