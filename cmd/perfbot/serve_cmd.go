@@ -68,6 +68,9 @@ func runService(ctx context.Context, name string, mode bot.Mode, args []string, 
 	if err != nil {
 		return err
 	}
+	if mode == bot.ModeWorker && cfg.Store.Driver != "postgres" {
+		return usagef("perfbot worker takes jobs from a shared PostgreSQL queue (store.driver: postgres or --db postgres://...); with SQLite, perfbot serve runs the jobs itself")
+	}
 	var handler slog.Handler = slog.NewTextHandler(stderr, nil)
 	if f.json {
 		handler = slog.NewJSONHandler(stderr, nil)
