@@ -39,7 +39,7 @@ func ExampleRender() {
 func ExampleRender_sweep() {
 	var results []*bench.Result
 	for _, r := range []struct {
-		threads      string
+		threads     string
 		base, async float64
 	}{{"1", 837, 228}, {"3", 647, 274}, {"5", 609, 310}} {
 		for v, secs := range map[string]float64{"default": r.base, "async": r.async} {
