@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/perfbot/perfbot/bench"
@@ -33,7 +34,6 @@ func (GBench) Name() string { return "gbench" }
 
 var (
 	gbHeader = regexp.MustCompile(`(?m)^Benchmark\s+Time(\(\w+\))?\s+CPU(\(\w+\))?\s+Iterations(.*)$`)
-	gbRow    = regexp.MustCompile(`^(\S+)\s+([\d.]+(?:e[-+]?\d+)?)\s*(ns|us|ms|s)?\s+([\d.]+(?:e[-+]?\d+)?)\s*(ns|us|ms|s)?\s+(\d+)(.*)$`)
 	gbRunOn  = regexp.MustCompile(`(?m)^Run on \(\d+ X [\d.]+ MHz CPU`)
 	gbGlued  = regexp.MustCompile(`^([\d.]+)([A-Za-z]+/s)$`)
 	gbAggr   = regexp.MustCompile(`_(mean|median|stddev|cv|BigO|RMS)$`)
@@ -64,7 +64,7 @@ func (GBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 	var tabular []string
 	for lr.next(ctx) {
 		line := lr.Text()
-		if m := gbHeader.FindStringSubmatch(line); m != nil {
+		if m := gbHeader.FindStringSubmatch(line); strings.HasPrefix(line, "Benchmark") && m != nil {
 			if strings.Contains(m[3], "Old") {
 				inTable = false // compare.py
 				continue
@@ -90,7 +90,7 @@ func (GBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 			}
 			continue
 		}
-		m := gbRow.FindStringSubmatch(line)
+		m := gbRowOf(line)
 		if m == nil || !inTable && (m[3] == "" || m[5] == "") {
 			// Outside a table only rows whose times carry units are
 			// taken: an excerpt without its header.
@@ -172,6 +172,49 @@ func (GBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 		}
 	}
 	return lr.Err()
+}
+
+// gbTimeUnits are the units of gbench's Time and CPU columns.
+var gbTimeUnits = map[string]bool{"ns": true, "us": true, "ms": true, "s": true}
+
+// gbRowOf splits a console row, "name time [unit] cpu [unit] iterations
+// rest", into the layout of a regexp submatch: m[1] name, m[2] time, m[3]
+// its unit, m[4] cpu, m[5] its unit, m[6] iterations, m[7] the rest. It
+// returns nil for other lines.
+func gbRowOf(line string) []string {
+	f := strings.Fields(line)
+	if len(f) < 4 {
+		return nil
+	}
+	m := []string{line, f[0], "", "", "", "", "", ""}
+	i := 1
+	for _, slot := range []int{2, 4} {
+		if i >= len(f) || !gbNumber(f[i]) {
+			return nil
+		}
+		m[slot] = f[i]
+		i++
+		if i < len(f) && gbTimeUnits[f[i]] {
+			m[slot+1] = f[i]
+			i++
+		}
+	}
+	if i >= len(f) || !isDigits(f[i]) {
+		return nil
+	}
+	m[6] = f[i]
+	m[7] = " " + strings.Join(f[i+1:], " ")
+	return m
+}
+
+// gbNumber reports whether s is a plain decimal number, as gbench prints
+// times ("36", "2.74", "1.2e+03").
+func gbNumber(s string) bool {
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return false
+	}
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
 }
 
 // siValue reads "11.5877G/s", "1.2Gi", "42", "3.5%" into a base-unit value

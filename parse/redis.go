@@ -43,7 +43,6 @@ var (
 	redisTitle   = regexp.MustCompile(`^====== (.+?) ======\s*$`)
 	redisRPS     = regexp.MustCompile(`^\s*([\d.]+) requests per second\s*$`)
 	redisQuiet   = regexp.MustCompile(`^(.+?): ([\d.]+) requests per second(?:, p50=([\d.]+) msec)?\s*$`)
-	redisPct     = regexp.MustCompile(`^\s*([\d.]+)% <= ([\d.]+) milliseconds \(cumulative count \d+\)\s*$`)
 	redisCSV2    = regexp.MustCompile(`^"([^"]*)","([^"]*)"\s*$`)
 	redisClients = regexp.MustCompile(`^\s+(\d+) parallel clients\s*$`)
 	redisPayload = regexp.MustCompile(`^\s+(\d+) bytes payload\s*$`)
@@ -123,7 +122,7 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 			inPct = false // the same row shape, but by latency bucket
 			continue
 		}
-		if m := redisPct.FindStringSubmatch(line); inPct && test != "" && strings.Contains(line, "% <=") && m != nil {
+		if m := redisPctRow(line); inPct && test != "" && m != nil {
 			p, err1 := parseFloat(m[1])
 			v, err2 := parseFloat(m[2])
 			if err1 != nil || err2 != nil {
@@ -207,7 +206,7 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 			continue
 		}
 		if strings.HasPrefix(line, "\"") {
-			rec, err := csv.NewReader(strings.NewReader(line)).Read()
+			rec, err := redisCSVRow(line)
 			if err != nil {
 				warnf(ctx, name, lr.Line(), "CSV row: %v; skipped", err)
 				continue
@@ -244,6 +243,26 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 		}
 	}
 	return lr.Err()
+}
+
+// redisPctRow splits "50.000% <= 0.295 milliseconds (cumulative count
+// 50885)" into the layout of a regexp submatch: m[1] percentile, m[2]
+// latency. It returns nil for other lines.
+func redisPctRow(line string) []string {
+	f := strings.Fields(line)
+	if len(f) != 7 || f[1] != "<=" || f[3] != "milliseconds" || f[4] != "(cumulative" || !strings.HasSuffix(f[0], "%") {
+		return nil
+	}
+	return []string{line, strings.TrimSuffix(f[0], "%"), f[2]}
+}
+
+// redisCSVRow reads one line of redis-benchmark's CSV, whose fields are
+// all quoted, through encoding/csv only when a field holds a quote.
+func redisCSVRow(line string) ([]string, error) {
+	if strings.HasSuffix(line, "\"") && strings.Count(line, "\"") == 2*(strings.Count(line, "\",\"")+1) {
+		return strings.Split(line[1:len(line)-1], "\",\""), nil
+	}
+	return csv.NewReader(strings.NewReader(line)).Read()
 }
 
 // redisCmdParams reads -c, -d and -P from an echoed command line.
