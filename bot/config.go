@@ -272,11 +272,16 @@ func (c *Config) StoreDSN() string {
 }
 
 // Decode reads the service's sections from a whole config.yaml, ignoring
-// the sections others read, then applies defaults and validates.
+// the sections others read, then applies defaults and validates. An
+// unknown key in service, store, triggers, schedules or digest is an error
+// naming its line.
 func Decode(data []byte, file string) (*Config, error) {
 	var c Config
 	if err := yaml.Unmarshal(data, &c); err != nil {
 		return nil, fmt.Errorf("%s: %s", file, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if err := checkKeys(data, file); err != nil {
+		return nil, err
 	}
 	c.Defaults()
 	if err := c.Validate(); err != nil {

@@ -47,6 +47,8 @@ func TestDecodeErrors(t *testing.T) {
 		{`schedules: [{cron: "0 3 * * *"}]`, "either run"},
 		{`schedules: [{cron: "0 3 * * *", digest: yearly}]`, "yearly"},
 		{"service: {job_timeout: forever}", "config.yaml"},
+		{"service:\n  listen: x\n  heartbeet: 5s\n", "config.yaml:3: service.heartbeet: unknown key (known: "},
+		{"schedules:\n  - {cron: \"0 3 * * *\", run: [x], post: [mail], when: now}\n", "config.yaml:2: schedules[0].when: unknown key"},
 	}
 	for _, tt := range tests {
 		_, err := Decode([]byte(tt.yaml), "config.yaml")
