@@ -200,3 +200,23 @@ func TestCharts(t *testing.T) {
 		}
 	}
 }
+
+// TestTwoCandidates renders a comparison with two candidates: each gets
+// its columns, and every table line has its header's cells.
+func TestTwoCandidates(t *testing.T) {
+	out := renderAll(t, bigComparison(50, "p1", "p2"))
+	checkTables(t, "markdown", out["markdown"], func(l string) int { return cellCount(stripCode(l)) },
+		func(l string) bool { return strings.HasPrefix(l, "|") })
+	jiraCells := func(l string) int {
+		if strings.HasPrefix(l, "||") {
+			return strings.Count(l, "||") - 1
+		}
+		return strings.Count(l, "|") - 1
+	}
+	checkTables(t, "jira", out["jira"], jiraCells, func(l string) bool { return strings.HasPrefix(l, "|") })
+	for _, f := range []string{"markdown", "reviewboard", "jira", "text", "html"} {
+		if !strings.Contains(out[f], "p1") || !strings.Contains(out[f], "p2 vs base") {
+			t.Errorf("%s lacks a candidate or its summary", f)
+		}
+	}
+}
