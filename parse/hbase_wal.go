@@ -15,12 +15,15 @@ import (
 //	Summary: threads=100, iterations=100000, syncInterval=0 took 123.456s 81000.123ops/s
 //
 // (older HLogPerformanceEvaluation printed the time in ms), and the
-// Dropwizard ConsoleReporter blocks it prints to stdout:
+// metrics reporter blocks it prints to stdout, Dropwizard's (2.x+):
 //
 //	org.apache.hadoop.hbase.wal.WALPerformanceEvaluation.latencyHistogram.nanos
 //	             count = 1000
 //	              mean = 12.34
 //	              99% <= 56.00
+//
+// or Yammer 2.x's of the older HLogPerformanceEvaluation, where the metric
+// name ("  syncMeter:") is indented under its class.
 //
 // The summary line gives Benchmark "WALPerformanceEvaluation" with the
 // threads, iterations and syncInterval parameters, Metric "Time" (s or ms)
@@ -36,7 +39,8 @@ type HBaseWAL struct{}
 func (HBaseWAL) Name() string { return "hbase-wal" }
 
 var (
-	walSummary = regexp.MustCompile(`Summary: ((?:\w+=\w+, )*\w+=\w+) took ([\d.]+)(s|ms) ([\d.]+)ops/s`)
+	walSummary = regexp.MustCompile(`Summary: ((?:\w+=\w+, )*\w+=\w+) took ([\d.,]+)(s|ms) ([\d.,]+)ops/s`)
+	walYammer  = regexp.MustCompile(`^  (\w+(?:\.[\w-]+)*):\s*$`)
 	walMetric  = regexp.MustCompile(`^(?:org\.apache\.hadoop\.hbase\.(?:regionserver\.wal|wal)\.\w*PerformanceEvaluation\.)(\S+)\s*$`)
 	walStat    = regexp.MustCompile(`^\s+([\w.% -]+?)\s*(?:=|<=)\s*(\S+)(?:\s+(\S+))?\s*$`)
 )
@@ -73,8 +77,9 @@ func (HBaseWAL) Parse(ctx context.Context, r io.Reader, name string, emit func(*
 				k, v, _ := strings.Cut(kv, "=")
 				params = append(params, bench.Param{Name: k, Value: v})
 			}
-			t, err1 := parseFloat(m[2])
-			ops, err2 := parseFloat(m[4])
+			// String.format in the JVM's locale: "123,456s" is possible.
+			t, err1 := parseLocale(m[2])
+			ops, err2 := parseLocale(m[4])
 			if err1 != nil || err2 != nil {
 				return syntaxf(name, lr.Line(), "WAL summary: expected \"took <time>s <rate>ops/s\"")
 			}
@@ -90,6 +95,16 @@ func (HBaseWAL) Parse(ctx context.Context, r io.Reader, name string, emit func(*
 			continue
 		}
 		if m := walMetric.FindStringSubmatch(strings.TrimSpace(line)); m != nil && !strings.HasPrefix(line, " ") {
+			cur = m[1]
+			if _, ok := last[cur]; !ok {
+				order = append(order, cur)
+			}
+			last[cur] = last[cur][:0]
+			continue
+		}
+		if m := walYammer.FindStringSubmatch(line); m != nil {
+			// Yammer metrics 2.x (HLogPerformanceEvaluation): the metric
+			// name indented under its class, "  syncMeter:".
 			cur = m[1]
 			if _, ok := last[cur]; !ok {
 				order = append(order, cur)
@@ -137,9 +152,10 @@ func (HBaseWAL) Parse(ctx context.Context, r io.Reader, name string, emit func(*
 func walResult(metric string, sv walStatValue, params bench.Params) *bench.Result {
 	unit := "count"
 	switch {
-	case strings.HasSuffix(metric, ".nanos") || strings.HasSuffix(metric, "nanos-between-syncs"):
+	case strings.HasSuffix(metric, ".nanos") || strings.HasSuffix(metric, "nanos-between-syncs"),
+		metric == "latencyHistogram" || metric == "syncHistogram":
 		unit = "ns"
-	case strings.HasSuffix(metric, ".bytes"):
+	case strings.HasSuffix(metric, ".bytes") || metric == "appendMeter":
 		unit = "B"
 	}
 	stat := sv.stat

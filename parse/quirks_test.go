@@ -105,6 +105,34 @@ func TestQuirks(t *testing.T) {
 			results: 2,
 		},
 		{
+			name: "hbase wal yammer 2.x reporter and a decimal comma",
+			p:    HBaseWAL{},
+			in: "11/30/26 9:00:00 AM =============================================================\n" +
+				"org.apache.hadoop.hbase.regionserver.wal.HLogPerformanceEvaluation:\n" +
+				"  syncMeter:\n             count = 51234\n         mean rate = 1706.87 syncs/s\n     1-minute rate = 1699.12 syncs/s\n\n" +
+				"  latencyHistogram:\n               min = 2130.00\n               max = 9912345.00\n              mean = 40213.37\n            median = 30122.00\n              99% <= 210000.00\n\n" +
+				"13/01/01 INFO wal.HLogPerformanceEvaluation: Summary: threads=5, iterations=1000, syncInterval=0 took 12,345s 405,186ops/s\n",
+			want: []want{
+				{"syncMeter", "rate", "events/s", "threads=5/iterations=1000/syncInterval=0", 1706.87, bench.HigherIsBetter},
+				{"latencyHistogram", "p99", "ns", "threads=5/iterations=1000/syncInterval=0", 210000, bench.LowerIsBetter},
+				{"WALPerformanceEvaluation", "Time", "s", "threads=5/iterations=1000/syncInterval=0", 12.345, bench.LowerIsBetter},
+			},
+			results: 2 + 1 + 5,
+		},
+		{
+			name: "perf stat hybrid cores, energy in Joules",
+			p:    PerfStat{},
+			in: " Performance counter stats for 'system wide':\n\n" +
+				"     1,234,567      cpu_core/cycles/                 #    1.2 GHz                         (99.80%)\n" +
+				"     <not counted>      cpu_atom/cycles/                                                        (0.00%)\n" +
+				"             12.34 Joules power/energy-pkg/\n",
+			want: []want{
+				{"cpu_core/cycles/", "", "cycles", "", 1234567, bench.LowerIsBetter},
+				{"power/energy-pkg/", "", "Joules", "", 12.34, bench.LowerIsBetter},
+			},
+			results: 2, warns: 1,
+		},
+		{
 			name: "perf stat -r with +- and not counted, old multiplex brackets",
 			p:    PerfStat{},
 			in: " Performance counter stats for './a' (5 runs):\n\n" +
