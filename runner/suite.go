@@ -161,7 +161,7 @@ func prepareCommand(ctx context.Context, suite *config.Suite, s *side, vr *varia
 }
 
 func (cs *commandSide) round(ctx context.Context, r int) ([]*bench.Result, error) {
-	var results []*bench.Result
+	var results, counters []*bench.Result
 	builtin := cs.vr.builtin(cs.side, r+1)
 	for _, pt := range cs.suite.Matrix.Points() {
 		cmd := cs.vr.command(cs.suite.Command, pt, builtin)
@@ -192,7 +192,7 @@ func (cs *commandSide) round(ctx context.Context, r int) ([]*bench.Result, error
 			if err != nil && res.OK() {
 				cs.out.Failures = append(cs.out.Failures, compare.Failure{Variant: cs.side.name, Stage: "parse", Message: err.Error()})
 			}
-			results = append(results, prs...)
+			counters = append(counters, prs...)
 		}
 		var data []byte
 		switch {
@@ -223,7 +223,9 @@ func (cs *commandSide) round(ctx context.Context, r int) ([]*bench.Result, error
 		}
 		results = append(results, rs...)
 	}
-	return results, nil
+	// The counters come after the benchmark's own results, so that a
+	// report shows them after the numbers they explain.
+	return append(results, counters...), nil
 }
 
 // withMatrix puts the matrix point's parameters before the parsed ones,
