@@ -80,8 +80,8 @@ func testConfig(name, driver, dsn string, embedded bool) *Config {
 	cfg := &Config{}
 	cfg.Service.Name = name
 	cfg.Service.Listen = "127.0.0.1:0"
-	cfg.Service.Heartbeat = 100 * time.Millisecond
-	cfg.Service.StaleAfter = 1 * time.Second
+	cfg.Service.Heartbeat = 250 * time.Millisecond
+	cfg.Service.StaleAfter = 2 * time.Second
 	cfg.Service.JobTimeout = time.Minute
 	cfg.Service.EmbeddedWorkers = &embedded
 	cfg.Store.Driver = driver
