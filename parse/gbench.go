@@ -60,6 +60,9 @@ func (GBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 	emit = checked(ctx, name, emit)
 	lr := newLineReader(r)
 	inTable := false
+	emitted, cmpLine := 0, 0
+	countEmit := emit
+	emit = func(r *bench.Result) error { emitted++; return countEmit(r) }
 	defUnit := "ns"
 	var tabular []string
 	for lr.next(ctx) {
@@ -89,6 +92,9 @@ func (GBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 				}
 			}
 			continue
+		}
+		if cmpLine == 0 && !inTable && gbCmpRow.MatchString(line) {
+			cmpLine = lr.Line()
 		}
 		m := gbRowOf(line)
 		if m == nil || !inTable && (m[3] == "" || m[5] == "") {
@@ -171,7 +177,13 @@ func (GBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 			}
 		}
 	}
-	return lr.Err()
+	if err := lr.Err(); err != nil {
+		return err
+	}
+	if emitted == 0 && cmpLine > 0 {
+		return syntaxf(name, cmpLine, "this is tools/compare.py output, ratios between two runs rather than measurements; parse each run's own output instead")
+	}
+	return nil
 }
 
 // gbTimeUnits are the units of gbench's Time and CPU columns.
