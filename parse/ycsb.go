@@ -64,8 +64,15 @@ func (YCSB) Parse(ctx context.Context, r io.Reader, name string, emit func(*benc
 	lr := newLineReader(r)
 	var params bench.Params
 	ops := map[string]int{}
+	emitted, lastStatus := 0, 0
+	countEmit := emit
+	emit = func(r *bench.Result) error { emitted++; return countEmit(r) }
 	for lr.next(ctx) {
 		line := strings.TrimSpace(lr.Text())
+		if strings.Contains(line, " sec: ") && strings.Contains(line, " operations;") {
+			lastStatus = lr.Line()
+			continue
+		}
 		if cl, ok := strings.CutPrefix(line, "Command line:"); ok {
 			params = ycsbParams(cl)
 			continue
@@ -127,7 +134,13 @@ func (YCSB) Parse(ctx context.Context, r io.Reader, name string, emit func(*benc
 			return err
 		}
 	}
-	return lr.Err()
+	if err := lr.Err(); err != nil {
+		return err
+	}
+	if emitted == 0 && lastStatus > 0 {
+		return syntaxf(name, lastStatus, "only status lines, no \"[OVERALL], RunTime(ms), ...\" summary: the run was cut short or its summary went to another stream")
+	}
+	return nil
 }
 
 // ycsbParams picks the workload and thread count from the client's
