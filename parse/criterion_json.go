@@ -72,7 +72,7 @@ type crPointEstimate struct {
 // Parse reads Criterion JSON.
 func (CriterionJSON) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
 	emit = checked(ctx, name, emit)
-	sc := newObjectScanner(r)
+	sc := newObjectScanner(r, name)
 	for {
 		rec, line, ok := sc.next(ctx)
 		if !ok {

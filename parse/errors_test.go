@@ -77,3 +77,20 @@ func TestBadInput(t *testing.T) {
 		})
 	}
 }
+
+func TestJSONLimits(t *testing.T) {
+	deep := strings.Repeat("[", maxJSONDepth+10)
+	_, _, err := parseString(t, JMHJSON{}, deep)
+	var se *SyntaxError
+	if !errors.As(err, &se) || !strings.Contains(se.Msg, "nested deeper") {
+		t.Errorf("deep nesting: err = %v", err)
+	}
+	if testing.Short() {
+		return
+	}
+	big := `[{"benchmark":"a","mode":"thrpt","params":{"p":"` + strings.Repeat("x", maxRecordSize) + `"}}]`
+	_, _, err = parseString(t, JMHJSON{}, big)
+	if !errors.As(err, &se) || !strings.Contains(se.Msg, "longer than") || se.Line != 1 {
+		t.Errorf("huge record: err = %v", err)
+	}
+}

@@ -56,7 +56,7 @@ func stripCTest(b []byte) []byte {
 // Parse reads gbench JSON.
 func (GBenchJSON) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
 	emit = checked(ctx, name, emit)
-	sc := newObjectScanner(&lineFilter{r: bufio.NewReaderSize(r, 64<<10), fn: stripCTest}, "{[{")
+	sc := newObjectScanner(&lineFilter{r: bufio.NewReaderSize(r, 64<<10), fn: stripCTest}, name, "{[{")
 	if sc.firstByte() != '{' {
 		// A fragment of the benchmarks array: its top-level objects.
 		sc.patterns = []string{"{"}

@@ -42,7 +42,7 @@ type hyperfineResult struct {
 // Parse reads hyperfine JSON.
 func (Hyperfine) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
 	emit = checked(ctx, name, emit)
-	sc := newObjectScanner(r, "{[{")
+	sc := newObjectScanner(r, name, "{[{")
 	if sc.firstByte() != '{' {
 		sc.patterns = []string{"{"} // a fragment of the results array
 	}

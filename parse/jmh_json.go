@@ -93,7 +93,7 @@ func (JMHJSON) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 	emit = checked(ctx, name, emit)
 	// Records are the elements of the top-level array, or, in a fragment
 	// cut out of one, the top-level objects.
-	sc := newObjectScanner(r, "[{", "{")
+	sc := newObjectScanner(r, name, "[{", "{")
 	for {
 		rec, line, ok := sc.next(ctx)
 		if !ok {

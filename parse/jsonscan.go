@@ -19,6 +19,7 @@ import (
 // skipped, and a record still open at the end of the input is reported as
 // truncated with the line it began on.
 type objectScanner struct {
+	file     string // the input's name, for errors
 	r        *bufio.Reader
 	patterns []string
 	chunk    []byte // unread rest of the last ReadSlice
@@ -33,7 +34,13 @@ type objectScanner struct {
 	trunc    bool
 }
 
-func newObjectScanner(r io.Reader, patterns ...string) *objectScanner {
+// Limits that keep memory bounded on hostile input.
+const (
+	maxJSONDepth  = 1 << 12
+	maxRecordSize = 64 << 20
+)
+
+func newObjectScanner(r io.Reader, file string, patterns ...string) *objectScanner {
 	if len(patterns) == 0 {
 		patterns = []string{"{"}
 	}
@@ -41,7 +48,7 @@ func newObjectScanner(r io.Reader, patterns ...string) *objectScanner {
 	if !ok || br.Size() < 64<<10 {
 		br = bufio.NewReaderSize(r, 64<<10)
 	}
-	return &objectScanner{r: br, line: 1, patterns: patterns}
+	return &objectScanner{file: file, r: br, line: 1, patterns: patterns}
 }
 
 // firstByte returns the first byte that is not white space, without
@@ -78,6 +85,11 @@ func (s *objectScanner) next(ctx context.Context) (rec []byte, line int, ok bool
 				s.line++
 			}
 			if s.rec > 0 {
+				if len(s.buf) >= maxRecordSize {
+					s.err = syntaxf(s.file, s.start, "JSON record longer than %d MiB", maxRecordSize>>20)
+					s.chunk = nil
+					return nil, 0, false
+				}
 				s.buf = append(s.buf, c)
 			}
 			if s.inStr {
@@ -95,6 +107,11 @@ func (s *objectScanner) next(ctx context.Context) (rec []byte, line int, ok bool
 			case '"':
 				s.inStr = true
 			case '{', '[':
+				if len(s.stack) >= maxJSONDepth {
+					s.err = syntaxf(s.file, s.line, "JSON nested deeper than %d levels", maxJSONDepth)
+					s.chunk = nil
+					return nil, 0, false
+				}
 				s.stack = append(s.stack, c)
 				if c == '{' && s.rec == 0 && s.matches() {
 					s.rec = len(s.stack)
