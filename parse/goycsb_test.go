@@ -2,6 +2,7 @@ package parse
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -94,7 +95,7 @@ func TestGoYCSBGenerations(t *testing.T) {
 func TestGoYCSBBadValue(t *testing.T) {
 	_, _, err := parseString(t, GoYCSB{}, "READ - Takes(s): 10.0, Count: x\n")
 	var se *SyntaxError
-	if !asSyntax(err, &se) || se.Line != 1 || se.File != "in.txt" {
+	if !errors.As(err, &se) || se.Line != 1 || se.File != "in.txt" {
 		t.Fatalf("err = %v, want a SyntaxError at in.txt:1", err)
 	}
 }

@@ -1,8 +1,8 @@
 package parse
 
 import (
+	"bytes"
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -26,7 +26,7 @@ func fuzzParser(f *testing.F, p Parser, format string) {
 	f.Add([]byte(""))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p.Sniff(data)
-		_ = p.Parse(context.Background(), bytesReader(data), "fuzz", func(r *bench.Result) error {
+		_ = p.Parse(context.Background(), bytes.NewReader(data), "fuzz", func(r *bench.Result) error {
 			if err := r.Validate(); err != nil {
 				t.Fatalf("invalid result %+v: %v", r, err)
 			}
@@ -89,16 +89,3 @@ func FuzzCriterionJSON(f *testing.F) { fuzzParser(f, CriterionJSON{}, "criterion
 // FuzzGoBench fuzzes the gobench parser.
 func FuzzGoBench(f *testing.F) { fuzzParser(f, GoBench{}, "gobench") }
 
-func bytesReader(b []byte) *bytesReaderT { return &bytesReaderT{b: b} }
-
-// bytesReaderT is a minimal io.Reader over a byte slice.
-type bytesReaderT struct{ b []byte }
-
-func (r *bytesReaderT) Read(p []byte) (int, error) {
-	if len(r.b) == 0 {
-		return 0, io.EOF
-	}
-	n := copy(p, r.b)
-	r.b = r.b[n:]
-	return n, nil
-}
