@@ -88,4 +88,3 @@ func FuzzCriterionJSON(f *testing.F) { fuzzParser(f, CriterionJSON{}, "criterion
 
 // FuzzGoBench fuzzes the gobench parser.
 func FuzzGoBench(f *testing.F) { fuzzParser(f, GoBench{}, "gobench") }
-
