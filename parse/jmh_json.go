@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/perfbot/perfbot/bench"
 )
@@ -18,7 +19,9 @@ import (
 // count]...]) instead, each iteration's mean (the score JMH prints for the
 // iteration) becomes a sample. Secondary metrics (gc profiler, sample-mode
 // percentiles "method·p0.99", user counters) become results of their own
-// with their rawData as samples. A metric without raw data falls back to a
+// with their rawData as samples; a sample-mode record whose secondary
+// metrics lack the percentiles gets them from scorePercentiles ("p50",
+// "p99.9" Summaries). A metric without raw data falls back to a
 // Summary of score and scoreError at 99.9%. "NaN" strings are accepted
 // wherever JMH writes them; NaN samples are dropped with a warning.
 //
@@ -71,11 +74,12 @@ func (f *jflt) UnmarshalJSON(b []byte) error {
 }
 
 type jmhJSONMetric struct {
-	Score            *jflt        `json:"score"`
-	ScoreError       jflt         `json:"scoreError"`
-	ScoreUnit        string       `json:"scoreUnit"`
-	RawData          [][]jflt     `json:"rawData"`
-	RawDataHistogram [][][][]jflt `json:"rawDataHistogram"`
+	Score            *jflt           `json:"score"`
+	ScoreError       jflt            `json:"scoreError"`
+	ScoreUnit        string          `json:"scoreUnit"`
+	ScorePercentiles json.RawMessage `json:"scorePercentiles"`
+	RawData          [][]jflt        `json:"rawData"`
+	RawDataHistogram [][][][]jflt    `json:"rawDataHistogram"`
 }
 
 type jmhJSONRecord struct {
@@ -131,8 +135,9 @@ func jmhJSONEmit(ctx context.Context, jr *jmhJSONRecord, name string, line int, 
 			return err
 		}
 	}
+	sawPercentiles := false
 	if len(jr.SecondaryMetrics) == 0 {
-		return nil
+		return jmhJSONPercentiles(ctx, jr, params, name, line, src, sawPercentiles, emit)
 	}
 	// Decode secondary metrics in file order.
 	dec := json.NewDecoder(bytes.NewReader(jr.SecondaryMetrics))
@@ -153,11 +158,54 @@ func jmhJSONEmit(ctx context.Context, jr *jmhJSONRecord, name string, line int, 
 		if metric == "" {
 			continue
 		}
+		if strings.HasPrefix(metric, "p") && strings.Trim(metric[1:], "0123456789.") == "" {
+			sawPercentiles = true
+		}
 		if res := jmhJSONResult(ctx, jr, &m, metric, params, name, line); res != nil {
 			res.Source = src
 			if err := emit(res); err != nil {
 				return err
 			}
+		}
+	}
+	return jmhJSONPercentiles(ctx, jr, params, name, line, src, sawPercentiles, emit)
+}
+
+// jmhJSONPercentiles emits a sample-mode record's scorePercentiles as
+// Metrics "p50", "p99"... when its secondary metrics do not already carry
+// them (JMH writes both; tools that trim the file may drop either). They
+// are Summaries without an error: points of the distribution of all
+// samples.
+func jmhJSONPercentiles(ctx context.Context, jr *jmhJSONRecord, params bench.Params, name string, line int, src string, saw bool, emit func(*bench.Result) error) error {
+	pm := jr.PrimaryMetric
+	if saw || jr.Mode != "sample" || len(pm.ScorePercentiles) == 0 || pm.ScoreUnit == "" {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(pm.ScorePercentiles))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return syntaxf(name, line, "scorePercentiles of %s: expected an object", jr.Benchmark)
+	}
+	for dec.More() {
+		kt, err := dec.Token()
+		if err != nil {
+			return syntaxf(name, line, "scorePercentiles of %s: %v", jr.Benchmark, err)
+		}
+		var v jflt
+		if err := dec.Decode(&v); err != nil {
+			return syntaxf(name, line, "scorePercentiles of %s: %v", jr.Benchmark, err)
+		}
+		key, _ := kt.(string)
+		p, err := parseFloat(key)
+		if err != nil || math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			warnf(ctx, name, line, "%s: percentile %q = %v is not usable; skipped", jr.Benchmark, key, float64(v))
+			continue
+		}
+		res := &bench.Result{
+			Benchmark: jr.Benchmark, Params: params, Metric: percentileMetric(p, false), Unit: pm.ScoreUnit,
+			Better: bench.LowerIsBetter, Summary: summary(float64(v), 0, 0, 0), Source: src,
+		}
+		if err := emit(res); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -301,3 +301,20 @@ func TestQuirks(t *testing.T) {
 		})
 	}
 }
+
+func TestJMHJSONSamplePercentilesFallback(t *testing.T) {
+	in := `[{"benchmark":"a.B.c","mode":"sample","forks":1,"measurementIterations":2,"primaryMetric":{"score":1.5,"scoreError":0.1,"scorePercentiles":{"0.0":1.0,"50.0":1.4,"99.9":3.0,"100.0":"NaN"},"scoreUnit":"ms/op","rawDataHistogram":[[[[1.0,2],[2.0,2]],[[1.0,1],[3.0,1]]]]},"secondaryMetrics":{}}]`
+	rs, warns, err := parseString(t, JMHJSON{}, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 4 || len(warns) != 1 {
+		t.Fatalf("%d results, warnings %q; want 4 and one warning", len(rs), warns)
+	}
+	if got := rs[0].Samples; len(got) != 2 || got[0] != 1.5 || got[1] != 2.0 {
+		t.Errorf("histogram iteration means = %v, want [1.5 2]", got)
+	}
+	if r := rs[3]; r.Metric != "p99.9" || r.Summary.Mean != 3.0 || r.Unit != "ms/op" {
+		t.Errorf("last percentile = %s %v %s", r.Metric, r.Summary.Mean, r.Unit)
+	}
+}
