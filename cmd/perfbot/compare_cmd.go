@@ -36,6 +36,10 @@ type compareFlags struct {
 	quiet     bool
 	alpha     float64
 	method    string
+	posts     multiFlag
+	key       string
+	// cfg is the loaded config file, if any.
+	cfg *config.Config
 	// sandboxWarning is said in the report when runs are not sandboxed.
 	sandboxWarning string
 }
@@ -60,6 +64,8 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.BoolVar(&f.quiet, "q", false, "do not print progress on stderr")
 	fs.Float64Var(&f.alpha, "alpha", 0.05, "significance level")
 	fs.StringVar(&f.method, "method", "perfbot", "verdict method: perfbot or benchstat")
+	fs.Var(&f.posts, "post", "post the report: github:OWNER/REPO#N, jira:KEY-123, reviewboard:ID or mail:ADDRESS[,ADDRESS] (repeatable)")
+	fs.StringVar(&f.key, "key", "", "stable key of the answer, so a rerun edits it (default: derived from the --post targets and suites)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: perfbot compare [flags] --base REF (--patch FILE | --head REF)...\n")
 		fs.PrintDefaults()
@@ -75,6 +81,10 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return usagef("give at least one --patch FILE or --head REF to compare with the baseline")
 	}
 	method, err := verdictMethod(f.method)
+	if err != nil {
+		return err
+	}
+	targets, err := postTargets(f.posts)
 	if err != nil {
 		return err
 	}
@@ -95,7 +105,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	cmp, err := compare.Compare(outcome.Results, compare.Options{
 		Base: outcome.Variants[0], Candidates: outcome.Variants[1:], Alpha: f.alpha,
-		Verdicts: compare.VerdictOptions{Method: method, Paired: len(outcome.Variants) == 2},
+		Verdicts: compare.VerdictOptions{Method: method},
 	})
 	if err != nil {
 		if len(outcome.Results) > 0 {
@@ -116,6 +126,19 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if f.out != "" {
 		if err := writeResults(f.out, outcome); err != nil {
+			return err
+		}
+	}
+	if len(targets) > 0 {
+		key := f.key
+		if key == "" {
+			var names []string
+			for _, s := range opts.Suites {
+				names = append(names, s.Name)
+			}
+			key = answerKey(targets, names)
+		}
+		if err := postAll(ctx, cmp, targets, key, f.cfg, stderr); err != nil {
 			return err
 		}
 	}
@@ -146,6 +169,7 @@ func (f *compareFlags) runnerOptions(ctx context.Context) (runner.Options, error
 			return opts, err
 		}
 		cfg = c
+		f.cfg = c
 	}
 	opts.Repo = f.repo
 	if opts.Repo == "" && cfg != nil && cfg.Project.Repo != "" {
@@ -257,13 +281,12 @@ func emit(cmp *compare.Comparison, format, outDir string, stdout io.Writer) erro
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return err
 	}
-	files := map[string]string{"text": "report.txt", "markdown": "report.md", "jira": "report.jira", "json": "report.json"}
-	for _, fm := range report.Formats {
+	for _, fm := range report.AllFormats {
 		var b bytes.Buffer
 		if err := report.Render(&b, fm, cmp); err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(outDir, files[fm]), b.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(outDir, report.FileName(fm)), b.Bytes(), 0o644); err != nil {
 			return err
 		}
 	}

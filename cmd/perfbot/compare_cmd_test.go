@@ -96,7 +96,7 @@ func TestComparePatchTwiceAsFast(t *testing.T) {
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
 	err := run(context.Background(), []string{"compare", "--repo", r.Dir, "--base", "main", "--patch", patch,
-		"--count", "8", "--benchtime", "20x", "--format", "json", "--out", out, "--cache-dir", t.TempDir(), "-q"}, &stdout, &stderr)
+		"--count", "8", "--benchtime", "50x", "--format", "json", "--out", out, "--cache-dir", t.TempDir(), "-q"}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("compare: %v\n%s", err, stderr.String())
 	}
@@ -113,7 +113,9 @@ func TestComparePatchTwiceAsFast(t *testing.T) {
 		switch {
 		case strings.HasPrefix(c.Benchmark, "Work"):
 			found++
-			if cand.Verdict != "better" || cand.DeltaPct > -40 || cand.DeltaPct < -60 {
+			// Half the work is -50%; a loaded machine (CI shares its two
+			// cores) stretches single rounds, so allow a band around it.
+			if cand.Verdict != "better" || cand.DeltaPct > -35 || cand.DeltaPct < -65 {
 				t.Errorf("Work: verdict %s, delta %.1f%%; want better near -50%%", cand.Verdict, cand.DeltaPct)
 			}
 		case strings.HasPrefix(c.Benchmark, "Other"):

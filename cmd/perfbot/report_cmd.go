@@ -8,6 +8,7 @@ import (
 
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/parse"
 )
 
@@ -20,12 +21,26 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	outDir := fs.String("out", "", "also write every rendering into this directory")
 	alpha := fs.Float64("alpha", 0.05, "significance level")
 	method := fs.String("method", "perfbot", "verdict method: perfbot (tests by data kind, false-discovery control) or benchstat (Mann-Whitney per row, as benchstat)")
+	var posts multiFlag
+	fs.Var(&posts, "post", "post the report: github:OWNER/REPO#N, jira:KEY-123, reviewboard:ID or mail:ADDRESS[,ADDRESS] (repeatable)")
+	key := fs.String("key", "", "stable key of the answer, so a rerun edits it (default: derived from the --post targets)")
+	configFile := fs.String("config", "", "config file whose venues section says where and how to post")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: perfbot report [flags] BASE_FILE CANDIDATE_FILE...\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	targets, err := postTargets(posts)
+	if err != nil {
+		return err
+	}
+	var cfg *config.Config
+	if *configFile != "" {
+		if cfg, err = config.Load(*configFile); err != nil {
+			return err
+		}
 	}
 	files := fs.Args()
 	if len(files) < 2 {
@@ -54,7 +69,14 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	cmp.Provenance = prov
-	return emit(cmp, *format, *outDir, stdout)
+	if err := emit(cmp, *format, *outDir, stdout); err != nil {
+		return err
+	}
+	k := *key
+	if k == "" {
+		k = answerKey(targets, nil)
+	}
+	return postAll(ctx, cmp, targets, k, cfg, stderr)
 }
 
 // variantNames labels files by their base names, or by their full paths

@@ -38,9 +38,14 @@ func (r *rbReview) matches(key, marker string) bool {
 	return strings.HasPrefix(r.BodyTop, marker)
 }
 
-// Body is the review text perfbot posts for msg.
+// Body is the review text perfbot posts for msg: its Review Board
+// rendering, or its Markdown when it has none.
 func Body(msg review.Message) string {
-	return Marker(msg.Key) + "\n\n" + msg.Markdown
+	body := msg.ReviewBoardMarkdown
+	if body == "" {
+		body = msg.Markdown
+	}
+	return Marker(msg.Key) + "\n\n" + body
 }
 
 // Post publishes msg as a review on the review request where (its numeric

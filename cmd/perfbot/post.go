@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/report"
+	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/review/post"
+)
+
+// postTargets parses --post values.
+func postTargets(values []string) ([]review.Target, error) {
+	var ts []review.Target
+	for _, v := range values {
+		t, err := review.ParseTarget(v)
+		if err != nil {
+			return nil, usagef("--post: %v", err)
+		}
+		ts = append(ts, t)
+	}
+	return ts, nil
+}
+
+// answerKey is the stable key of perfbot's answer in a place: the same
+// targets and suites give the same key, so a rerun edits its earlier answer
+// instead of posting a second one.
+func answerKey(targets []review.Target, suites []string) string {
+	var parts []string
+	for _, t := range targets {
+		parts = append(parts, t.String())
+	}
+	sort.Strings(parts)
+	sum := sha256.Sum256([]byte(strings.Join(parts, "\n") + "\x00" + strings.Join(suites, ",")))
+	return "cli-" + hex.EncodeToString(sum[:8])
+}
+
+// postAll renders cmp once for every venue and posts it to each target,
+// reporting each link on stderr. Every target is tried; the errors are
+// joined.
+func postAll(ctx context.Context, cmp *compare.Comparison, targets []review.Target, key string, cfg *config.Config, stderr io.Writer) error {
+	if len(targets) == 0 {
+		return nil
+	}
+	var pc post.Config
+	if cfg != nil && !cfg.Venues.IsZero() {
+		if err := cfg.Venues.Decode(&pc); err != nil {
+			return fmt.Errorf("%s: venues: %w", cfg.File, err)
+		}
+	}
+	pc = pc.WithEnv(os.Getenv)
+	router := post.NewRouter(pc, post.Options{})
+	msg, err := report.Message(cmp, report.Options{Key: key})
+	if err != nil {
+		return fmt.Errorf("render the answer: %w", err)
+	}
+	var errs []error
+	for _, t := range targets {
+		link, err := router.Post(ctx, t, msg)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		fmt.Fprintf(stderr, "perfbot: posted to %s: %s\n", t, link)
+	}
+	return errors.Join(errs...)
+}
