@@ -28,7 +28,10 @@
 //     parameters, perf stat's "cpu" with -A, HBase PE's "client", WAL
 //     "threads", "iterations", "syncInterval".
 //   - Metric tells apart several metrics of one benchmark that share a
-//     unit, and is empty for the tool's headline figure: JMH secondary
+//     unit, and is empty for the tool's headline figure. Latency statistics
+//     have the same names in every format: "AverageLatency", "MinLatency",
+//     "MaxLatency", "StdDevLatency" and percentiles "p50", "p99", "p99.9"
+//     (YCSB keeps its own "95thPercentileLatency" names). JMH secondary
 //     metrics by their name without the "@"/"·" prefix ("gc.alloc.rate");
 //     percentiles as "p50", "p99", "p99.9" (JMH's p0.999 included); YCSB's
 //     own names ("AverageLatency", "95thPercentileLatency", "Throughput",

@@ -173,6 +173,8 @@ func walResult(metric string, sv walStatValue, params bench.Params) *bench.Resul
 		}
 	case stat == "median":
 		stat = "p50"
+	case unit == "ns" && (stat == "mean" || stat == "min" || stat == "max" || stat == "stddev"):
+		stat = hbMetric(stat) // AverageLatency, MinLatency...
 	case strings.HasSuffix(stat, "%"):
 		v, err := parseFloat(strings.TrimSuffix(stat, "%"))
 		if err != nil {

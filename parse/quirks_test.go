@@ -168,7 +168,7 @@ func TestQuirks(t *testing.T) {
 			want: []want{
 				{"GET", "", "QPS", "clients=50/payload=3", 116144.02, bench.HigherIsBetter},
 				{"GET", "p99", "ms", "clients=50/payload=3", 0.471, bench.LowerIsBetter},
-				{"SET", "avg", "ms", "", 0.2, bench.LowerIsBetter},
+				{"SET", "AverageLatency", "ms", "", 0.2, bench.LowerIsBetter},
 			},
 			results: 7 + 7,
 		},

@@ -170,7 +170,7 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 					warnf(ctx, name, lr.Line(), "latency summary %s: %v; skipped", c, err)
 					continue
 				}
-				if err := out(test, params, c, "ms", v); err != nil {
+				if err := out(test, params, redisMetric(c), "ms", v); err != nil {
 					return err
 				}
 			}
@@ -232,7 +232,7 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 					warnf(ctx, name, lr.Line(), "%s %s: %v; skipped", rec[0], cols[i], err)
 					continue
 				}
-				metric, unit := strings.TrimSuffix(strings.TrimSuffix(cols[i], "_ms"), "_latency"), "ms"
+				metric, unit := redisMetric(strings.TrimSuffix(strings.TrimSuffix(cols[i], "_ms"), "_latency")), "ms"
 				if cols[i] == "rps" {
 					metric, unit = "", "QPS"
 				}
@@ -243,6 +243,21 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 		}
 	}
 	return lr.Err()
+}
+
+// redisMetric names a latency statistic as the other parsers do: avg,
+// min and max become AverageLatency, MinLatency and MaxLatency;
+// percentiles stay "p50", "p99".
+func redisMetric(c string) string {
+	switch c {
+	case "avg":
+		return "AverageLatency"
+	case "min":
+		return "MinLatency"
+	case "max":
+		return "MaxLatency"
+	}
+	return c
 }
 
 // redisPctRow splits "50.000% <= 0.295 milliseconds (cumulative count
