@@ -122,7 +122,7 @@ func (JMHCSV) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 		n, _ := strconv.Atoi(get("Samples"))
 		var ps bench.Params
 		for i, p := range params {
-			if p < len(rec) {
+			if p < len(rec) && rec[p] != "" && rec[p] != "N/A" {
 				ps = append(ps, bench.Param{Name: paramNames[i], Value: rec[p]})
 			}
 		}

@@ -23,8 +23,10 @@ import (
 // NaN scores (skipped with a warning), the "Score error" column without
 // "±" of JMH before 1.5, decimal commas from non-English locales, mangled "±", sbt's
 // "[info]" and source comments' " * " prefixes, and log lines around the
-// table (skipped wherever they fall, even between rows). Each row is a
-// Summary (Score, Error at 99.9%, Cnt).
+// table (skipped wherever they fall, even between rows), and headers and
+// rows that a mail client wrapped onto a second line. A parameter shown as
+// "N/A" (one that other benchmarks of the run have) is left out. Each row
+// is a Summary (Score, Error at 99.9%, Cnt).
 type JMHText struct{}
 
 // Name returns "jmh".
@@ -32,10 +34,15 @@ func (JMHText) Name() string { return "jmh" }
 
 var jmhHeader = regexp.MustCompile(`(?m)^\s*(?:\[info\]\s*|\*\s+)?Benchmark\s.*\bMode\s+(?:Cnt|Samples)\s+(?:Score|Mean)\s.*Units\s*$`)
 
-// Sniff looks for the table's header line.
+var jmhHeaderStart = regexp.MustCompile(`(?m)^\s*(?:\[info\]\s*|\*\s+)?Benchmark\s.*\bMode\s+(?:Cnt|Samples)\b`)
+
+// Sniff looks for the table's header line, whole or wrapped.
 func (JMHText) Sniff(head []byte) int {
 	if jmhHeader.Match(head) {
 		return 90
+	}
+	if jmhHeaderStart.Match(head) {
+		return 80
 	}
 	return 0
 }
@@ -46,8 +53,19 @@ func (JMHText) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 	lr := newLineReader(r)
 	var paramNames []string
 	inTable := false
+	pending := "" // a header or row cut by a mail client's line wrapping
+	pendingLine := 0
 	for lr.next(ctx) {
 		line := stripWrapper(lr.Text())
+		joined, rowLine := false, lr.Line()
+		if pending != "" {
+			line, pending, joined = pending+" "+strings.TrimSpace(line), "", true
+			rowLine = pendingLine
+		}
+		if !joined && strings.HasPrefix(line, "Benchmark") && strings.Contains(line, " Mode ") && !strings.Contains(line, "Units") {
+			pending, pendingLine = line, lr.Line() // "Benchmark (n) Mode Cnt Score" + "Error Units"
+			continue
+		}
 		if strings.HasPrefix(line, "Benchmark") && strings.Contains(line, "Units") && jmhHeader.MatchString(line) {
 			inTable = true
 			paramNames = paramNames[:0]
@@ -66,10 +84,14 @@ func (JMHText) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 			continue
 		}
 		res, ok, err := jmhRow(line, paramNames)
+		if (!ok || err != nil && err != errApprox) && !joined && jmhRowCut(line, paramNames) {
+			pending, pendingLine = line, lr.Line() // the rest of the row is on the next line
+			continue
+		}
 		if err == errApprox {
-			warnf(ctx, name, lr.Line(), "%s: score printed only approximately (%s); read as %g", strings.Fields(line)[0], res.Unit, res.Summary.Mean)
+			warnf(ctx, name, rowLine, "%s: score printed only approximately (%s); read as %g", strings.Fields(line)[0], res.Unit, res.Summary.Mean)
 		} else if err != nil {
-			warnf(ctx, name, lr.Line(), "%v", err)
+			warnf(ctx, name, rowLine, "%v", err)
 			continue
 		}
 		if !ok {
@@ -78,12 +100,28 @@ func (JMHText) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 			// shape, so the table stays open until the next header.
 			continue
 		}
-		res.Source = source(name, lr.Line())
+		res.Source = source(name, rowLine)
 		if err := emit(res); err != nil {
 			return err
 		}
 	}
 	return lr.Err()
+}
+
+// jmhRowCut reports whether line looks like the start of a row that line
+// wrapping cut after its score: the mode where the header puts it, and a
+// number or a "±" last.
+func jmhRowCut(line string, paramNames []string) bool {
+	f := strings.Fields(line)
+	m := 1 + len(paramNames)
+	if len(f) <= m+1 || !jmhModes[f[m]] {
+		return false
+	}
+	last := f[len(f)-1]
+	if _, err := parseLocale(last); err == nil {
+		return true
+	}
+	return last == "±" || strings.HasPrefix(last, "≈")
 }
 
 // jmhRow parses one table row. ok is false when the line is not a row at
@@ -106,10 +144,16 @@ func jmhRow(line string, paramNames []string) (*bench.Result, bool, error) {
 	bname, metric := jmhSplitName(f[0])
 	var params bench.Params
 	for i, p := range paramNames {
-		params = append(params, bench.Param{Name: p, Value: f[1+i]})
+		if v := f[1+i]; v != "N/A" {
+			// N/A: the parameter belongs to other benchmarks of the run.
+			params = append(params, bench.Param{Name: p, Value: v})
+		}
 	}
 	params = jmhParams(params, f[m])
 	unit := f[len(f)-1]
+	if _, err := parseLocale(unit); err == nil || unit == "±" {
+		return nil, true, fmt.Errorf("%s: the row ends without its unit", f[0])
+	}
 	mid := f[m+1 : len(f)-1]
 	n := 1
 	if len(mid) >= 2 && isDigits(mid[0]) {

@@ -19,7 +19,9 @@ import (
 //	      8008.478891      cpu-clock (msec)
 //	     13.035091229 seconds time elapsed
 //
-// with thousands separators or none, the unit before the event (5.x+) or
+// with thousands separators or none, line numbers pasted in front of each
+// line and the header wrapped over several lines (as in mailed or JIRA
+// copies), the unit before the event (5.x+) or
 // after it ("cpu-clock (msec)", 4.x), event modifiers ("cycles:u"),
 // multiplexing percentages, "<not supported>"/"<not counted>" rows
 // (skipped with a warning), continuation comment lines, interval mode (-I,
@@ -43,7 +45,7 @@ var (
 	perfHeader = regexp.MustCompile(`Performance counter stats for (.*?)(?: \((\d+) runs\))?:\s*$`)
 	// [time] [cpu [n]] value [unit] event [(msec)] rest
 	perfRow    = regexp.MustCompile(`^\s*(?:(\d+\.\d+)\s+)?(?:(CPU\d+|S\d+(?:-D\d+)?(?:-C\d+)?|N\d+)\s+(?:\d+\s+)?)?(<not supported>|<not counted>|-?[\d][\d,.]*)\s+(?:(msec|ns|us|seconds|Joules|MiB|Watts)\s+)?([A-Za-z_][\w:/.,=-]*(?:/\w*)?)(?:\s+\((msec)\))?(.*)$`)
-	perfTime   = regexp.MustCompile(`^\s*([\d.,]+)(?:\s+\+-\s+([\d.,]+))?\s+seconds\s+(time elapsed|user|sys)\s*(?:\(\s*\+-\s*([\d.]+)%\s*\))?\s*$`)
+	perfTime   = regexp.MustCompile(`^\s*(?:\d+\s+)?([\d.,]+)(?:\s+\+-\s+([\d.,]+))?\s+seconds\s+(time elapsed|user|sys)\s*(?:\(\s*\+-\s*([\d.]+)%\s*\))?\s*$`)
 	perfPct    = regexp.MustCompile(`\(\s*\+-\s*([\d.]+)%\s*\)`)
 	perfIPC    = regexp.MustCompile(`#\s+([\d.]+)\s+insns? per cycle`)
 	perfSniffI = regexp.MustCompile(`(?m)^\s*\d+\.\d+\s+[\d,.]+\s+(?:msec\s+)?(?:task-clock|cpu-clock|context-switches|cycles|instructions|page-faults|cpu-migrations)`)
@@ -66,15 +68,32 @@ func (PerfStat) Parse(ctx context.Context, r io.Reader, name string, emit func(*
 	lr := newLineReader(r)
 	group := ""
 	runs := 0
+	header := "" // a header line wrapped onto the next lines
 	for lr.next(ctx) {
 		line := lr.Text()
 		t := strings.TrimSpace(line)
 		if t == "" || strings.HasPrefix(t, "#") {
 			continue
 		}
-		if m := perfHeader.FindStringSubmatch(line); strings.Contains(line, "Performance counter stats") && m != nil {
-			group = strings.Trim(m[1], "'")
-			runs, _ = strconv.Atoi(m[2])
+		if header != "" {
+			// The header was wrapped: gather it up to its colon.
+			header += " " + t
+			if m := perfHeader.FindStringSubmatch(header); m != nil || len(header) > 4096 {
+				if m != nil {
+					group = strings.Trim(m[1], "'")
+					runs, _ = strconv.Atoi(m[2])
+				}
+				header = ""
+			}
+			continue
+		}
+		if i := strings.Index(line, "Performance counter stats for "); i >= 0 {
+			if m := perfHeader.FindStringSubmatch(line[i:]); m != nil {
+				group = strings.Trim(m[1], "'")
+				runs, _ = strconv.Atoi(m[2])
+			} else {
+				header = strings.TrimSpace(line[i:])
+			}
 			continue
 		}
 		src := source(name, lr.Line())
@@ -179,6 +198,16 @@ func perfRowOf(line string) []string {
 	}
 	valueStart := func(t string) bool { return numeric(t) || t == "<not" }
 	tok, end := next()
+	if isDigits(tok) {
+		// A line number pasted in front ("4019 79,614,165
+		// context-switches", from less -N or an editor).
+		if t2, e2 := peekAfter(line, end); valueStart(t2) {
+			if t3, _ := peekAfter(line, e2); t3 != "" && !numeric(t3) && t3 != "supported>" && t3 != "counted>" || t2 == "<not" {
+				pos = end
+				tok, end = next()
+			}
+		}
+	}
 	if strings.Count(tok, ".") == 1 && !strings.Contains(tok, ",") && numeric(tok) {
 		if t2, _ := peekAfter(line, end); valueStart(t2) || perfCPU(t2) {
 			m[1], pos = tok, end

@@ -111,6 +111,11 @@ func TestFixtureValues(t *testing.T) {
 		// "BM_memcpy/64  3.69 ns  3.68 ns  3682915 bytes_per_second=16.2163G/s" (first repetition)
 		{"gbench-console-1.7.1-repetitions-aggregates-cv-local.txt", "BM_memcpy", "arg0=64", "bytes_per_second", "B/s", bench.HigherIsBetter, 16.2163 * (1 << 30), -1, 1},
 		{"gbench-json-1.7.1-repetitions-aggregates-local.json", "BM_memcpy", "arg0=64", "real_time", "ns", bench.LowerIsBetter, 4.7953326487267871, -1, 1},
+		// wrapped: "...run       10000  thrpt    5  572.761 " + "± 168.865  ops/s"
+		{"jmh-text-seed001-aurora-rb55217-mail-wrapped.txt", "TaskStoreBenchmarks.MemFetchTasksBenchmark.run", "numTasks=10000/mode=thrpt", "", "ops/s", bench.HigherIsBetter, 572.761, 168.865, 5},
+		// "4025 2,088,450,796,192 instructions # 0.28 insns per cycle"
+		{"perfstat-seed004-hbase15536-jira-line-numbers-wrapped.txt", "instructions", "", "", "count", bench.LowerIsBetter, 2088450796192, -1, 1},
+		{"perfstat-seed004-hbase15536-jira-line-numbers-wrapped.txt", "time elapsed", "", "", "s", bench.LowerIsBetter, 916.241768049, -1, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file+"/"+tt.bench+"/"+tt.metric, func(t *testing.T) {
