@@ -200,22 +200,41 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues post.Config, log *slog
 		}
 	}
 	if v.JIRA.Poll {
-		c, err := jira.New(jira.Config{BaseURL: venues.JIRA.URL, User: or(venues.JIRA.User, envOr(v.JIRA.UserEnv, "JIRA_USER")),
-			Token: envOr(v.JIRA.TokenEnv, "JIRA_TOKEN"), PAT: envOr(venues.JIRA.PATEnv, "JIRA_PAT"),
+		user, token, pat := or(venues.JIRA.User, envOr(v.JIRA.UserEnv, "JIRA_USER")), envOr(v.JIRA.TokenEnv, "JIRA_TOKEN"), envOr(venues.JIRA.PATEnv, "JIRA_PAT")
+		c, err := jira.New(jira.Config{BaseURL: venues.JIRA.URL, User: user, Token: token, PAT: pat,
 			Deployment: jira.Deployment(v.JIRA.Deployment)})
 		if err != nil {
 			return fmt.Errorf("jira intake: %w", err)
 		}
-		p := &jiraintake.Poller{Search: c, Queue: svc, Tested: svc.Store(), JQL: v.JIRA.JQL, Log: log.With("intake", "jira")}
+		p := &jiraintake.Poller{Search: c, Queue: svc, Tested: svc.Store(), JQL: v.JIRA.JQL, Log: log.With("intake", "jira"),
+			Fetch: func(ctx context.Context, url string) (string, error) {
+				if err := onSite(url, venues.JIRA.URL); err != nil {
+					return "", err
+				}
+				return fetchPatch(ctx, url, func(req *http.Request) {
+					if pat != "" {
+						req.Header.Set("Authorization", "Bearer "+pat)
+					} else if user != "" {
+						req.SetBasicAuth(user, token)
+					}
+				})
+			}}
 		svc.AddPoller("jira", every, func(ctx context.Context) error { _, err := p.Poll(ctx); return err })
 	}
 	if v.ReviewBoard.Poll {
-		c, err := reviewboard.New(reviewboard.Config{BaseURL: venues.ReviewBoard.URL, Token: envOr(v.ReviewBoard.TokenEnv, "REVIEWBOARD_TOKEN")})
+		token := envOr(v.ReviewBoard.TokenEnv, "REVIEWBOARD_TOKEN")
+		c, err := reviewboard.New(reviewboard.Config{BaseURL: venues.ReviewBoard.URL, Token: token})
 		if err != nil {
 			return fmt.Errorf("review board intake: %w", err)
 		}
 		p := &rbintake.Poller{List: c, Queue: svc, Tested: svc.Store(), URL: venues.ReviewBoard.URL,
-			Repository: v.ReviewBoard.Repository, Log: log.With("intake", "reviewboard")}
+			Repository: v.ReviewBoard.Repository, Log: log.With("intake", "reviewboard"),
+			Fetch: func(ctx context.Context, url string) (string, error) {
+				if err := onSite(url, venues.ReviewBoard.URL); err != nil {
+					return "", err
+				}
+				return fetchPatch(ctx, url, func(req *http.Request) { req.Header.Set("Authorization", "token "+token) })
+			}}
 		svc.AddPoller("reviewboard", every, func(ctx context.Context) error { _, err := p.Poll(ctx); return err })
 	}
 	var src mailintake.Source
@@ -251,7 +270,7 @@ type compareBenchmarker struct {
 // Run runs the comparison a job asks for.
 func (b *compareBenchmarker) Run(ctx context.Context, job bot.JobSpec) (*compare.Comparison, error) {
 	if job.PatchURL != "" && job.Patch == "" {
-		patch, err := fetchPatch(ctx, job.PatchURL)
+		patch, err := fetchPatch(ctx, job.PatchURL, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -276,11 +295,25 @@ func (b *compareBenchmarker) Run(ctx context.Context, job bot.JobSpec) (*compare
 	return (&bot.ExecBenchmarker{Argv: argv, Answered: map[int]string{2: "setup"}}).Run(ctx, job)
 }
 
-// fetchPatch downloads a patch (a JIRA attachment, a Review Board diff).
-func fetchPatch(ctx context.Context, url string) (string, error) {
+// onSite refuses to send a venue's credentials anywhere but the venue.
+func onSite(url, site string) error {
+	if site == "" || !strings.HasPrefix(url, strings.TrimSuffix(site, "/")+"/") {
+		return fmt.Errorf("patch %s is not on %s: not sending credentials there", url, site)
+	}
+	return nil
+}
+
+// fetchPatch downloads a patch (a JIRA attachment, a Review Board diff);
+// auth, if set, adds the venue's credentials. The intakes fetch with
+// credentials in the service, so that jobs carry their patch and benchmark
+// hosts hold no venue secrets.
+func fetchPatch(ctx context.Context, url string, auth func(*http.Request)) (string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return "", err
+	}
+	if auth != nil {
+		auth(req)
 	}
 	req.Header.Set("Accept", "text/x-patch, text/plain, */*")
 	resp, err := (&http.Client{Timeout: 2 * time.Minute}).Do(req)

@@ -45,6 +45,10 @@ type Poller struct {
 	// Max bounds the issues read per poll (default 200).
 	Max int
 	Log *slog.Logger
+	// Fetch, when set, downloads the patch at intake, with the venue's
+	// credentials, so that the job carries it and benchmark hosts need
+	// no secrets; otherwise the job holds only its URL.
+	Fetch func(ctx context.Context, url string) (string, error)
 }
 
 // IsPatch reports whether an attachment's name marks it as a patch.
@@ -122,6 +126,15 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 			PatchURL: a.Content,
 			Title:    fmt.Sprintf("%s: %s (%s)", is.Key, is.Summary, a.Filename),
 			Source:   "jira",
+		}
+		if p.Fetch != nil {
+			if job.Patch, err = p.Fetch(ctx, job.PatchURL); err != nil {
+				if uerr := p.Tested.UnmarkTested(ctx, "jira", is.Key, a.ID); uerr != nil {
+					errs = append(errs, uerr)
+				}
+				errs = append(errs, fmt.Errorf("fetch %s: %w", job.PatchURL, err))
+				continue
+			}
 		}
 		if _, _, err := p.Queue.Enqueue(ctx, job); err != nil {
 			// Forget the pair so that the next poll tries again.

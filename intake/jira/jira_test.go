@@ -2,7 +2,9 @@ package jira
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,5 +83,31 @@ func TestPollQueuesEachPatchOnce(t *testing.T) {
 	}
 	if j := q.jobs[1]; j.Targets[0] != "jira:STORE-1" || j.PatchURL == "" || j.Source != "jira" {
 		t.Errorf("job = %+v", j)
+	}
+}
+
+func TestPollFetchesPatch(t *testing.T) {
+	st, err := store.Open(context.Background(), store.SQLite, filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	search := &fakeSearch{issues: []rjira.Issue{{Key: "STORE-3", Attachments: []rjira.Attachment{
+		{ID: "20001", Filename: "STORE-3.patch", Content: "https://issues.example.org/secure/attachment/20001/STORE-3.patch"}}}}}
+	q := &fakeQueue{}
+	fail := true
+	p := &Poller{Search: search, Queue: q, Tested: st, Fetch: func(ctx context.Context, url string) (string, error) {
+		if fail {
+			return "", fmt.Errorf("503 Service Unavailable")
+		}
+		return "diff --git a/x b/x\n", nil
+	}}
+	ctx := context.Background()
+	if n, err := p.Poll(ctx); n != 0 || err == nil || !strings.Contains(err.Error(), "20001/STORE-3.patch") {
+		t.Fatalf("failed fetch: queued %d, %v", n, err)
+	}
+	fail = false // the next poll tries again
+	if n, err := p.Poll(ctx); n != 1 || err != nil || q.jobs[0].Patch != "diff --git a/x b/x\n" {
+		t.Fatalf("queued %d, %v, jobs %+v", n, err, q.jobs)
 	}
 }

@@ -40,6 +40,10 @@ type Poller struct {
 	// Repository is the repository id the requests are filtered by.
 	Repository string
 	Log        *slog.Logger
+	// Fetch, when set, downloads the patch at intake, with the venue's
+	// credentials, so that the job carries it and benchmark hosts need
+	// no secrets; otherwise the job holds only its URL.
+	Fetch func(ctx context.Context, url string) (string, error)
 }
 
 // JobKey is the job of one diff revision of one review request.
@@ -82,6 +86,15 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 			Title:     fmt.Sprintf("r/%d diff %d: %s", r.ID, r.DiffRevision, r.Summary),
 			Requester: r.Submitter,
 			Source:    "reviewboard",
+		}
+		if p.Fetch != nil {
+			if job.Patch, err = p.Fetch(ctx, job.PatchURL); err != nil {
+				if uerr := p.Tested.UnmarkTested(ctx, "reviewboard", id, rev); uerr != nil {
+					errs = append(errs, uerr)
+				}
+				errs = append(errs, fmt.Errorf("fetch %s: %w", job.PatchURL, err))
+				continue
+			}
 		}
 		if _, _, err := p.Queue.Enqueue(ctx, job); err != nil {
 			if uerr := p.Tested.UnmarkTested(ctx, "reviewboard", id, rev); uerr != nil {
