@@ -25,7 +25,8 @@ import (
 //   - "Finished class ...$RandomWriteTest in 525574ms at offset 0 for N rows
 //     (4.1 MB/s)": the client's rate in MB/s;
 //   - 2.x's "[ Avg latency (us)]\t21" and "[ Avg TPS/QPS]\t49405\t row per
-//     second".
+//     second" (Metrics "AverageLatency" in us and "Throughput" in rows/s of
+//     the test named by the "Summary of timings" line before them).
 //
 // Log4j prefixes, ZooKeeper and connection noise are ignored.
 type HBasePE struct{}
@@ -63,6 +64,7 @@ func (HBasePE) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 	}
 	var cur *block
 	var pending []*bench.Result // a 2.x latency line waits for its measure count
+	lastTest := ""              // the test of the last "Summary of timings"
 	src := func() string { return source(name, lr.Line()) }
 	pendingN := 0
 	flushPending := func(test string) error {
@@ -171,6 +173,7 @@ func (HBasePE) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 			if err := flushPending(""); err != nil {
 				return err
 			}
+			lastTest = m[1]
 			var samples []float64
 			for _, f := range strings.Split(m[2], ",") {
 				v, err := parseFloat(f)
@@ -203,8 +206,12 @@ func (HBasePE) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 					warnf(ctx, name, lr.Line(), "%s: %v; skipped", x.metric, err)
 					continue
 				}
+				bn := lastTest
+				if bn == "" {
+					bn = "PerformanceEvaluation"
+				}
 				res := &bench.Result{
-					Benchmark: "PerformanceEvaluation", Metric: x.metric, Unit: x.unit, Better: x.better,
+					Benchmark: bn, Metric: x.metric, Unit: x.unit, Better: x.better,
 					Summary: summary(v, 0, 0, 1), Source: src(),
 				}
 				if err := emit(res); err != nil {

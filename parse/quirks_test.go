@@ -71,11 +71,12 @@ func TestQuirks(t *testing.T) {
 			name: "ycsb READ-FAILED, status line, histogram buckets",
 			p:    YCSB{},
 			in: "2017-05-20 18:55:44:512 10 sec: 376385 operations; 37634.74 current ops/sec; [READ: Count=188431, Avg=548.39]\n" +
+				"Command line: -db site.ycsb.BasicDB -P workloads/workloadb -threads 100 -target 20000 -t -s\n" +
 				"[OVERALL], RunTime(ms), 10110\n[READ-FAILED], Operations, 7\n[READ-FAILED], AverageLatency(us), 12.5\n[READ], 0, 464\n[READ], >1000, 0\n[READ], Return=ERROR, 7\n",
 			want: []want{
-				{"READ-FAILED", "AverageLatency", "us", "", 12.5, bench.LowerIsBetter},
-				{"READ", "Return=ERROR", "count", "", 7, bench.LowerIsBetter},
-				{"OVERALL", "RunTime", "ms", "", 10110, bench.LowerIsBetter},
+				{"READ-FAILED", "AverageLatency", "us", "workload=workloadb/threads=100/target=20000", 12.5, bench.LowerIsBetter},
+				{"READ", "Return=ERROR", "count", "workload=workloadb/threads=100/target=20000", 7, bench.LowerIsBetter},
+				{"OVERALL", "RunTime", "ms", "workload=workloadb/threads=100/target=20000", 10110, bench.LowerIsBetter},
 			},
 			results: 4,
 		},
@@ -85,15 +86,17 @@ func TestQuirks(t *testing.T) {
 			in: "2019-01-01 00:00:00,000 INFO  [TestClient-0] hbase.PerformanceEvaluation: Latency (us) : mean=21.14, min=2.00, max=90000.00, stdDev=150.10, 50th=10.00, 75th=12.00, 95th=30.00, 99th=100.00, 99.9th=2000.00, 99.99th=9000.00, 99.999th=50000.00\n" +
 				"2019-01-01 00:00:00,000 INFO  [TestClient-0] hbase.PerformanceEvaluation: Num measures (latency) : 1048576\n" +
 				"2019-01-01 00:00:00,000 INFO  [TestClient-0] hbase.PerformanceEvaluation: Finished class org.apache.hadoop.hbase.PerformanceEvaluation$RandomWriteTest in 42448ms at offset 0 for 1048576 rows (48.62 MB/s)\n" +
+				"2019-01-01 00:00:00,000 INFO  [main] hbase.PerformanceEvaluation: [RandomWriteTest] Summary of timings (ms): [42448]\n" +
 				"2019-01-01 00:00:00,000 INFO  [main] hbase.PerformanceEvaluation: [RandomWriteTest duration ]\tMin: 42448ms\tMax: 42448ms\tAvg: 42448ms\n" +
 				"2019-01-01 00:00:00,000 INFO  [main] hbase.PerformanceEvaluation: [ Avg latency (us)]\t21\n" +
 				"2019-01-01 00:00:00,000 INFO  [main] hbase.PerformanceEvaluation: [ Avg TPS/QPS]\t49405\t row per second\n",
 			want: []want{
 				{"RandomWriteTest", "p99.9", "us", "client=TestClient-0", 2000, bench.LowerIsBetter},
 				{"RandomWriteTest", "Rate", "MB/s", "client=TestClient-0", 48.62, bench.HigherIsBetter},
-				{"PerformanceEvaluation", "Throughput", "rows/s", "", 49405, bench.HigherIsBetter},
+				{"RandomWriteTest", "Throughput", "rows/s", "", 49405, bench.HigherIsBetter},
+				{"RandomWriteTest", "Time", "ms", "", 42448, bench.LowerIsBetter},
 			},
-			results: 11 + 1 + 2,
+			results: 11 + 1 + 1 + 2,
 		},
 		{
 			name: "hbase wal older HLog summary in ms",

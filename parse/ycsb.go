@@ -29,7 +29,7 @@ import (
 // "95thPercentileLatency", "Throughput", "Operations", "Return=OK"); the
 // parenthesized unit is the Unit, with "ops/sec" normalized to "ops/s" and
 // counts as "count". The workload and thread count become parameters when
-// the "Command line:" echo shows them. Every value is a Summary of one run:
+// the "Command line:" echo shows them (and "target" with -target). Every value is a Summary of one run:
 // latency statistics carry the section's operation count as N, everything
 // else N=1.
 type YCSB struct{}
@@ -143,12 +143,12 @@ func (YCSB) Parse(ctx context.Context, r io.Reader, name string, emit func(*benc
 	return nil
 }
 
-// ycsbParams picks the workload and thread count from the client's
-// "Command line:" echo: "-P workloads/workloada -threads 10" or
-// "-p threadcount=10".
+// ycsbParams picks the workload, thread count and target throughput from
+// the client's "Command line:" echo: "-P workloads/workloada -threads 10
+// -target 20000" or "-p threadcount=10".
 func ycsbParams(cl string) bench.Params {
 	f := strings.Fields(cl)
-	var workload, threads string
+	var workload, threads, target string
 	for i := 0; i < len(f); i++ {
 		switch {
 		case f[i] == "-P" && i+1 < len(f):
@@ -157,9 +157,15 @@ func ycsbParams(cl string) bench.Params {
 		case f[i] == "-threads" && i+1 < len(f):
 			threads = f[i+1]
 			i++
+		case f[i] == "-target" && i+1 < len(f):
+			target = f[i+1]
+			i++
 		case f[i] == "-p" && i+1 < len(f):
 			if v, ok := strings.CutPrefix(f[i+1], "threadcount="); ok {
 				threads = v
+			}
+			if v, ok := strings.CutPrefix(f[i+1], "target="); ok {
+				target = v
 			}
 			i++
 		}
@@ -168,9 +174,9 @@ func ycsbParams(cl string) bench.Params {
 	if workload != "" {
 		ps = append(ps, bench.Param{Name: "workload", Value: workload})
 	}
-	if threads != "" {
-		if _, err := strconv.Atoi(threads); err == nil {
-			ps = append(ps, bench.Param{Name: "threads", Value: threads})
+	for _, p := range []bench.Param{{Name: "threads", Value: threads}, {Name: "target", Value: target}} {
+		if _, err := strconv.Atoi(p.Value); err == nil {
+			ps = append(ps, p)
 		}
 	}
 	return ps
