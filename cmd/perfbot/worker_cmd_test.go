@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/perfbot/perfbot/internal/gitrepo"
+	"github.com/perfbot/perfbot/internal/pgtest"
+	"github.com/perfbot/perfbot/store"
+)
+
+// TestWorkersPostgres runs "perfbot serve" and two "perfbot worker"
+// processes on a real PostgreSQL. A pull request comment queues a job; the
+// worker running it is killed with SIGKILL in the middle; the other worker
+// runs the job again and the fake GitHub receives exactly one answer.
+func TestWorkersPostgres(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end benchmark run")
+	}
+	srv := pgtest.Start(t)
+	dsn := srv.NewDB(t)
+
+	r := gitrepo.New(t)
+	r.Commit("cost", map[string]string{"cost": "200\n"})
+	r.Git("checkout", "-q", "-b", "pull/12/head")
+	head := r.Commit("halve the cost", map[string]string{"cost": "100\n"})
+	r.Git("checkout", "-q", "main")
+
+	gh := &e2eGitHub{comments: map[int64]string{}, headSHA: head}
+	fake := httptest.NewServer(http.StripPrefix("/api/v3", gh.handler(t)))
+	defer fake.Close()
+
+	dir := t.TempDir()
+	addr := freeAddr(t)
+	cfgFile := filepath.Join(dir, "config.yaml")
+	cfg := fmt.Sprintf(`project: {repo: %q, branch: main}
+suites:
+  work:
+    command: "sleep 0.4; printf 'BenchmarkWork 1 %%s ns/op\n' $(cat {worktree}/cost)"
+    parser: gobench
+    count: 5
+sandbox: {mode: none}
+service: {listen: %q, heartbeat: 250ms, stale_after: 2s}
+store: {driver: postgres, url_env: E2E_DATABASE_URL}
+venues:
+  github: {repo: acme/store, url: %q, token_env: E2E_GH_TOKEN, webhook_secret_env: E2E_WEBHOOK_SECRET}
+`, r.Dir, addr, fake.URL+"/api/v3/")
+	if err := os.WriteFile(cfgFile, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(mainEnv, "1")
+	t.Setenv("E2E_DATABASE_URL", dsn)
+	t.Setenv("E2E_GH_TOKEN", "e2e-token")
+	t.Setenv("E2E_WEBHOOK_SECRET", "e2e-secret")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var serveErr bytes.Buffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--config", cfgFile}, &bytes.Buffer{}, &syncWriter{w: &serveErr})
+	}()
+	waitFor(t, 20*time.Second, "serve to answer /healthz", func() bool {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+
+	workers := map[string]*exec.Cmd{}
+	logs := map[string]*bytes.Buffer{}
+	for _, name := range []string{"host-a", "host-b"} {
+		cmd := exec.Command(os.Args[0], "worker", "--config", cfgFile, "--name", name)
+		var log bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &log, &log
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		workers[name], logs[name] = cmd, &log
+	}
+	t.Cleanup(func() {
+		for name, cmd := range workers {
+			cmd.Process.Signal(syscall.SIGTERM)
+			cmd.Wait()
+			if t.Failed() {
+				t.Logf("log of %s:\n%s", name, logs[name].String())
+			}
+		}
+		if t.Failed() {
+			t.Logf("serve log:\n%s", serveErr.String())
+		}
+	})
+
+	body, err := os.ReadFile("../../intake/github/testdata/issue_comment.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body = bytes.Replace(body, []byte("/perfbot run wal base=main"), []byte("/perfbot run work base=main"), 1)
+	mac := hmac.New(sha256.New, []byte("e2e-secret"))
+	mac.Write(body)
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/webhook/github", bytes.NewReader(body))
+	req.Header.Set("X-GitHub-Event", "issue_comment")
+	req.Header.Set("X-GitHub-Delivery", "pg-1")
+	req.Header.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(mac.Sum(nil)))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+
+	st, err := store.Open(ctx, store.Postgres, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	key := "github:acme/store#12/comment/1987654321"
+	var victim string
+	waitFor(t, 60*time.Second, "a worker to start the job", func() bool {
+		runs, _ := st.RunsByKey(ctx, key)
+		if len(runs) == 1 && runs[0].Status == store.StatusRunning {
+			victim = runs[0].Worker
+		}
+		return victim != ""
+	})
+	time.Sleep(1500 * time.Millisecond) // in the middle of the rounds
+	workers[victim].Process.Signal(syscall.SIGKILL)
+	workers[victim].Wait()
+	delete(workers, victim)
+
+	var run store.Run
+	waitFor(t, 90*time.Second, "the job to finish on the other worker", func() bool {
+		runs, _ := st.RunsByKey(ctx, key)
+		if len(runs) == 1 && runs[0].Status == store.StatusDone {
+			run = runs[0]
+			return true
+		}
+		return false
+	})
+	t.Logf("job started on %s, which was killed; finished on %s, attempt %d", victim, run.Worker, run.Attempt)
+	if run.Worker == victim || run.Attempt != 2 {
+		t.Errorf("finished by %s on attempt %d; want the other worker, attempt 2", run.Worker, run.Attempt)
+	}
+	if res, err := st.Results(ctx, run.ID); err != nil || len(res) != 2 {
+		t.Errorf("results = %d, %v; want base and candidate", len(res), err)
+	}
+	waitFor(t, 20*time.Second, "the answer", func() bool {
+		gh.mu.Lock()
+		defer gh.mu.Unlock()
+		return gh.created > 0
+	})
+	time.Sleep(500 * time.Millisecond)
+	gh.mu.Lock()
+	defer gh.mu.Unlock()
+	if gh.created != 1 || len(gh.comments) != 1 {
+		t.Fatalf("comments created %d; want exactly one answer", gh.created)
+	}
+	for _, b := range gh.comments {
+		if !strings.Contains(b, "Work") || !strings.Contains(b, "better") {
+			t.Errorf("answer:\n%s", b)
+		}
+	}
+}
