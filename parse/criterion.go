@@ -57,7 +57,7 @@ func (Criterion) Parse(ctx context.Context, r io.Reader, name string, emit func(
 	for lr.next(ctx) {
 		line := lr.Text()
 		t := strings.TrimSpace(line)
-		if m := crBencher.FindStringSubmatch(t); strings.Contains(t, " bench: ") && m != nil {
+		if m := findIf(strings.Contains(t, " bench: "), crBencher, t); m != nil {
 			v, err := parseGrouped(m[2])
 			if err != nil {
 				warnf(ctx, name, lr.Line(), "%s: %v; skipped", m[1], err)
@@ -70,7 +70,7 @@ func (Criterion) Parse(ctx context.Context, r io.Reader, name string, emit func(
 			lastID = ""
 			continue
 		}
-		if m := crCollect.FindStringSubmatch(t); strings.HasPrefix(t, "Benchmarking ") && m != nil {
+		if m := findIf(strings.HasPrefix(t, "Benchmarking "), crCollect, t); m != nil {
 			n, _ := strconv.Atoi(m[2])
 			samples[m[1]] = n
 			if len(samples) > 64 {

@@ -67,7 +67,7 @@ func (GBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 	var tabular []string
 	for lr.next(ctx) {
 		line := lr.Text()
-		if m := gbHeader.FindStringSubmatch(line); strings.HasPrefix(line, "Benchmark") && m != nil {
+		if m := findIf(strings.HasPrefix(line, "Benchmark"), gbHeader, line); m != nil {
 			if strings.Contains(m[3], "Old") {
 				inTable = false // compare.py
 				continue

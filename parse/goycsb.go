@@ -75,7 +75,7 @@ func (GoYCSB) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 	for lr.next(ctx) {
 		line := strings.ReplaceAll(lr.Text(), "**", "")
 		t := strings.TrimSpace(line)
-		if m := goYCSBProp.FindStringSubmatch(t); strings.HasPrefix(t, "\"") && m != nil {
+		if m := findIf(strings.HasPrefix(t, "\""), goYCSBProp, t); m != nil {
 			switch m[1] {
 			case "workload":
 				workload = m[2]

@@ -86,7 +86,7 @@ func (HBasePE) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 			!strings.Contains(line, "Summary of timings") && !strings.Contains(line, "[ Avg ") {
 			continue // ZooKeeper, connection and other log noise
 		}
-		if m := hbBlock.FindStringSubmatch(line); strings.Contains(line, " measures") && m != nil {
+		if m := findIf(strings.Contains(line, " measures"), hbBlock, line); m != nil {
 			n := 0
 			fmt.Sscan(m[4], &n)
 			cur = &block{client: m[1], test: m[2], n: n, skip: n == 0, value: strings.HasPrefix(m[3], "valueSize")}
@@ -119,11 +119,11 @@ func (HBasePE) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 			}
 			continue
 		}
-		if m := hbNum2.FindStringSubmatch(line); m != nil && len(pending) > 0 {
+		if m := findIf(len(pending) > 0 && strings.Contains(line, "Num measures"), hbNum2, line); m != nil {
 			fmt.Sscan(m[1], &pendingN)
 			continue
 		}
-		if m := hbLat2.FindStringSubmatch(line); m != nil && strings.Contains(m[2], "=") {
+		if m := findIf(strings.Contains(line, "Latency (us) :"), hbLat2, line); m != nil && strings.Contains(m[2], "=") {
 			if err := flushPending(""); err != nil {
 				return err
 			}
@@ -149,7 +149,7 @@ func (HBasePE) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 			}
 			continue
 		}
-		if m := hbFinished.FindStringSubmatch(line); strings.Contains(line, "Finished class") && m != nil {
+		if m := findIf(strings.Contains(line, "Finished class"), hbFinished, line); m != nil {
 			// 2.x latency lines name no test; the Finished line that
 			// follows them does.
 			if err := flushPending(m[2]); err != nil {
@@ -169,7 +169,7 @@ func (HBasePE) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 			}
 			continue
 		}
-		if m := hbTimings.FindStringSubmatch(line); m != nil {
+		if m := findIf(strings.Contains(line, "Summary of timings"), hbTimings, line); m != nil {
 			if err := flushPending(""); err != nil {
 				return err
 			}
@@ -200,7 +200,7 @@ func (HBasePE) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 			unit   string
 			better bench.Direction
 		}{{hbAvgLat, "AverageLatency", "us", bench.LowerIsBetter}, {hbAvgTPS, "Throughput", "rows/s", bench.HigherIsBetter}} {
-			if m := x.re.FindStringSubmatch(line); m != nil {
+			if m := findIf(strings.Contains(line, "[ Avg "), x.re, line); m != nil {
 				v, err := parseFloat(m[1])
 				if err != nil {
 					warnf(ctx, name, lr.Line(), "%s: %v; skipped", x.metric, err)

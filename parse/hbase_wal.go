@@ -70,7 +70,7 @@ func (HBaseWAL) Parse(ctx context.Context, r io.Reader, name string, emit func(*
 	cur := ""
 	for lr.next(ctx) {
 		line := lr.Text()
-		if m := walSummary.FindStringSubmatch(line); m != nil {
+		if m := findIf(strings.Contains(line, "Summary: "), walSummary, line); m != nil {
 			cur = ""
 			params = nil
 			for _, kv := range strings.Split(m[1], ", ") {
@@ -94,7 +94,7 @@ func (HBaseWAL) Parse(ctx context.Context, r io.Reader, name string, emit func(*
 			}
 			continue
 		}
-		if m := walMetric.FindStringSubmatch(strings.TrimSpace(line)); m != nil && !strings.HasPrefix(line, " ") {
+		if m := findIf(!strings.HasPrefix(line, " ") && strings.Contains(line, "PerformanceEvaluation."), walMetric, strings.TrimSpace(line)); m != nil {
 			cur = m[1]
 			if _, ok := last[cur]; !ok {
 				order = append(order, cur)
@@ -102,7 +102,7 @@ func (HBaseWAL) Parse(ctx context.Context, r io.Reader, name string, emit func(*
 			last[cur] = last[cur][:0]
 			continue
 		}
-		if m := walYammer.FindStringSubmatch(line); m != nil {
+		if m := findIf(strings.HasPrefix(line, "  ") && strings.HasSuffix(strings.TrimSpace(line), ":"), walYammer, line); m != nil {
 			// Yammer metrics 2.x (HLogPerformanceEvaluation): the metric
 			// name indented under its class, "  syncMeter:".
 			cur = m[1]

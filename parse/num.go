@@ -3,6 +3,7 @@ package parse
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -60,4 +61,14 @@ func percentileMetric(v float64, frac bool) string {
 // summary builds a Summary.
 func summary(mean, errHalf, conf float64, n int) *bench.Summary {
 	return &bench.Summary{Mean: mean, Error: errHalf, Confidence: conf, N: n}
+}
+
+// findIf runs re on s only when ok, as a cheap guard in front of a
+// regular expression: most lines of a log are not the line a parser
+// looks for.
+func findIf(ok bool, re *regexp.Regexp, s string) []string {
+	if !ok {
+		return nil
+	}
+	return re.FindStringSubmatch(s)
 }

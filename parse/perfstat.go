@@ -97,7 +97,7 @@ func (PerfStat) Parse(ctx context.Context, r io.Reader, name string, emit func(*
 			continue
 		}
 		src := source(name, lr.Line())
-		if m := perfTime.FindStringSubmatch(line); strings.Contains(line, "seconds") && m != nil {
+		if m := findIf(strings.Contains(line, "seconds"), perfTime, line); m != nil {
 			v, err := parseGrouped(m[1])
 			if err != nil {
 				warnf(ctx, name, lr.Line(), "%s: %v; skipped", m[3], err)
@@ -137,7 +137,7 @@ func (PerfStat) Parse(ctx context.Context, r io.Reader, name string, emit func(*
 		}
 		rest := m[7]
 		pct := ""
-		if pm := perfPct.FindStringSubmatch(rest); pm != nil {
+		if pm := findIf(strings.Contains(rest, "+-"), perfPct, rest); pm != nil {
 			pct = pm[1]
 		}
 		res := &bench.Result{Benchmark: event, Group: group, Params: params, Unit: unit, Better: bench.DirectionOf(unit), Source: src}
@@ -145,7 +145,7 @@ func (PerfStat) Parse(ctx context.Context, r io.Reader, name string, emit func(*
 		if err := emit(res); err != nil {
 			return err
 		}
-		if im := perfIPC.FindStringSubmatch(rest); im != nil {
+		if im := findIf(strings.Contains(rest, " per cycle"), perfIPC, rest); im != nil {
 			if ipc, err := parseFloat(im[1]); err == nil {
 				ires := &bench.Result{Benchmark: event, Group: group, Params: params, Metric: "IPC", Unit: "insn per cycle", Better: bench.HigherIsBetter, Source: src}
 				if runs > 1 {

@@ -111,7 +111,7 @@ func (PGBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 	}
 	for lr.next(ctx) {
 		line := strings.TrimSpace(lr.Text())
-		if m := pgTPS.FindStringSubmatch(line); strings.HasPrefix(line, "tps = ") && m != nil {
+		if m := findIf(strings.HasPrefix(line, "tps = "), pgTPS, line); m != nil {
 			v, err := parseFloat(m[1])
 			if err != nil {
 				return syntaxf(name, lr.Line(), "tps: %v", err)
@@ -134,7 +134,7 @@ func (PGBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 		if strings.HasPrefix(line, "progress: ") {
 			continue
 		}
-		if m := pgSQL.FindStringSubmatch(line); m != nil {
+		if m := findIf(strings.HasPrefix(line, "SQL script "), pgSQL, line); m != nil {
 			// A per-script section of a run with several -b/-f scripts.
 			sqlScript, scriptTxns = pgScriptName(m[1]), 0
 			continue

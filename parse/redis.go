@@ -94,7 +94,7 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 			cmdParams = redisCmdParams(line[i:])
 			continue
 		}
-		if m := redisTitle.FindStringSubmatch(line); strings.HasPrefix(line, "======") && m != nil {
+		if m := findIf(strings.HasPrefix(line, "======"), redisTitle, line); m != nil {
 			test = strings.TrimSpace(m[1])
 			blockParams = nil
 			inPct = false
@@ -102,11 +102,11 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 			inLatencySummary = false
 			continue
 		}
-		if m := redisClients.FindStringSubmatch(line); test != "" && strings.HasSuffix(line, "clients") && m != nil {
+		if m := findIf(test != "" && strings.HasSuffix(line, "clients"), redisClients, line); m != nil {
 			blockParams = append(blockParams, bench.Param{Name: "clients", Value: m[1]})
 			continue
 		}
-		if m := redisPayload.FindStringSubmatch(line); test != "" && strings.HasSuffix(line, "payload") && m != nil {
+		if m := findIf(test != "" && strings.HasSuffix(line, "payload"), redisPayload, line); m != nil {
 			blockParams = append(blockParams, bench.Param{Name: "payload", Value: m[1]})
 			continue
 		}
@@ -137,7 +137,7 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 			continue
 		}
 		rps := strings.Contains(line, "requests per second")
-		if m := redisThrSum.FindStringSubmatch(line); test != "" && rps && m != nil {
+		if m := findIf(test != "" && rps, redisThrSum, line); m != nil {
 			v, _ := parseFloat(m[1])
 			if err := out(test, params, "", "QPS", v); err != nil {
 				return err
@@ -177,7 +177,7 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 			inLatencySummary = false
 			continue
 		}
-		if m := redisRPS.FindStringSubmatch(line); test != "" && rps && m != nil {
+		if m := findIf(test != "" && rps, redisRPS, line); m != nil {
 			v, err := parseFloat(m[1])
 			if err != nil {
 				return syntaxf(name, lr.Line(), "%s: requests per second: %v", test, err)
@@ -187,7 +187,7 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 			}
 			continue
 		}
-		if m := redisQuiet.FindStringSubmatch(line); rps && m != nil && !strings.HasPrefix(line, "\"") {
+		if m := findIf(rps && !strings.HasPrefix(line, "\""), redisQuiet, line); m != nil {
 			v, err := parseFloat(m[2])
 			if err != nil {
 				return syntaxf(name, lr.Line(), "%s: requests per second: %v", m[1], err)

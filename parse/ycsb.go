@@ -77,7 +77,7 @@ func (YCSB) Parse(ctx context.Context, r io.Reader, name string, emit func(*benc
 			params = ycsbParams(cl)
 			continue
 		}
-		m := ycsbLine.FindStringSubmatch(line)
+		m := findIf(strings.HasPrefix(line, "["), ycsbLine, line)
 		if m == nil {
 			continue
 		}
