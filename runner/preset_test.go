@@ -1,0 +1,79 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/internal/gitrepo"
+	"github.com/perfbot/perfbot/sandbox"
+)
+
+// TestRunHyperfinePreset runs the hyperfine preset end to end: its command,
+// its file output and its parser come from the preset, the timed command
+// from the variants' vars.
+func TestRunHyperfinePreset(t *testing.T) {
+	if _, err := exec.LookPath("hyperfine"); err != nil {
+		t.Skip("hyperfine not found (Debian: apt-get install -y hyperfine)")
+	}
+	c, err := config.Parse([]byte(`suites:
+  sleep:
+    preset: hyperfine
+    count: 3
+    vars: {runs: "5", warmup: "0", target: "'sleep {t}'"}
+    variants:
+      slow: {vars: {t: "0.05"}}
+      fast: {vars: {t: "0.01"}}
+`), "config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := gitrepo.New(t)
+	r.Commit("empty", map[string]string{"README": "x\n"})
+	out, err := Run(context.Background(), Options{
+		Repo: r.Dir, Base: "HEAD", Suites: c.Suites,
+		CacheDir: t.TempDir(), Sandbox: sandbox.Local{}, SandboxName: "none", Env: os.Environ(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Failures) > 0 {
+		t.Fatalf("failures: %+v", out.Failures)
+	}
+	mean := map[string][]float64{}
+	for _, res := range out.Results {
+		if res.Metric == "" && res.Unit == "s" {
+			for _, v := range res.Samples {
+				mean[res.Variant] = append(mean[res.Variant], v)
+			}
+		}
+	}
+	if len(mean["slow"]) == 0 || len(mean["fast"]) == 0 {
+		var units []string
+		for _, res := range out.Results {
+			units = append(units, res.Variant+" "+res.Benchmark+" "+res.Metric+" "+res.Unit)
+		}
+		t.Fatalf("no times in seconds for both variants; results: %v", units)
+	}
+	if minOf(mean["slow"]) <= maxOf(mean["fast"]) {
+		t.Errorf("sleep 0.05 (%v) is not slower than sleep 0.01 (%v)", mean["slow"], mean["fast"])
+	}
+}
+
+func minOf(xs []float64) float64 {
+	m := xs[0]
+	for _, x := range xs {
+		m = min(m, x)
+	}
+	return m
+}
+
+func maxOf(xs []float64) float64 {
+	m := xs[0]
+	for _, x := range xs {
+		m = max(m, x)
+	}
+	return m
+}
