@@ -74,18 +74,19 @@ func TestStreamingBoundedMemory(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			base := heapInUse()
 			var peak uint64
+			sample := func() {
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				peak = max(peak, ms.HeapInuse)
+			}
 			n := 0
 			err := Reader(context.Background(), tt.r, tt.name, tt.format, func(r *bench.Result) error {
-				n++
-				if n%50000 == 0 {
-					var ms runtime.MemStats
-					runtime.ReadMemStats(&ms)
-					if ms.HeapInuse > peak {
-						peak = ms.HeapInuse
-					}
+				if n++; n%10000 == 0 {
+					sample()
 				}
 				return nil
 			})
+			sample()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -96,7 +97,7 @@ func TestStreamingBoundedMemory(t *testing.T) {
 			if peak > base+limit {
 				t.Errorf("heap in use reached %d MiB (base %d MiB) parsing %d MiB", peak>>20, base>>20, tt.r.n>>20)
 			}
-			t.Logf("%d results from %d MiB, peak heap %d MiB", n, tt.r.n>>20, peak>>20)
+			t.Logf("%d results from %d MiB, peak heap in use %.1f MiB (%.1f MiB before)", n, tt.r.n>>20, float64(peak)/(1<<20), float64(base)/(1<<20))
 		})
 	}
 }
