@@ -7,11 +7,13 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/digest"
@@ -19,6 +21,7 @@ import (
 	jiraintake "github.com/perfbot/perfbot/intake/jira"
 	mailintake "github.com/perfbot/perfbot/intake/mail"
 	rbintake "github.com/perfbot/perfbot/intake/reviewboard"
+	"github.com/perfbot/perfbot/parse"
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/jira"
@@ -276,7 +279,14 @@ func (b *compareBenchmarker) Run(ctx context.Context, job bot.JobSpec) (*compare
 		}
 		job.Patch = patch
 	}
-	argv := []string{b.exe, "compare", "--config", b.config, "--format", "json", "-q"}
+	// The JSON leaves the raw samples out; --out writes them too, so that
+	// the history keeps every measurement.
+	out, err := os.MkdirTemp("", "perfbot-job-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(out)
+	argv := []string{b.exe, "compare", "--config", b.config, "--format", "json", "-q", "--out", out}
 	if job.BaseRef != "" {
 		argv = append(argv, "--base", job.BaseRef)
 	}
@@ -292,7 +302,48 @@ func (b *compareBenchmarker) Run(ctx context.Context, job bot.JobSpec) (*compare
 	// Exit status 2 is a request that cannot be done as asked (a patch
 	// that does not apply, a suite the config lacks): an answer, not a
 	// retry.
-	return (&bot.ExecBenchmarker{Argv: argv, Answered: map[int]string{2: "setup"}}).Run(ctx, job)
+	cmp, err := (&bot.ExecBenchmarker{Argv: argv, Answered: map[int]string{2: "setup"}}).Run(ctx, job)
+	if err != nil {
+		return nil, err
+	}
+	addSamples(ctx, cmp, out)
+	return cmp, nil
+}
+
+// addSamples fills the comparison's cells with the raw samples or
+// summaries that "perfbot compare --out" wrote as results-VARIANT.txt.
+func addSamples(ctx context.Context, cmp *compare.Comparison, dir string) {
+	byKey := map[string]*bench.Result{}
+	for _, v := range append([]string{cmp.Base}, cmp.Candidates...) {
+		rs, err := parse.File(ctx, filepath.Join(dir, "results-"+sanitizeFile(v)+".txt"), "gobench")
+		if err != nil {
+			continue
+		}
+		// Go's format has one line per measurement: gather them.
+		for _, r := range rs {
+			k := v + "\x00" + r.Key()
+			if prev, ok := byKey[k]; ok && r.Summary == nil {
+				prev.Samples = append(prev.Samples, r.Samples...)
+				continue
+			}
+			byKey[k] = r
+		}
+	}
+	fill := func(variant string, row *compare.Row, c *compare.Cell) {
+		key := (&bench.Result{Benchmark: row.Benchmark, Group: row.Group, Params: row.Params, Unit: row.Unit, Metric: row.Metric}).Key()
+		if r, ok := byKey[variant+"\x00"+key]; ok {
+			c.Samples, c.Summary = r.Samples, r.Summary
+		}
+	}
+	for i := range cmp.Rows {
+		row := &cmp.Rows[i]
+		if row.Base != nil {
+			fill(cmp.Base, row, row.Base)
+		}
+		for j := range row.Candidates {
+			fill(row.Candidates[j].Variant, row, &row.Candidates[j].Cell)
+		}
+	}
 }
 
 // onSite refuses to send a venue's credentials anywhere but the venue.

@@ -156,8 +156,14 @@ venues:
 	if run.Worker == victim || run.Attempt != 2 {
 		t.Errorf("finished by %s on attempt %d; want the other worker, attempt 2", run.Worker, run.Attempt)
 	}
-	if res, err := st.Results(ctx, run.ID); err != nil || len(res) != 2 {
-		t.Errorf("results = %d, %v; want base and candidate", len(res), err)
+	res, err := st.Results(ctx, run.ID)
+	if err != nil || len(res) != 2 {
+		t.Fatalf("results = %d, %v; want base and candidate", len(res), err)
+	}
+	for _, r := range res {
+		if len(r.Samples) != 5 {
+			t.Errorf("%s %s: %d samples stored, want all 5 rounds", r.Variant, r.Benchmark, len(r.Samples))
+		}
 	}
 	waitFor(t, 20*time.Second, "the answer", func() bool {
 		gh.mu.Lock()
