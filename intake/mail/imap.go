@@ -27,7 +27,8 @@ type IMAP struct {
 // Source returns the mailbox as a Source.
 func (m IMAP) Source() Source { return m.Fetch }
 
-// Fetch returns the mails received since the given day.
+// Fetch returns the patch mails received since the given day (replies and
+// other mails are left on the server unread).
 func (m IMAP) Fetch(ctx context.Context, since time.Time) ([]*Message, error) {
 	opts := &imapclient.Options{TLSConfig: m.TLSConfig}
 	var c *imapclient.Client
@@ -60,6 +61,24 @@ func (m IMAP) Fetch(ctx context.Context, since time.Time) ([]*Message, error) {
 		return nil, fmt.Errorf("imap %s: search: %w", m.Addr, err)
 	}
 	uids := found.AllUIDs()
+	if len(uids) == 0 {
+		return nil, c.Logout().Wait()
+	}
+	// Subjects first: only patch mails are fetched whole, so that a busy
+	// list costs little per poll.
+	envs, err := c.Fetch(imap.UIDSetNum(uids...), &imap.FetchOptions{UID: true, Envelope: true}).Collect()
+	if err != nil {
+		return nil, fmt.Errorf("imap %s: fetch envelopes: %w", m.Addr, err)
+	}
+	uids = uids[:0]
+	for _, e := range envs {
+		if e.Envelope == nil {
+			continue
+		}
+		if _, ok := ParseSubject(e.Envelope.Subject); ok {
+			uids = append(uids, e.UID)
+		}
+	}
 	if len(uids) == 0 {
 		return nil, c.Logout().Wait()
 	}

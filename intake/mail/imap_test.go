@@ -43,6 +43,7 @@ func TestIMAPSource(t *testing.T) {
 	sendEmail(t, dir, "c@x", "", "[PATCH 0/2] Two", "cover\n", now)
 	sendEmail(t, dir, "p1@x", "c@x", "[PATCH 1/2] one", patchBody("a.go"), now.Add(time.Second))
 	sendEmail(t, dir, "p2@x", "c@x", "[PATCH 2/2] two", patchBody("b.go"), now.Add(2*time.Second))
+	sendEmail(t, dir, "r@x", "c@x", "Re: [PATCH 0/2] Two", "looks good\n", now.Add(3*time.Second))
 	files, _ := filepath.Glob(filepath.Join(dir, "new", "*"))
 	for _, f := range files {
 		data, _ := os.ReadFile(f)
@@ -58,6 +59,7 @@ func TestIMAPSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	series := Assemble(msgs)
+	// Four mails in the box; the reply is not fetched.
 	if len(msgs) != 3 || len(series) != 1 || series[0].Root != "c@x" || len(series[0].Patches) != 2 {
 		t.Fatalf("read %d mails, %d series: %+v", len(msgs), len(series), series)
 	}
