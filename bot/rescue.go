@@ -70,3 +70,19 @@ func (s *Service) rescueOnce(ctx context.Context) error {
 	}
 	return nil
 }
+
+// pruneLoop forgets old webhook delivery ids once an hour.
+func (s *Service) pruneLoop(ctx context.Context) {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		if _, err := s.st.PruneDeliveries(ctx, time.Now().Add(-7*24*time.Hour)); err != nil && ctx.Err() == nil {
+			s.log.Warn("prune deliveries", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

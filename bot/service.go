@@ -192,6 +192,7 @@ func (s *Service) Run(ctx context.Context) error {
 		if len(s.cfg.Schedules) > 0 {
 			goLoop(s.scheduleLoop)
 		}
+		goLoop(s.pruneLoop)
 		ln, err := net.Listen("tcp", s.cfg.Service.Listen)
 		if err != nil {
 			cancelLoops()

@@ -70,3 +70,13 @@ func (s *Store) SetScheduleLast(ctx context.Context, name string, t time.Time) e
 		ON CONFLICT (name) DO UPDATE SET last_at = excluded.last_at`, name, fmtTime(t))
 	return err
 }
+
+// PruneDeliveries forgets webhook deliveries received before t. GitHub
+// redelivers for a few days at most, so a week's ids are plenty.
+func (s *Store) PruneDeliveries(ctx context.Context, before time.Time) (int64, error) {
+	res, err := s.exec(ctx, `DELETE FROM deliveries WHERE received_at < ?`, fmtTime(before))
+	if err != nil {
+		return 0, fmt.Errorf("prune deliveries: %w", err)
+	}
+	return res.RowsAffected()
+}

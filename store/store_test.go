@@ -166,6 +166,12 @@ func TestPostsSeenTested(t *testing.T) {
 				t.Fatalf("tested %d: fresh = %v, %v; want %v", i, fresh, err, want)
 			}
 		}
+		if n, err := s.PruneDeliveries(ctx, time.Now().Add(time.Minute)); err != nil || n != 1 {
+			t.Errorf("pruned %d deliveries, %v; want 1", n, err)
+		}
+		if fresh, _ := s.SeeDelivery(ctx, "d-1"); !fresh {
+			t.Error("a pruned delivery id is still remembered")
+		}
 		if ok, _ := s.Tested(ctx, "jira", "STORE-1", "10002"); ok {
 			t.Error("untested attachment reported tested")
 		}
