@@ -45,6 +45,9 @@ type ServiceConfig struct {
 	// job is handed to another worker (default 2m).
 	Heartbeat  time.Duration `yaml:"heartbeat"`
 	StaleAfter time.Duration `yaml:"stale_after"`
+	// StopGrace is how long a stopping process lets a running job go on
+	// before cancelling it to be retried later (default 10s).
+	StopGrace time.Duration `yaml:"stop_grace"`
 	// MaxAttempts is how often a job is tried before it is given up
 	// (default 3).
 	MaxAttempts int `yaml:"max_attempts"`
@@ -191,6 +194,9 @@ func (c *Config) Defaults() {
 	}
 	if s.StaleAfter <= 0 {
 		s.StaleAfter = 8 * s.Heartbeat
+	}
+	if s.StopGrace <= 0 {
+		s.StopGrace = 10 * time.Second
 	}
 	if s.MaxAttempts <= 0 {
 		s.MaxAttempts = 3

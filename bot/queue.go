@@ -45,6 +45,7 @@ type Queue struct {
 	insertOpts func(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (id int64, duplicate bool, err error)
 	start      func(ctx context.Context) error
 	stop       func(ctx context.Context) error
+	cancel     func(ctx context.Context) error
 	close      func()
 }
 
@@ -118,6 +119,7 @@ func bind[TTx any](q *Queue, c *river.Client[TTx]) {
 	}
 	q.start = c.Start
 	q.stop = c.Stop
+	q.cancel = c.StopAndCancel
 }
 
 func migrateRiver(ctx context.Context, drv *riversqlite.Driver) error {
@@ -164,8 +166,17 @@ func (q *Queue) Enqueue(ctx context.Context, args river.JobArgs) (id int64, dupl
 // Start starts working the configured queues.
 func (q *Queue) Start(ctx context.Context) error { return q.start(ctx) }
 
-// Stop waits for running jobs to finish and stops.
-func (q *Queue) Stop(ctx context.Context) error { return q.stop(ctx) }
+// Stop waits for running jobs to finish and stops; when ctx ends first,
+// it cancels the running jobs (they are retried later) and stops.
+func (q *Queue) Stop(ctx context.Context) error {
+	err := q.stop(ctx)
+	if err != nil && ctx.Err() != nil {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		return q.cancel(cctx)
+	}
+	return err
+}
 
 // Close releases the queue's connections (after Stop).
 func (q *Queue) Close() { q.close() }

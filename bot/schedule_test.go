@@ -144,3 +144,39 @@ perfbot_job_duration_seconds_bucket{outcome="done",le="60"} 1
 		t.Errorf("exposition:\n%s", b.String())
 	}
 }
+
+// TestStopCancelsLongJob: stopping a process in the middle of a long job
+// cancels the job after a grace period instead of waiting for it.
+func TestStopCancelsLongJob(t *testing.T) {
+	cfg := testConfig("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
+	cfg.Service.StopGrace = time.Second
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	svc, err := Open(ctx, cfg, ModeServe, Deps{Poster: &recordingPoster{},
+		Benchmarker: &ExecBenchmarker{Argv: []string{"sleep", "600"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	done := make(chan error, 1)
+	go func() { done <- svc.Run(ctx) }()
+	if _, _, err := svc.Enqueue(ctx, JobSpec{Key: "long", Targets: []string{"mail:dev@example.org"}}); err != nil {
+		t.Fatal(err)
+	}
+	waitRun(t, svc.Store(), "long", 10*time.Second, "running", func(r store.Run) bool { return r.Status == store.StatusRunning })
+	start := time.Now()
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(40 * time.Second):
+		t.Fatal("Run did not return")
+	}
+	if took := time.Since(start); took < time.Second || took > 30*time.Second {
+		t.Errorf("stopping took %v", took)
+	}
+	var state string
+	svc.Store().DB().QueryRow(`SELECT state FROM river_job WHERE kind = 'perfbot_benchmark'`).Scan(&state)
+	if state != "retryable" && state != "available" {
+		t.Errorf("job state after stop = %q, want it queued for a retry", state)
+	}
+}

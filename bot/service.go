@@ -169,7 +169,9 @@ func (s *Service) Enqueue(ctx context.Context, job JobSpec) (id int64, duplicate
 // Run runs the process until ctx is cancelled: the queue's workers, the
 // heartbeat rescue, and for serve the HTTP server, pollers and schedules.
 func (s *Service) Run(ctx context.Context) error {
-	if err := s.q.Start(ctx); err != nil {
+	// The queue outlives ctx: stopping is done below, with a grace period
+	// for running jobs.
+	if err := s.q.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start queue: %w", err)
 	}
 	var wg sync.WaitGroup
@@ -217,14 +219,18 @@ func (s *Service) Run(ctx context.Context) error {
 	case runErr = <-errc:
 	}
 	s.log.Info("stopping")
-	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if srv != nil {
 		srv.Shutdown(stopCtx)
 	}
 	cancelLoops()
 	wg.Wait()
-	if err := s.q.Stop(stopCtx); err != nil && runErr == nil {
+	// A benchmark job may run for hours: give it a moment to finish, then
+	// cancel it (its commands are killed) and let it be retried later.
+	graceCtx, cancelGrace := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.Service.StopGrace)
+	defer cancelGrace()
+	if err := s.q.Stop(graceCtx); err != nil && runErr == nil {
 		runErr = err
 	}
 	return runErr
