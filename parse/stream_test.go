@@ -101,3 +101,33 @@ func TestStreamingBoundedMemory(t *testing.T) {
 		})
 	}
 }
+
+// TestCanceled checks that parsers stop when their context ends, also in
+// the middle of a large input.
+func TestCanceled(t *testing.T) {
+	ycsb := []byte("[READ], AverageLatency(us), 656.5\n")
+	jmhRec := []byte(`{"benchmark":"a","mode":"thrpt","primaryMetric":{"score":1.5,"scoreUnit":"ops/s","rawData":[[1.5]]}}`)
+	for _, tt := range []struct {
+		p Parser
+		r *repeatReader
+	}{
+		{YCSB{}, &repeatReader{chunk: ycsb, size: 64 << 20}},
+		{JMHJSON{}, &repeatReader{prefix: []byte("[\n"), chunk: jmhRec, sep: []byte(",\n"), suffix: []byte("]"), size: 64 << 20}},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		n := 0
+		err := tt.p.Parse(ctx, tt.r, "big", func(*bench.Result) error {
+			if n++; n == 1000 {
+				cancel()
+			}
+			return nil
+		})
+		cancel()
+		if err != context.Canceled {
+			t.Errorf("%s: err = %v after cancel, want context.Canceled", tt.p.Name(), err)
+		}
+		if tt.r.n > 16<<20 {
+			t.Errorf("%s read %d MiB after cancel", tt.p.Name(), tt.r.n>>20)
+		}
+	}
+}
