@@ -203,7 +203,7 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues post.Config, log *slog
 		}
 	}
 	if v.JIRA.Poll {
-		user, token, pat := or(venues.JIRA.User, envOr(v.JIRA.UserEnv, "JIRA_USER")), envOr(v.JIRA.TokenEnv, "JIRA_TOKEN"), envOr(venues.JIRA.PATEnv, "JIRA_PAT")
+		user, token, pat := nonEmptyOr(venues.JIRA.User, envOr(v.JIRA.UserEnv, "JIRA_USER")), envOr(v.JIRA.TokenEnv, "JIRA_TOKEN"), envOr(venues.JIRA.PATEnv, "JIRA_PAT")
 		c, err := jira.New(jira.Config{BaseURL: venues.JIRA.URL, User: user, Token: token, PAT: pat,
 			Deployment: jira.Deployment(v.JIRA.Deployment)})
 		if err != nil {
@@ -255,7 +255,7 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues post.Config, log *slog
 	return nil
 }
 
-func or(a, b string) string {
+func nonEmptyOr(a, b string) string {
 	if a != "" {
 		return a
 	}
