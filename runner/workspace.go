@@ -84,7 +84,8 @@ func isLocal(source string) bool {
 	return true
 }
 
-// sync creates the bare clone or fetches into it.
+// sync creates the bare clone or fetches into it. A remote's pull request
+// heads are fetched too, so "pull/123/head" resolves.
 func (w *Workspace) sync(ctx context.Context) error {
 	if _, err := os.Stat(filepath.Join(w.bare, "HEAD")); err != nil {
 		args := []string{"clone", "--bare", "--quiet"}
@@ -98,13 +99,21 @@ func (w *Workspace) sync(ctx context.Context) error {
 		if _, err := git(ctx, w.Dir, append(args, src, w.bare)...); err != nil {
 			return fmt.Errorf("clone %s: %w", w.Source, err)
 		}
-		return nil
+		if w.local != "" {
+			return nil
+		}
 	}
 	src := w.Source
 	if w.local != "" {
 		src = w.local
 	}
-	if _, err := git(ctx, w.bare, "fetch", "--quiet", "--force", "--prune", src, "+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"); err != nil {
+	refspecs := []string{"+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"}
+	if w.local == "" {
+		// Pull requests, from forks too, are reachable as pull/N/head
+		// on GitHub (merge-requests/N/head on GitLab).
+		refspecs = append(refspecs, "+refs/pull/*/head:refs/pull/*/head", "+refs/merge-requests/*/head:refs/merge-requests/*/head")
+	}
+	if _, err := git(ctx, w.bare, append([]string{"fetch", "--quiet", "--force", "--prune", src}, refspecs...)...); err != nil {
 		return fmt.Errorf("fetch %s: %w", w.Source, err)
 	}
 	return nil

@@ -61,3 +61,23 @@ func TestWorktreeReusedClean(t *testing.T) {
 		t.Error("an unknown ref resolved")
 	}
 }
+
+// TestRemotePullRefsResolve clones a repository by URL and resolves a pull
+// request head that no branch names, as GitHub serves them.
+func TestRemotePullRefsResolve(t *testing.T) {
+	r := gitrepo.New(t)
+	r.Commit("one", map[string]string{"a.txt": "one\n"})
+	pr := r.Commit("pr", map[string]string{"a.txt": "pr\n"})
+	r.Git("update-ref", "refs/pull/7/head", pr)
+	r.Git("reset", "-q", "--hard", "HEAD~1")
+	ctx := context.Background()
+	ws, err := OpenWorkspace(ctx, "file://"+r.Dir, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	sha, err := ws.Resolve(ctx, "pull/7/head")
+	if err != nil || sha != pr {
+		t.Fatalf("Resolve(pull/7/head) = %s, %v; want %s", sha, err, pr)
+	}
+}
