@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 
@@ -167,17 +168,80 @@ func (s *Suites) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// decodeStrict decodes n into v, rejecting unknown fields with their line.
+// decodeStrict decodes n into v, rejecting unknown fields with their own
+// line in the file.
 func decodeStrict(n *yaml.Node, v any) error {
-	out, err := yaml.Marshal(n)
-	if err != nil {
+	if err := checkKnownFields(n, reflect.TypeOf(v)); err != nil {
 		return err
 	}
-	dec := yaml.NewDecoder(strings.NewReader(string(out)))
-	dec.KnownFields(true)
-	if err := dec.Decode(v); err != nil {
-		// Re-decoding shifts lines; report against the node's start.
-		return fmt.Errorf("in the block starting at line %d: %w", n.Line, unwrapYAML(err))
+	if err := n.Decode(v); err != nil {
+		return unwrapYAML(err)
+	}
+	return nil
+}
+
+var unmarshalerType = reflect.TypeFor[yaml.Unmarshaler]()
+
+// checkKnownFields walks a YAML node alongside the Go type it decodes into
+// and reports the first mapping key that names no field, with its line.
+// Types that decode themselves are trusted to check their own keys.
+func checkKnownFields(n *yaml.Node, t reflect.Type) error {
+	for t.Kind() == reflect.Pointer {
+		if t.Implements(unmarshalerType) {
+			return nil
+		}
+		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(unmarshalerType) || n == nil {
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if n.Kind != yaml.MappingNode {
+			return nil
+		}
+		fields := map[string]reflect.Type{}
+		var names []string
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			if name == "-" || !f.IsExported() {
+				continue
+			}
+			if name == "" {
+				name = strings.ToLower(f.Name)
+			}
+			fields[name] = f.Type
+			names = append(names, name)
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			ft, ok := fields[k.Value]
+			if !ok {
+				return fmt.Errorf("line %d: unknown field %q (known: %s)", k.Line, k.Value, strings.Join(names, ", "))
+			}
+			if err := checkKnownFields(n.Content[i+1], ft); err != nil {
+				return err
+			}
+		}
+	case reflect.Map:
+		if n.Kind != yaml.MappingNode {
+			return nil
+		}
+		for i := 1; i < len(n.Content); i += 2 {
+			if err := checkKnownFields(n.Content[i], t.Elem()); err != nil {
+				return err
+			}
+		}
+	case reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			return nil
+		}
+		for _, e := range n.Content {
+			if err := checkKnownFields(e, t.Elem()); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
