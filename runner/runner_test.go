@@ -15,64 +15,13 @@ import (
 	"github.com/perfbot/perfbot/sandbox"
 )
 
-// workSource is a package whose Work loops n times; the patches below halve
-// n, which makes Work twice as fast.
-func workSource(n int) string {
-	return fmt.Sprintf(`package work
-
-var sink uint64
-
-// Work does a fixed amount of arithmetic.
-func Work() {
-	x := sink
-	for i := 0; i < %d; i++ {
-		x = x*6364136223846793005 + 1442695040888963407
-	}
-	sink = x
-}
-
-// Other is untouched by the patches.
-func Other() {
-	x := sink
-	for i := 0; i < 100000; i++ {
-		x = x*6364136223846793005 + 1
-	}
-	sink = x
-}
-`, n)
-}
-
-const workBench = `package work
-
-import "testing"
-
-func BenchmarkWork(b *testing.B) {
-	for i := 0; i < b.N; i++ {
-		Work()
-	}
-}
-
-func BenchmarkOther(b *testing.B) {
-	for i := 0; i < b.N; i++ {
-		Other()
-	}
-}
-`
-
 func newWorkRepo(t *testing.T, withBench bool) *gitrepo.Repo {
 	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go is not on PATH")
 	}
 	r := gitrepo.New(t)
-	files := map[string]string{
-		"go.mod":       "module example.org/work\n\ngo 1.22\n",
-		"work/work.go": workSource(200000),
-	}
-	if withBench {
-		files["work/work_test.go"] = workBench
-	}
-	r.Commit("work", files)
+	r.Commit("work", gitrepo.WorkModule(200000, withBench))
 	return r
 }
 
@@ -102,7 +51,7 @@ func medians(results []*bench.Result) map[string][]float64 {
 
 func TestRunPatchTwiceAsFast(t *testing.T) {
 	r := newWorkRepo(t, true)
-	patch := r.Patch("work: halve the loop", map[string]string{"work/work.go": workSource(100000)}, true)
+	patch := r.Patch("work: halve the loop", map[string]string{"work/work.go": gitrepo.WorkSource(100000)}, true)
 	out, err := Run(context.Background(), testOptions(t, r.Dir, Candidate{Name: "patch", Patch: patch}))
 	if err != nil {
 		t.Fatal(err)
@@ -135,8 +84,8 @@ func TestRunPatchTwiceAsFast(t *testing.T) {
 func TestRunPatchBringsItsOwnBenchmark(t *testing.T) {
 	r := newWorkRepo(t, false)
 	patch := r.Patch("work: faster, with a benchmark", map[string]string{
-		"work/work.go":      workSource(100000),
-		"work/work_test.go": workBench,
+		"work/work.go":      gitrepo.WorkSource(100000),
+		"work/work_test.go": gitrepo.WorkBench,
 	}, false)
 	out, err := Run(context.Background(), testOptions(t, r.Dir, Candidate{Name: "patch", Patch: patch}))
 	if err != nil {
@@ -153,9 +102,9 @@ func TestRunPatchBringsItsOwnBenchmark(t *testing.T) {
 
 func TestRunBrokenPatch(t *testing.T) {
 	r := newWorkRepo(t, true)
-	patch := r.Patch("x", map[string]string{"work/work.go": workSource(100000)}, false)
+	patch := r.Patch("x", map[string]string{"work/work.go": gitrepo.WorkSource(100000)}, false)
 	// Change the baseline so the patch's context no longer matches.
-	r.Commit("move on", map[string]string{"work/work.go": strings.ReplaceAll(workSource(300000), "x := sink", "y := sink\n\tx := y")})
+	r.Commit("move on", map[string]string{"work/work.go": strings.ReplaceAll(gitrepo.WorkSource(300000), "x := sink", "y := sink\n\tx := y")})
 	_, err := Run(context.Background(), testOptions(t, r.Dir, Candidate{Name: "patch", Patch: patch}))
 	var pe *PatchError
 	if !errors.As(err, &pe) {
@@ -168,7 +117,7 @@ func TestRunBrokenPatch(t *testing.T) {
 
 func TestRunBuildFailureOnOneSide(t *testing.T) {
 	r := newWorkRepo(t, true)
-	patch := r.Patch("break it", map[string]string{"work/work.go": workSource(100000) + "\nfunc broken() { undefined() }\n"}, true)
+	patch := r.Patch("break it", map[string]string{"work/work.go": gitrepo.WorkSource(100000) + "\nfunc broken() { undefined() }\n"}, true)
 	out, err := Run(context.Background(), testOptions(t, r.Dir, Candidate{Name: "patch", Patch: patch}))
 	if err != nil {
 		t.Fatal(err)
@@ -186,7 +135,7 @@ func TestRunBuildFailureOnOneSide(t *testing.T) {
 
 func TestRunBenchmarkPanics(t *testing.T) {
 	r := newWorkRepo(t, true)
-	patch := r.Patch("panic", map[string]string{"work/work_test.go": strings.Replace(workBench, "Other()\n", "Other()\n\t\tpanic(\"boom\")\n", 1)}, true)
+	patch := r.Patch("panic", map[string]string{"work/work_test.go": strings.Replace(gitrepo.WorkBench, "Other()\n", "Other()\n\t\tpanic(\"boom\")\n", 1)}, true)
 	out, err := Run(context.Background(), testOptions(t, r.Dir, Candidate{Name: "patch", Patch: patch}))
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,46 +12,6 @@ import (
 
 	"github.com/perfbot/perfbot/internal/gitrepo"
 )
-
-func loopSource(n int) string {
-	return fmt.Sprintf(`package work
-
-var sink uint64
-
-func Work() {
-	x := sink
-	for i := 0; i < %d; i++ {
-		x = x*6364136223846793005 + 1442695040888963407
-	}
-	sink = x
-}
-
-func Other() {
-	x := sink
-	for i := 0; i < 100000; i++ {
-		x = x*6364136223846793005 + 1
-	}
-	sink = x
-}
-`, n)
-}
-
-const loopBench = `package work
-
-import "testing"
-
-func BenchmarkWork(b *testing.B) {
-	for i := 0; i < b.N; i++ {
-		Work()
-	}
-}
-
-func BenchmarkOther(b *testing.B) {
-	for i := 0; i < b.N; i++ {
-		Other()
-	}
-}
-`
 
 // jsonReport is the part of --format json a script would read.
 type jsonReport struct {
@@ -87,12 +46,8 @@ func TestComparePatchTwiceAsFast(t *testing.T) {
 		t.Skip("go is not on PATH")
 	}
 	r := gitrepo.New(t)
-	r.Commit("work", map[string]string{
-		"go.mod":            "module example.org/work\n\ngo 1.22\n",
-		"work/work.go":      loopSource(200000),
-		"work/work_test.go": loopBench,
-	})
-	patch := r.Patch("work: halve the loop", map[string]string{"work/work.go": loopSource(100000)}, true)
+	r.Commit("work", gitrepo.WorkModule(200000, true))
+	patch := r.Patch("work: halve the loop", map[string]string{"work/work.go": gitrepo.WorkSource(100000)}, true)
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
 	err := run(context.Background(), []string{"compare", "--repo", r.Dir, "--base", "main", "--patch", patch,
@@ -149,9 +104,9 @@ func TestCompareBrokenPatchExits2(t *testing.T) {
 		t.Skip("go is not on PATH")
 	}
 	r := gitrepo.New(t)
-	r.Commit("work", map[string]string{"go.mod": "module example.org/work\n", "work/work.go": loopSource(10)})
-	patch := r.Patch("x", map[string]string{"work/work.go": loopSource(20)}, false)
-	r.Commit("diverge", map[string]string{"work/work.go": strings.Replace(loopSource(30), "x := sink", "y := sink\n\tx := y", 1)})
+	r.Commit("work", map[string]string{"go.mod": "module example.org/work\n", "work/work.go": gitrepo.WorkSource(10)})
+	patch := r.Patch("x", map[string]string{"work/work.go": gitrepo.WorkSource(20)}, false)
+	r.Commit("diverge", map[string]string{"work/work.go": strings.Replace(gitrepo.WorkSource(30), "x := sink", "y := sink\n\tx := y", 1)})
 	var stderr bytes.Buffer
 	err := run(context.Background(), []string{"compare", "--repo", r.Dir, "--patch", patch, "--cache-dir", t.TempDir(), "-q"}, &bytes.Buffer{}, &stderr)
 	if code := exitCode(err, &stderr); code != 2 {
@@ -167,8 +122,8 @@ func TestCompareNothingComparedExits1(t *testing.T) {
 		t.Skip("go is not on PATH")
 	}
 	r := gitrepo.New(t)
-	r.Commit("work", map[string]string{"go.mod": "module example.org/work\n", "work/work.go": loopSource(10) + "\nfunc broken() { undefined() }\n", "work/work_test.go": loopBench})
-	patch := r.Patch("still broken", map[string]string{"work/work.go": loopSource(20) + "\nfunc broken() { undefined() }\n"}, true)
+	r.Commit("work", map[string]string{"go.mod": "module example.org/work\n", "work/work.go": gitrepo.WorkSource(10) + "\nfunc broken() { undefined() }\n", "work/work_test.go": gitrepo.WorkBench})
+	patch := r.Patch("still broken", map[string]string{"work/work.go": gitrepo.WorkSource(20) + "\nfunc broken() { undefined() }\n"}, true)
 	var stdout, stderr bytes.Buffer
 	err := run(context.Background(), []string{"compare", "--repo", r.Dir, "--patch", patch, "--cache-dir", t.TempDir(), "-q"}, &stdout, &stderr)
 	if code := exitCode(err, &stderr); code != 1 {

@@ -153,11 +153,11 @@ func TestServeEndToEnd(t *testing.T) {
 	r := gitrepo.New(t)
 	r.Commit("work", map[string]string{
 		"go.mod":            "module example.org/work\n\ngo 1.22\n",
-		"work/work.go":      loopSource(200000),
-		"work/work_test.go": loopBench,
+		"work/work.go":      gitrepo.WorkSource(200000),
+		"work/work_test.go": gitrepo.WorkBench,
 	})
 	r.Git("checkout", "-q", "-b", "pull/12/head")
-	head := r.Commit("work: halve the loop", map[string]string{"work/work.go": loopSource(100000)})
+	head := r.Commit("work: halve the loop", map[string]string{"work/work.go": gitrepo.WorkSource(100000)})
 	r.Git("checkout", "-q", "main")
 
 	gh := &e2eGitHub{comments: map[int64]string{}, headSHA: head}
@@ -173,7 +173,7 @@ func TestServeEndToEnd(t *testing.T) {
 		os.MkdirAll(filepath.Join(maildir, sub), 0o755)
 	}
 	// A patch mailed to the list, as git send-email sends it.
-	patch := r.Patch("work: halve the loop", map[string]string{"work/work.go": loopSource(100000)}, true)
+	patch := r.Patch("work: halve the loop", map[string]string{"work/work.go": gitrepo.WorkSource(100000)}, true)
 	patchData, err := os.ReadFile(patch)
 	if err != nil {
 		t.Fatal(err)
