@@ -117,6 +117,12 @@ type Candidate struct {
 	MDEPct float64 `json:"mde_pct"`
 	// Significant is true when P < Alpha.
 	Significant bool `json:"significant"`
+	// NoiseThresholdPct is the noise threshold learned from History, when
+	// one was applied: changes smaller than it are called same (or noisy
+	// for an unstable benchmark).
+	NoiseThresholdPct *float64 `json:"noise_threshold_pct,omitempty"`
+	// NoiseHistory is how many past no-change comparisons it came from.
+	NoiseHistory int `json:"noise_history,omitempty"`
 }
 
 // Geomean is the geometric mean of each unit's centres over the benchmarks
@@ -185,6 +191,9 @@ type Provenance struct {
 	Tool string `json:"tool,omitempty"`
 	// Sandbox says how commands were isolated ("bubblewrap", "none").
 	Sandbox string `json:"sandbox,omitempty"`
+	// Seed seeded the random order of the rounds; the same seed gives
+	// the same order again.
+	Seed uint64 `json:"seed,omitempty"`
 }
 
 // Side is one variant: what code, under what settings.
@@ -217,4 +226,9 @@ type Suite struct {
 	Name     string   `json:"name"`
 	Commands []string `json:"commands"`
 	Rounds   int      `json:"rounds"`
+	// Warmup is the number of discarded rounds per side before them.
+	Warmup int `json:"warmup,omitempty"`
+	// Stopped says why adaptive sampling added no more rounds: "decided"
+	// (every benchmark decided), "max_count" or "budget".
+	Stopped string `json:"stopped,omitempty"`
 }

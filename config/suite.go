@@ -39,8 +39,21 @@ type Suite struct {
 	// "combined", or "file:PATH" (relative to Dir) for tools that write
 	// results to a file.
 	Output string `yaml:"output"`
-	// Count is how many rounds each side runs (default 10 for Go, 5 else).
+	// Count is how many rounds each side runs (default 10 for Go, 5 else);
+	// with adaptive sampling (MaxCount or Budget) it is the minimum.
 	Count int `yaml:"count"`
+	// Warmup is how many rounds per side run first and are discarded
+	// (default 1 for command suites, 0 for the go preset, whose test
+	// binary already runs each benchmark once before timing it).
+	Warmup *int `yaml:"warmup"`
+	// MaxCount turns on adaptive sampling: after Count rounds, rounds are
+	// added in balanced blocks while some benchmark is undecided, up to
+	// MaxCount rounds per side (0: no cap but Budget).
+	MaxCount int `yaml:"max_count"`
+	// Budget turns on adaptive sampling too: no block of rounds starts
+	// once the suite's rounds have taken this long, or when the next block
+	// would likely end after it.
+	Budget Duration `yaml:"budget"`
 	// Timeout bounds each command (default 10m).
 	Timeout Duration `yaml:"timeout"`
 	// BuildTimeout bounds the build (default 30m).
@@ -262,6 +275,15 @@ var placeholder = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_.-]*)\}`)
 var builtinPlaceholders = map[string]bool{"worktree": true, "variant": true, "round": true, "out": true, "port": true, "datadir": true}
 
 func (s *Suite) validate() error {
+	if s.Warmup != nil && *s.Warmup < 0 {
+		return fmt.Errorf("warmup must be 0 or more, not %d", *s.Warmup)
+	}
+	if s.MaxCount < 0 || (s.MaxCount > 0 && s.MaxCount < s.Count) {
+		return fmt.Errorf("max_count %d must be at least count (%d)", s.MaxCount, s.Count)
+	}
+	if s.Budget < 0 {
+		return fmt.Errorf("budget must be positive")
+	}
 	switch s.Preset {
 	case "go":
 		if s.Command != "" {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,6 +68,16 @@ type Options struct {
 	MaxOutput int64
 	// Progress receives one line per step; nil discards them.
 	Progress io.Writer
+	// Seed seeds the random, balanced order of each suite's rounds; 0
+	// picks one at random. The seed used is in the provenance.
+	Seed uint64
+	// Compare is how verdicts will be reached (alpha, method, history);
+	// adaptive sampling (a suite's max_count or budget) uses it to tell
+	// whether every benchmark is decided.
+	Compare compare.Options
+	// TargetPct is the largest change a "same" verdict may leave
+	// undetected for adaptive sampling to call it decided (default 5).
+	TargetPct float64
 }
 
 // Outcome is what a run measured.
@@ -121,6 +132,10 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	out.Provenance.Started = time.Now()
 	out.Provenance.Repo = opts.Repo
 	out.Provenance.Sandbox = opts.SandboxName
+	for opts.Seed == 0 {
+		opts.Seed = rand.Uint64()
+	}
+	out.Provenance.Seed = opts.Seed
 
 	ws, err := OpenWorkspace(ctx, opts.Repo, opts.CacheDir)
 	if err != nil {

@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -164,22 +163,6 @@ func keys(m map[string][]float64) []string {
 		ks = append(ks, k)
 	}
 	return ks
-}
-
-func TestSchedule(t *testing.T) {
-	got := schedule([]string{"A", "B"}, 4)
-	want := "[[A B] [B A] [B A] [A B]]"
-	if fmt.Sprint(got) != want {
-		t.Errorf("schedule = %v, want %s", got, want)
-	}
-	got = schedule([]string{"A", "B", "C"}, 6)
-	first := map[string]int{}
-	for _, r := range got {
-		first[r[0]]++
-	}
-	if len(first) != 3 {
-		t.Errorf("with three variants every one should lead some round: %v", got)
-	}
 }
 
 func TestMatchAny(t *testing.T) {

@@ -28,14 +28,34 @@ const (
 	defaultBuildTimeout = 30 * time.Minute
 )
 
-func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Options, progress io.Writer, out *Outcome) error {
-	count := suite.Count
-	if count == 0 {
-		count = 5
-		if suite.Preset == "go" {
-			count = 10
-		}
+// suiteCount is a suite's number of rounds per side (its minimum, with
+// adaptive sampling).
+func suiteCount(suite *config.Suite) int {
+	switch {
+	case suite.Count > 0:
+		return suite.Count
+	case suite.Preset == "go":
+		return 10
 	}
+	return 5
+}
+
+// suiteWarmup is a suite's number of discarded rounds per side: by default
+// one for command suites (caches, JIT compilers and servers settle in it),
+// none for the go preset, whose test binary already runs every benchmark
+// once before it times it.
+func suiteWarmup(suite *config.Suite) int {
+	switch {
+	case suite.Warmup != nil:
+		return max(*suite.Warmup, 0)
+	case suite.Preset == "go":
+		return 0
+	}
+	return 1
+}
+
+func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Options, progress io.Writer, out *Outcome) error {
+	count := suiteCount(suite)
 	var ready []*side
 	runners := map[string]suiteSide{}
 	var commands []string
@@ -75,7 +95,9 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 			ready = append(ready, s)
 		}
 	}
-	out.Provenance.Suites = append(out.Provenance.Suites, compare.Suite{Name: suite.Name, Commands: commands, Rounds: count})
+	warmup := suiteWarmup(suite)
+	out.Provenance.Suites = append(out.Provenance.Suites, compare.Suite{Name: suite.Name, Commands: commands, Rounds: count, Warmup: warmup})
+	prov := &out.Provenance.Suites[len(out.Provenance.Suites)-1]
 	ready, stop := startVariants(ctx, suite, ready, runs, opts, progress, out)
 	defer stop()
 	if len(ready) < 2 {
@@ -85,15 +107,23 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 	for _, s := range ready {
 		names = append(names, s.name)
 	}
-	for r, order := range schedule(names, count) {
+	rng := suiteRNG(opts.Seed, suite.Name)
+	// index numbers every round of the suite, warm-ups included, so that
+	// {round} never repeats.
+	index := 0
+	play := func(order []string, label string, keep bool) error {
 		for _, name := range order {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			fmt.Fprintf(progress, "perfbot: suite %s: round %d/%d: %s\n", suite.Name, r+1, count, name)
-			results, err := runners[name].round(ctx, r)
+			fmt.Fprintf(progress, "perfbot: suite %s: %s: %s\n", suite.Name, label, name)
+			results, err := runners[name].round(ctx, index)
 			if err != nil {
 				return err
+			}
+			if !keep {
+				out.Provenance.RunOrder = append(out.Provenance.RunOrder, name+"(warm-up)")
+				continue
 			}
 			for _, res := range results {
 				res.Variant = name
@@ -101,7 +131,35 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 			out.Results = append(out.Results, results...)
 			out.Provenance.RunOrder = append(out.Provenance.RunOrder, name)
 		}
+		index++
+		return nil
 	}
+	for w, order := range schedule(names, warmup, rng) {
+		if err := play(order, fmt.Sprintf("warm-up %d/%d", w+1, warmup), false); err != nil {
+			return err
+		}
+	}
+	first := len(out.Results)
+	ad := newAdaptive(suite, count, len(names), opts)
+	started := time.Now()
+	rounds, next := 0, count
+	for next > 0 {
+		for _, order := range schedule(names, next, rng) {
+			if err := play(order, fmt.Sprintf("round %d/%s", rounds+1, ad.of(rounds+next)), true); err != nil {
+				return err
+			}
+			rounds++
+		}
+		var why string
+		next, why = ad.more(rounds, time.Since(started), out.Results[first:], names)
+		if next > 0 {
+			fmt.Fprintf(progress, "perfbot: suite %s: %s; %d more round(s)\n", suite.Name, why, next)
+		} else if why != "" {
+			prov.Stopped = why
+			fmt.Fprintf(progress, "perfbot: suite %s: stopped after %d rounds: %s\n", suite.Name, rounds, why)
+		}
+	}
+	prov.Rounds = rounds
 	if w := perfStatWarning(suite, runners); w != "" {
 		out.Warnings = append(out.Warnings, w)
 	}
