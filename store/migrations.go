@@ -95,4 +95,17 @@ CREATE TABLE schedule_runs (
 	name TEXT PRIMARY KEY,
 	last_at TEXT NOT NULL
 )`},
+	{3, "noise", `
+CREATE TABLE noise (
+	id {{ID}},
+	host TEXT NOT NULL,
+	grp TEXT NOT NULL DEFAULT '',
+	benchmark TEXT NOT NULL,
+	params_json TEXT NOT NULL DEFAULT '{}',
+	metric TEXT NOT NULL DEFAULT '',
+	unit TEXT NOT NULL,
+	delta_pct {{REAL}} NOT NULL,
+	measured_at TEXT NOT NULL
+);
+CREATE INDEX noise_host ON noise (host, benchmark)`},
 }
