@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os/exec"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -33,6 +34,14 @@ func (childRunner) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result,
 	var stdout, stderr cappedBuffer
 	stdout.limit, stderr.limit = maxCommandOutput, 1<<20
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// The parent-death signal fires when the thread that forked the child
+	// exits, not the process. Go threads normally live as long as the
+	// process, but one whose goroutine exits while locked to it ends: keep
+	// the forking thread locked to this goroutine until the child has
+	// been waited for, so that no other goroutine runs on it (and could
+	// end it) while the child lives.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	start := time.Now()
 	err := cmd.Run()
 	res := &sandbox.Result{Stdout: stdout.buf.Bytes(), Stderr: stderr.buf.Bytes(), Duration: time.Since(start),

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"syscall"
 	"time"
 )
@@ -54,7 +55,13 @@ func runProcessGroup(ctx context.Context, spec Spec, argv []string, h *procHooks
 	stdout := &cappedBuffer{limit: limit}
 	stderr := &cappedBuffer{limit: limit}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Pdeathsig kills the command when the perfbot that started it dies,
+	// even by SIGKILL, so that no benchmark outlives a crashed worker.
+	// The kernel sends it when the parent *thread* exits, not the
+	// process: the thread that forks stays locked to this goroutine until
+	// the command has ended (see below), so the Go runtime can neither
+	// reuse it nor let it exit while the command runs.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	// A process that left the group (setsid) but holds the output pipes
 	// must not keep Wait waiting once the command itself has ended.
 	cmd.WaitDelay = waitDelay
@@ -73,6 +80,10 @@ func runProcessGroup(ctx context.Context, spec Spec, argv []string, h *procHooks
 		defer gateW.Close()
 		cmd.ExtraFiles = []*os.File{gateR}
 	}
+	// Every return below comes after the command has been waited for:
+	// only then may the forking thread go back to the runtime.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	start := time.Now()
 	err := cmd.Start()
 	if gateR != nil {

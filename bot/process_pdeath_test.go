@@ -1,0 +1,120 @@
+//go:build linux
+
+package bot
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/perfbot/perfbot/sandbox"
+)
+
+// pdeathEnv turns the test binary into one of the processes of
+// TestBenchmarkDiesWithWorker: "worker:DIR" runs a compare-like child
+// through childRunner, as a worker runs "perfbot compare"; "compare:DIR"
+// writes its pid to DIR/compare and runs a long benchmark command through
+// sandbox.Local, which writes its pid to DIR/bench.
+const pdeathEnv = "PERFBOT_TEST_PDEATH"
+
+// TestBenchmarkDiesWithWorker kills a worker with SIGKILL in the middle of
+// a job and checks that its "perfbot compare" child and that child's
+// benchmark command are both gone within two seconds.
+func TestBenchmarkDiesWithWorker(t *testing.T) {
+	self := []string{os.Args[0], "-test.run=^TestBenchmarkDiesWithWorker$", "-test.count=1"}
+	if mode := os.Getenv(pdeathEnv); mode != "" {
+		role, dir, _ := strings.Cut(mode, ":")
+		var err error
+		switch role {
+		case "worker":
+			_, err = childRunner{}.Run(context.Background(), sandbox.Spec{Argv: self,
+				Env: append(os.Environ(), pdeathEnv+"=compare:"+dir)})
+		case "compare":
+			if err = writePid(filepath.Join(dir, "compare"), os.Getpid()); err == nil {
+				_, err = sandbox.Local{}.Run(context.Background(), sandbox.Spec{
+					Argv: []string{"/bin/sh", "-c", `echo $$ >"$1.tmp" && mv "$1.tmp" "$1" && exec sleep 120`,
+						"sh", filepath.Join(dir, "bench")},
+					Env: []string{"PATH=" + os.Getenv("PATH")}, Timeout: 3 * time.Minute})
+			}
+		}
+		t.Fatalf("%s: the child ended while its parent lived: %v", role, err)
+	}
+	dir := t.TempDir()
+	worker := exec.Command(self[0], self[1:]...)
+	worker.Env = append(os.Environ(), pdeathEnv+"=worker:"+dir)
+	var out bytes.Buffer
+	worker.Stdout, worker.Stderr = &out, &out
+	if err := worker.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { worker.Process.Kill(); worker.Wait() }()
+	compare := readPid(t, filepath.Join(dir, "compare"), &out)
+	defer syscall.Kill(compare, syscall.SIGKILL) // should the test fail
+	bench := readPid(t, filepath.Join(dir, "bench"), &out)
+	defer syscall.Kill(bench, syscall.SIGKILL)
+
+	if err := worker.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	worker.Wait()
+	for _, p := range []struct {
+		name string
+		pid  int
+	}{{"compare child", compare}, {"benchmark command", bench}} {
+		if !goneWithin(p.pid, 2*time.Second) {
+			t.Errorf("%s %d still runs 2s after its worker was killed", p.name, p.pid)
+		}
+	}
+}
+
+func writePid(file string, pid int) error {
+	if err := os.WriteFile(file+".tmp", []byte(strconv.Itoa(pid)), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(file+".tmp", file)
+}
+
+// readPid waits up to 20 seconds for a process id in file.
+func readPid(t *testing.T, file string, log *bytes.Buffer) int {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if data, err := os.ReadFile(file); err == nil {
+			pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+			if err != nil {
+				t.Fatalf("%s: %q is not a process id", file, data)
+			}
+			return pid
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no process id in %s; worker output:\n%s", file, log)
+	return 0
+}
+
+// goneWithin reports whether process pid ends (or is a zombie that no
+// reaper collects, as in some containers) within d.
+func goneWithin(pid int, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for {
+		data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			return true
+		}
+		// "pid (comm) STATE ...": a zombie or dead process has ended.
+		if i := bytes.LastIndexByte(data, ')'); i > 0 && i+2 < len(data) && (data[i+2] == 'Z' || data[i+2] == 'X') {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
