@@ -32,6 +32,13 @@ type Policy struct {
 	// always needs AllowSenders. Use Default, not the zero Policy, as the
 	// starting point.
 	RequireWrite bool
+	// ListedOnly, when true, lets only the users in AllowUsers start runs
+	// on GitHub: permission on the repository admits no one.
+	ListedOnly bool
+	// AnyTrackerUser, when true, lets every JIRA and Review Board user
+	// start runs, as Apache Yetus tests every patch attached to an issue
+	// in "Patch Available"; the sandbox is then the only defence.
+	AnyTrackerUser bool
 }
 
 // Default is the policy perfbot uses when the configuration names no one:
@@ -79,6 +86,9 @@ func (p Policy) GitHub(login, permission string) Decision {
 	if p.listed(GitHub, login) {
 		return allow(fmt.Sprintf("GitHub user %s is listed in the trigger allow list", login))
 	}
+	if p.ListedOnly {
+		return refuse(fmt.Sprintf("GitHub user %s is not in the trigger allow list, the only way to start runs", login), githubRefusal(login))
+	}
 	perm := strings.ToLower(strings.TrimSpace(permission))
 	rank, known := permRank[perm]
 	switch {
@@ -92,6 +102,14 @@ func (p Policy) GitHub(login, permission string) Decision {
 	return refuse(fmt.Sprintf("GitHub user %s has only %s permission", login, perm), githubRefusal(login))
 }
 
+// NeedsPermission reports whether GitHub needs GitHub user login's
+// permission on the repository: false when the policy decides without it,
+// so that the venue can skip the API call.
+func (p Policy) NeedsPermission(login string) bool {
+	login = strings.TrimPrefix(strings.TrimSpace(login), "@")
+	return login != "" && p.RequireWrite && !p.ListedOnly && !p.listed(GitHub, login)
+}
+
 // Tracker decides whether user of a JIRA or Review Board server (venue
 // JIRA or ReviewBoard) may start a run.
 func (p Policy) Tracker(venue, user string) Decision {
@@ -103,7 +121,7 @@ func (p Policy) Tracker(venue, user string) Decision {
 	if p.listed(venue, user) {
 		return allow(fmt.Sprintf("%s user %s is listed in the trigger allow list", name, user))
 	}
-	if !p.RequireWrite {
+	if !p.RequireWrite || p.AnyTrackerUser {
 		return allow(fmt.Sprintf("%s user %s may start runs: the allow list is not required", name, user))
 	}
 	return refuse(fmt.Sprintf("%s user %s is not in the trigger allow list", name, user), trackerRefusal(user))

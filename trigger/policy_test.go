@@ -29,6 +29,9 @@ func TestGitHub(t *testing.T) {
 		{"empty", strict, "", "admin", false, "no GitHub user"},
 		{"default policy", Default(), "bob", "read", false, "only read"},
 		{"open", open, "mallory", "none", true, "not required"},
+		{"listed only, listed", Policy{AllowUsers: []string{"carol"}, RequireWrite: true, ListedOnly: true}, "carol", "", true, "allow list"},
+		{"listed only, admin", Policy{AllowUsers: []string{"carol"}, RequireWrite: true, ListedOnly: true}, "alice", "admin", false, "the only way"},
+		{"listed only wins over open", Policy{ListedOnly: true}, "mallory", "admin", false, "not in the trigger allow list"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -49,6 +52,26 @@ func TestGitHub(t *testing.T) {
 	}
 }
 
+func TestNeedsPermission(t *testing.T) {
+	tests := []struct {
+		name   string
+		policy Policy
+		login  string
+		want   bool
+	}{
+		{"default", Default(), "alice", true},
+		{"listed", Policy{AllowUsers: []string{"github:alice"}, RequireWrite: true}, "@Alice", false},
+		{"listed only", Policy{RequireWrite: true, ListedOnly: true}, "alice", false},
+		{"open", Policy{}, "alice", false},
+		{"no user", Default(), " ", false},
+	}
+	for _, tt := range tests {
+		if got := tt.policy.NeedsPermission(tt.login); got != tt.want {
+			t.Errorf("%s: NeedsPermission(%q) = %v, want %v", tt.name, tt.login, got, tt.want)
+		}
+	}
+}
+
 func TestTracker(t *testing.T) {
 	strict := Policy{AllowUsers: []string{"alice", "reviewboard:bob"}, RequireWrite: true}
 	tests := []struct {
@@ -63,6 +86,8 @@ func TestTracker(t *testing.T) {
 		{"stranger", ReviewBoard, "mallory", strict, false, "not in"},
 		{"empty", JIRA, " ", strict, false, "no JIRA user"},
 		{"open", JIRA, "mallory", Policy{}, true, "not required"},
+		{"any tracker user", ReviewBoard, "mallory", Policy{RequireWrite: true, AnyTrackerUser: true}, true, "not required"},
+		{"any tracker user, still needs a name", JIRA, "", Policy{RequireWrite: true, AnyTrackerUser: true}, false, "no JIRA user"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
