@@ -70,14 +70,26 @@ type StoreConfig struct {
 	URLEnv string `yaml:"url_env"`
 }
 
-// Triggers says who may start runs.
+// Triggers says who may start runs of unmerged patches (see Policy).
 type Triggers struct {
-	// Allow lists user names who may always start a run. The word
-	// "committers" (the default) admits anyone with write, maintain or
-	// admin permission on the GitHub repository.
+	// Allow lists GitHub users who may always start a run ("alice", or
+	// "github:alice"; "jira:bob" and "reviewboard:carol" name users of
+	// those venues). The word "committers" (the default) admits anyone
+	// with write, maintain or admin permission on the GitHub repository;
+	// without it only the listed users may.
 	Allow []string `yaml:"allow"`
 	// Command is the comment command word (default "/perfbot").
 	Command string `yaml:"command"`
+	// Senders are the mail senders whose list patches are run: addresses
+	// ("dev@example.org") or whole domains ("@example.org"). Empty (the
+	// default): no mailed patch is run; each gets a polite reply.
+	Senders []string `yaml:"senders"`
+	// TrackerUsers are the JIRA and Review Board users whose patches are
+	// run: the attachment's author, the review request's submitter ("bob"
+	// on both venues, or "jira:bob", "reviewboard:bob"). "*" runs every
+	// new patch, as Apache Yetus does. Polling JIRA or Review Board needs
+	// at least one entry.
+	TrackerUsers []string `yaml:"tracker_users"`
 }
 
 // Schedule is one cron entry: a nightly run of suites on a branch, or a
@@ -249,6 +261,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Service.StaleAfter <= c.Service.Heartbeat {
 		return fmt.Errorf("service.stale_after (%v) must be longer than service.heartbeat (%v)", c.Service.StaleAfter, c.Service.Heartbeat)
+	}
+	if err := c.Triggers.validate(c.Venues.JIRA.Poll, c.Venues.ReviewBoard.Poll); err != nil {
+		return err
 	}
 	for i, s := range c.Schedules {
 		if _, err := ParseCron(s.Cron); err != nil {

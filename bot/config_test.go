@@ -15,6 +15,7 @@ service:
   job_timeout: 45m
   heartbeat: 5s
 store: {driver: postgres, url: "postgres://perfbot@db/perfbot"}
+triggers: {tracker_users: [alice]}
 schedules:
   - {cron: "0 3 * * *", run: [wal], on: main, post: [mail]}
   - {cron: "0 8 * * 1", digest: weekly, post: [mail]}
@@ -49,6 +50,15 @@ func TestDecodeErrors(t *testing.T) {
 		{"service: {job_timeout: forever}", "config.yaml"},
 		{"service:\n  listen: x\n  heartbeet: 5s\n", "config.yaml:3: service.heartbeet: unknown key (known: "},
 		{"schedules:\n  - {cron: \"0 3 * * *\", run: [x], post: [mail], when: now}\n", "config.yaml:2: schedules[0].when: unknown key"},
+		{"triggers:\n  allow: [committers]\n  sender: [dev@example.org]\n", "config.yaml:3: triggers.sender: unknown key (known: allow, command, senders, tracker_users)"},
+		{"venues: {jira: {poll: true}}", "venues.jira.poll is on but triggers.tracker_users names no jira user"},
+		{"venues: {reviewboard: {poll: true}}\ntriggers: {tracker_users: [jira:bob]}", "venues.reviewboard.poll is on"},
+		{"triggers: {senders: [Dev <dev@example.org>]}", "triggers.senders[0]"},
+		{"triggers: {senders: [\"@\"]}", "want a domain"},
+		{"triggers: {allow: [\"*\"]}", "triggers.allow[0]"},
+		{"triggers: {allow: [gitlab:alice]}", `venue "gitlab"`},
+		{"triggers: {tracker_users: [github:alice]}", "want one of jira, reviewboard"},
+		{"triggers: {tracker_users: [\"jira:\"]}", "names no user"},
 	}
 	for _, tt := range tests {
 		_, err := Decode([]byte(tt.yaml), "config.yaml")

@@ -126,6 +126,11 @@ func (s *Service) Metrics() *Metrics { return s.metrics }
 // Logger is the service's logger.
 func (s *Service) Logger() *slog.Logger { return s.log }
 
+// Poster posts the service's answers; intakes answer refused requests
+// through it too, so that a refusal takes the same path (and, in mail, the
+// same thread) as a result would.
+func (s *Service) Poster() Poster { return s.deps.Poster }
+
 // Config is the service's configuration.
 func (s *Service) Config() *Config { return s.cfg }
 
