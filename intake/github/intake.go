@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/perfbot/perfbot/bot"
+	"github.com/perfbot/perfbot/trigger"
 )
 
 // Enqueuer queues benchmark jobs; *bot.Service is one.
@@ -36,8 +36,12 @@ type Intake struct {
 	Secret []byte
 	// Repo, when set, is the only repository ("owner/name") accepted.
 	Repo string
+	// Policy decides who may start runs (see bot.Triggers.Policy). When
+	// nil, the policy of Allow is used.
+	Policy *trigger.Policy
 	// Allow lists users who may start runs; "committers" admits anyone
-	// with write, maintain or admin permission.
+	// with write, maintain or admin permission. It is read only when
+	// Policy is nil.
 	Allow []string
 	// Command is the command word (default "/perfbot").
 	Command string
@@ -98,16 +102,17 @@ func (in *Intake) HandleComment(ctx context.Context, repo string, issue Issue, c
 		return Ignored, in.Client.Reply(ctx, repo, issue.Number, fmt.Sprintf(
 			"@%s perfbot benchmarks pull requests; this is an issue, so there is nothing to run.", c.User.Login))
 	}
-	allowed, err := in.allowed(ctx, repo, c.User.Login)
+	d, err := in.decide(ctx, repo, c.User.Login)
 	if err != nil {
 		return "", err
 	}
-	if !allowed {
-		log.Info("run refused: no write permission")
-		return Refused, in.Client.Reply(ctx, repo, issue.Number, fmt.Sprintf(
-			"Thank you for your interest, @%s. Benchmark runs can be started by people with write access to "+
-				"this repository; please ask a maintainer to comment `%s run` on this pull request.", c.User.Login, word))
+	if !d.Allowed {
+		log.Info("run refused", "reason", d.Reason)
+		in.count("perfbot_trigger_decisions_total", "venue", trigger.GitHub, "decision", "refused")
+		return Refused, in.Client.Reply(ctx, repo, issue.Number, d.Refusal)
 	}
+	log.Info("run allowed", "reason", d.Reason)
+	in.count("perfbot_trigger_decisions_total", "venue", trigger.GitHub, "decision", "allowed")
 	if perr != nil {
 		return Invalid, in.Client.Reply(ctx, repo, issue.Number, fmt.Sprintf("@%s %s", c.User.Login, perr))
 	}
@@ -134,27 +139,30 @@ func (in *Intake) HandleComment(ctx context.Context, repo string, issue Issue, c
 	return Queued, nil
 }
 
-// allowed reports whether user may start runs on repo.
-func (in *Intake) allowed(ctx context.Context, repo, user string) (bool, error) {
+// policy is the trigger policy in force.
+func (in *Intake) policy() trigger.Policy {
+	if in.Policy != nil {
+		return *in.Policy
+	}
 	allow := in.Allow
 	if len(allow) == 0 {
-		allow = []string{"committers"}
+		allow = []string{bot.Committers}
 	}
-	if slices.ContainsFunc(allow, func(a string) bool { return strings.EqualFold(a, user) }) {
-		return true, nil
+	return bot.Triggers{Allow: allow}.Policy()
+}
+
+// decide asks the policy whether user may start runs on repo, looking the
+// user's permission up only when the policy needs it.
+func (in *Intake) decide(ctx context.Context, repo, user string) (trigger.Decision, error) {
+	p := in.policy()
+	perm := ""
+	if p.NeedsPermission(user) {
+		var err error
+		if perm, err = in.Client.Permission(ctx, repo, user); err != nil {
+			return trigger.Decision{}, fmt.Errorf("permission of %s on %s: %w", user, repo, err)
+		}
 	}
-	if !slices.Contains(allow, "committers") {
-		return false, nil
-	}
-	perm, err := in.Client.Permission(ctx, repo, user)
-	if err != nil {
-		return false, fmt.Errorf("permission of %s on %s: %w", user, repo, err)
-	}
-	switch perm {
-	case "admin", "maintain", "write":
-		return true, nil
-	}
-	return false, nil
+	return p.GitHub(user, perm), nil
 }
 
 // Poll handles the comments made since the last poll, for installations

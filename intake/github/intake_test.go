@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -309,5 +310,52 @@ func TestParseCommand(t *testing.T) {
 		if strings.Join(cmd.Suites, ",") != strings.Join(tt.suites, ",") || cmd.Base != tt.base {
 			t.Errorf("ParseCommand(%q) = %+v", tt.body, cmd)
 		}
+	}
+}
+
+// TestTriggerPolicy checks that the intake follows the trigger policy it
+// is given, logs every decision with its reason, and answers a refusal
+// with the policy's polite text.
+func TestTriggerPolicy(t *testing.T) {
+	pr := Issue{Number: 9, Title: "t", PullRequest: &struct {
+		URL string `json:"url"`
+	}{URL: "x"}}
+	tests := []struct {
+		name     string
+		triggers bot.Triggers
+		user     string
+		want     Outcome
+		log      string
+	}{
+		{"committer", bot.Triggers{Allow: []string{"committers"}}, "writer", Queued, "writer has write permission"},
+		{"reader", bot.Triggers{Allow: []string{"committers"}}, "drive-by", Refused, "drive-by has only read permission"},
+		{"listed", bot.Triggers{Allow: []string{"release-bot"}}, "release-bot", Queued, "release-bot is listed"},
+		{"names only: a writer is not enough", bot.Triggers{Allow: []string{"release-bot"}}, "writer", Refused, "the only way to start runs"},
+		{"a JIRA name is not a GitHub login", bot.Triggers{Allow: []string{"committers", "jira:drive-by"}}, "drive-by", Refused, "only read"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			var logs bytes.Buffer
+			p := tt.triggers.Policy()
+			f.intake.Policy = &p
+			f.intake.Log = slog.New(slog.NewTextHandler(&logs, nil))
+			got, err := f.intake.HandleComment(context.Background(), "acme/store", pr,
+				Comment{ID: int64(500 + i), Body: "/perfbot run", User: User{Login: tt.user}})
+			if err != nil || got != tt.want {
+				t.Fatalf("outcome %q, %v; want %q", got, err, tt.want)
+			}
+			if !strings.Contains(logs.String(), tt.log) || !strings.Contains(logs.String(), "run "+map[Outcome]string{Queued: "allowed", Refused: "refused"}[tt.want]) {
+				t.Errorf("log does not record the decision %q:\n%s", tt.log, logs.String())
+			}
+			_, replies := f.fake.snapshot()
+			if tt.want == Refused {
+				if f.queue.new != 0 || len(replies) != 1 || !strings.Contains(replies[0], "Thank you for the request, @"+tt.user) {
+					t.Errorf("queued %d, replies %q; want nothing queued and one polite refusal", f.queue.new, replies)
+				}
+			} else if f.queue.new != 1 || len(replies) != 0 {
+				t.Errorf("queued %d, replies %q; want one job and no reply", f.queue.new, replies)
+			}
+		})
 	}
 }
