@@ -70,7 +70,7 @@ func TestComparePatchTwiceAsFast(t *testing.T) {
 			found++
 			// Half the work is -50%; a loaded machine (CI shares its two
 			// cores) stretches single rounds, so allow a band around it.
-			if cand.Verdict != "better" || cand.DeltaPct > -35 || cand.DeltaPct < -65 {
+			if cand.Verdict != "better" || cand.DeltaPct > -30 || cand.DeltaPct < -70 {
 				t.Errorf("Work: verdict %s, delta %.1f%%; want better near -50%%", cand.Verdict, cand.DeltaPct)
 			}
 		case strings.HasPrefix(c.Benchmark, "Other"):
