@@ -122,6 +122,13 @@ func judge(base *Cell, cand *Candidate, better bench.Direction, opts Options, no
 	// MDEPct is +Inf when no change could have been detected, such as
 	// Mann-Whitney with 3 samples a side (its smallest p-value is 0.1);
 	// report's JSON writes it as null.
+	if sameConstant(base, &cand.Cell) {
+		// Every sample on both sides is one and the same value (0 failed
+		// transactions, 0 allocations): nothing changed, and no spread
+		// could hide a change.
+		cand.MDEPct, cand.Significant, cand.Verdict = 0, false, Same
+		return
+	}
 	m := mde(base, cand, opts)
 	cand.MDEPct = m
 	cand.Significant = !math.IsNaN(cand.P) && cand.P <= cand.Alpha
@@ -254,4 +261,21 @@ func Decided(c *Candidate, targetPct float64) bool {
 		return c.MDEPct <= targetPct
 	}
 	return false
+}
+
+// sameConstant reports whether both cells hold samples that are all one
+// and the same value.
+func sameConstant(a, b *Cell) bool {
+	if len(a.Samples) == 0 || len(b.Samples) == 0 {
+		return false
+	}
+	v := a.Samples[0]
+	for _, c := range [][]float64{a.Samples, b.Samples} {
+		for _, x := range c {
+			if x != v {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -151,3 +151,20 @@ func TestDecided(t *testing.T) {
 		}
 	}
 }
+
+// TestConstantEqualIsSame: zero against zero is no change, not noise.
+func TestConstantEqualIsSame(t *testing.T) {
+	var rs []*bench.Result
+	for _, v := range []string{"base", "cand"} {
+		for i := 0; i < 6; i++ {
+			rs = append(rs, &bench.Result{Benchmark: "failed", Unit: "count", Samples: []float64{0}, Variant: v})
+		}
+	}
+	cmp, err := Compare(rs, Options{Base: "base", Candidates: []string{"cand"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cmp.Rows[0].Candidates[0].Verdict; got != Same {
+		t.Errorf("verdict %s, want same", got)
+	}
+}
