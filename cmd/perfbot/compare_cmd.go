@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
@@ -38,6 +39,12 @@ type compareFlags struct {
 	method    string
 	posts     multiFlag
 	key       string
+	maxCount  int
+	budget    time.Duration
+	seed      uint64
+	db        string
+	dbEnv     string
+	driver    string
 	// cfg is the loaded config file, if any.
 	cfg *config.Config
 	// sandboxWarning is said in the report when runs are not sandboxed.
@@ -65,6 +72,12 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.Float64Var(&f.alpha, "alpha", 0.05, "significance level")
 	fs.StringVar(&f.method, "method", "perfbot", "verdict method: perfbot or benchstat")
 	fs.Var(&f.posts, "post", "post the report: github:OWNER/REPO#N, jira:KEY-123, reviewboard:ID or mail:ADDRESS[,ADDRESS] (repeatable)")
+	fs.IntVar(&f.maxCount, "max-count", 0, "adaptive sampling: add rounds while a benchmark is undecided, up to this many per side")
+	fs.DurationVar(&f.budget, "budget", 0, "adaptive sampling: add rounds while a benchmark is undecided, for at most this long per suite")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed of the rounds' random order, to repeat a run's order (default: random; the report's provenance names it)")
+	fs.StringVar(&f.db, "db", "", "history database whose noise thresholds (perfbot calibrate) the verdicts apply: a SQLite file or a postgres:// URL")
+	fs.StringVar(&f.dbEnv, "db-env", "", "environment variable holding --db, to keep a database password off the command line")
+	fs.StringVar(&f.driver, "driver", "", "store driver of --db: sqlite or postgres (default: from --db)")
 	fs.StringVar(&f.key, "key", "", "stable key of the answer, so a rerun edits it (default: derived from the --post targets and suites)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: perfbot compare [flags] --base REF (--patch FILE | --head REF)...\n")
@@ -95,6 +108,15 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if !f.quiet {
 		opts.Progress = stderr
 	}
+	cmpOpts := compare.Options{Alpha: f.alpha, Verdicts: compare.VerdictOptions{Method: method}}
+	noise, err := f.noiseHistory(ctx)
+	if err != nil {
+		return err
+	}
+	if noise != nil {
+		cmpOpts.Verdicts.History = noise.lookup
+	}
+	opts.Compare, opts.Seed = cmpOpts, f.seed
 	outcome, err := runner.Run(ctx, opts)
 	if err != nil {
 		var pe *runner.PatchError
@@ -103,10 +125,8 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		return err
 	}
-	cmp, err := compare.Compare(outcome.Results, compare.Options{
-		Base: outcome.Variants[0], Candidates: outcome.Variants[1:], Alpha: f.alpha,
-		Verdicts: compare.VerdictOptions{Method: method},
-	})
+	cmpOpts.Base, cmpOpts.Candidates = outcome.Variants[0], outcome.Variants[1:]
+	cmp, err := compare.Compare(outcome.Results, cmpOpts)
 	if err != nil {
 		if len(outcome.Results) > 0 {
 			return err
@@ -119,6 +139,9 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		cmp.Warnings = append(cmp.Warnings, f.sandboxWarning)
 	}
 	cmp.Warnings = append(cmp.Warnings, outcome.Warnings...)
+	if method == compare.MethodPerfbot {
+		noise.annotate(cmp)
+	}
 	cmp.Provenance = outcome.Provenance
 	cmp.Provenance.Tool = version
 	if err := emit(cmp, f.format, f.out, stdout); err != nil {
@@ -252,6 +275,12 @@ func (f *compareFlags) selectSuites(cfg *config.Config) ([]config.Suite, error) 
 		s := &suites[i]
 		if f.count > 0 {
 			s.Count = f.count
+		}
+		if f.maxCount > 0 {
+			s.MaxCount = f.maxCount
+		}
+		if f.budget > 0 {
+			s.Budget = config.Duration(f.budget)
 		}
 		if s.Preset != "go" {
 			continue

@@ -29,15 +29,16 @@ type command func(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 func commands() map[string]command {
 	return map[string]command{
-		"compare": compareCmd,
-		"report":  reportCmd,
-		"parse":   parseCmd,
-		"config":  configCmd,
-		"version": versionCmd,
-		"history": historyCmd,
-		"serve":   serveCmd,
-		"worker":  workerCmd,
-		"digest":  digestCmd,
+		"compare":   compareCmd,
+		"report":    reportCmd,
+		"parse":     parseCmd,
+		"config":    configCmd,
+		"version":   versionCmd,
+		"history":   historyCmd,
+		"calibrate": calibrateCmd,
+		"serve":     serveCmd,
+		"worker":    workerCmd,
+		"digest":    digestCmd,
 	}
 }
 
