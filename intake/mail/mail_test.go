@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/trigger"
 )
 
 func TestParseSubject(t *testing.T) {
@@ -41,9 +42,15 @@ func TestParseSubject(t *testing.T) {
 // maildir's new folder.
 func sendEmail(t *testing.T, dir, id, inReplyTo, subject, body string, at time.Time) {
 	t.Helper()
+	sendEmailFrom(t, dir, "Dev Eloper <dev@example.org>", id, inReplyTo, subject, body, at)
+}
+
+// sendEmailFrom is sendEmail with the sender from.
+func sendEmailFrom(t *testing.T, dir, from, id, inReplyTo, subject, body string, at time.Time) {
+	t.Helper()
 	var h strings.Builder
 	fmt.Fprintf(&h, "Return-Path: <dev@example.org>\r\n")
-	fmt.Fprintf(&h, "From: Dev Eloper <dev@example.org>\r\n")
+	fmt.Fprintf(&h, "From: %s\r\n", from)
 	fmt.Fprintf(&h, "To: store-dev@lists.example.org\r\n")
 	fmt.Fprintf(&h, "Subject: %s\r\n", subject)
 	fmt.Fprintf(&h, "Date: %s\r\n", at.Format(time.RFC1123Z))
@@ -90,7 +97,8 @@ func TestPollAssemblesSeries(t *testing.T) {
 	sendEmail(t, dir, "lone@example.org", "", "[PATCH] docs: fix typo", patchBody("README"), now.Add(4*time.Second))
 
 	q := &fakeQueue{}
-	p := &Poller{Source: MaildirSource(dir), Queue: q, Tested: st, List: "store-dev@lists.example.org"}
+	p := &Poller{Source: MaildirSource(dir), Queue: q, Tested: st, List: "store-dev@lists.example.org",
+		Policy: trigger.Policy{AllowSenders: []string{"dev@example.org"}}}
 	ctx := context.Background()
 	if n, err := p.Poll(ctx); err != nil || n != 1 {
 		t.Fatalf("first poll queued %d, %v; want 1 (the lone patch; the series lacks 3/3)", n, err)
