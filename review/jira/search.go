@@ -25,6 +25,9 @@ type Attachment struct {
 	Size     int64
 	Created  time.Time
 	Content  string // download URL
+	// Author is who attached the file: the user name on Server and Data
+	// Center, the account ID on Cloud (which hides user names).
+	Author string
 }
 
 // timeLayout is how JIRA writes times: 2026-11-30T09:00:00.000+0000.
@@ -42,6 +45,10 @@ type apiIssue struct {
 			Size     int64  `json:"size"`
 			Created  string `json:"created"`
 			Content  string `json:"content"`
+			Author   struct {
+				Name      string `json:"name"`
+				AccountID string `json:"accountId"`
+			} `json:"author"`
 		} `json:"attachment"`
 	} `json:"fields"`
 }
@@ -51,7 +58,8 @@ func (a apiIssue) issue() Issue {
 	is.Updated, _ = time.Parse(timeLayout, a.Fields.Updated)
 	for _, f := range a.Fields.Attachment {
 		t, _ := time.Parse(timeLayout, f.Created)
-		is.Attachments = append(is.Attachments, Attachment{ID: f.ID, Filename: f.Filename, MimeType: f.MimeType, Size: f.Size, Created: t, Content: f.Content})
+		is.Attachments = append(is.Attachments, Attachment{ID: f.ID, Filename: f.Filename, MimeType: f.MimeType, Size: f.Size, Created: t, Content: f.Content,
+			Author: nonEmpty(f.Author.Name, f.Author.AccountID)})
 	}
 	return is
 }
@@ -142,4 +150,12 @@ func clip(is []Issue, max int) []Issue {
 		return is[:max]
 	}
 	return is
+}
+
+// nonEmpty returns a, or b when a is empty.
+func nonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
