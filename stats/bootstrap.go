@@ -60,6 +60,12 @@ func GeomeanRatio(pairs []RatioPair, iterations int, confidence float64, rng *ra
 	// bootstrap's cost linear in benchmarks + iterations instead of their
 	// product (10,000 benchmarks × 2,000 iterations would otherwise resample
 	// 20 million sample sets).
+	// Over many benchmarks the geomean's sampling distribution is narrow
+	// and smooth, and fewer outer draws describe it as well: cap the
+	// outer work at bootstrapWork draws, keeping at least 500 iterations.
+	if len(pairs)*iterations > bootstrapWork {
+		iterations = max(500, bootstrapWork/len(pairs))
+	}
 	poolSize := min(iterations, bootstrapPool)
 	pools := make([][]float64, len(pairs))
 	var counts []int
@@ -97,6 +103,9 @@ func GeomeanRatio(pairs []RatioPair, iterations int, confidence float64, rng *ra
 // bootstrapPool is how many inner resamples GeomeanRatio draws per
 // benchmark.
 const bootstrapPool = 256
+
+// bootstrapWork bounds GeomeanRatio's outer draws (iterations × benchmarks).
+const bootstrapWork = 5_000_000
 
 func sortedCopy(x []float64) []float64 {
 	c := slices.Clone(x)
