@@ -13,7 +13,9 @@ import (
 	"strings"
 
 	"github.com/perfbot/perfbot/bot"
+	"github.com/perfbot/perfbot/review"
 	rjira "github.com/perfbot/perfbot/review/jira"
+	"github.com/perfbot/perfbot/trigger"
 )
 
 // DefaultJQL selects the issues whose patch awaits review.
@@ -49,6 +51,13 @@ type Poller struct {
 	// credentials, so that the job carries it and benchmark hosts need
 	// no secrets; otherwise the job holds only its URL.
 	Fetch func(ctx context.Context, url string) (string, error)
+	// Policy decides whose patches are run, by the attachment's author
+	// (see bot.Triggers.Policy). Nil means trigger.Default(), which runs
+	// none.
+	Policy *trigger.Policy
+	// Poster answers a refused patch on its issue with the policy's
+	// polite text. When nil, a refusal is only logged.
+	Poster bot.Poster
 }
 
 // IsPatch reports whether an attachment's name marks it as a patch.
@@ -104,6 +113,10 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	policy := trigger.Default()
+	if p.Policy != nil {
+		policy = *p.Policy
+	}
 	queued := 0
 	var errs []error
 	for _, is := range issues {
@@ -120,6 +133,19 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 		if !fresh {
 			continue
 		}
+		d := policy.Tracker(trigger.JIRA, a.Author)
+		if !d.Allowed {
+			log.Info("jira patch refused", "issue", is.Key, "attachment", a.ID, "author", a.Author, "reason", d.Reason)
+			if err := p.refuse(ctx, is, a, d); err != nil {
+				// Forget the pair so that the next poll answers again.
+				if uerr := p.Tested.UnmarkTested(ctx, "jira", is.Key, a.ID); uerr != nil {
+					errs = append(errs, uerr)
+				}
+				errs = append(errs, err)
+			}
+			continue
+		}
+		log.Info("jira patch allowed", "issue", is.Key, "attachment", a.ID, "reason", d.Reason)
 		job := bot.JobSpec{
 			Key:      key,
 			Targets:  []string{"jira:" + is.Key},
@@ -148,4 +174,16 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 		log.Info("jira patch queued", "issue", is.Key, "attachment", a.ID, "file", a.Filename)
 	}
 	return queued, errors.Join(errs...)
+}
+
+// refuse answers a refused patch on its issue, through Poster.
+func (p *Poller) refuse(ctx context.Context, is rjira.Issue, a rjira.Attachment, d trigger.Decision) error {
+	if p.Poster == nil {
+		return nil
+	}
+	msg := bot.RefusalMessage(JobKey(is.Key, a.ID)+"/refused", fmt.Sprintf("%s: %s (%s)", is.Key, is.Summary, a.Filename), d.Refusal)
+	if _, err := p.Poster.Post(ctx, review.Target{Venue: "jira", Where: is.Key}, msg); err != nil {
+		return fmt.Errorf("answer refused patch %s of %s: %w", a.ID, is.Key, err)
+	}
+	return nil
 }

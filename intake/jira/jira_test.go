@@ -11,6 +11,7 @@ import (
 	"github.com/perfbot/perfbot/bot"
 	rjira "github.com/perfbot/perfbot/review/jira"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/trigger"
 )
 
 type fakeSearch struct {
@@ -22,6 +23,9 @@ func (f *fakeSearch) Search(ctx context.Context, jql string, max int) ([]rjira.I
 	f.jql = jql
 	return f.issues, nil
 }
+
+// devOnly runs the patches of JIRA user dev.
+var devOnly = trigger.Policy{AllowUsers: []string{"jira:dev"}, RequireWrite: true}
 
 type fakeQueue struct{ jobs []bot.JobSpec }
 
@@ -56,11 +60,11 @@ func TestPollQueuesEachPatchOnce(t *testing.T) {
 	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	search := &fakeSearch{issues: []rjira.Issue{
 		{Key: "STORE-1", Summary: "Faster scans", Attachments: []rjira.Attachment{
-			{ID: "10001", Filename: "STORE-1.001.patch", Created: t0, Content: "https://issues.example.org/secure/attachment/10001/STORE-1.001.patch"}}},
+			{ID: "10001", Filename: "STORE-1.001.patch", Created: t0, Author: "dev", Content: "https://issues.example.org/secure/attachment/10001/STORE-1.001.patch"}}},
 		{Key: "STORE-2", Summary: "Docs only", Attachments: []rjira.Attachment{{ID: "10002", Filename: "notes.txt", Created: t0}}},
 	}}
 	q := &fakeQueue{}
-	p := &Poller{Search: search, Queue: q, Tested: st}
+	p := &Poller{Search: search, Queue: q, Tested: st, Policy: &devOnly}
 	ctx := context.Background()
 	for i, want := range []int{1, 0} {
 		n, err := p.Poll(ctx)
@@ -73,7 +77,7 @@ func TestPollQueuesEachPatchOnce(t *testing.T) {
 	}
 	// A new revision of the patch is queued.
 	search.issues[0].Attachments = append(search.issues[0].Attachments,
-		rjira.Attachment{ID: "10007", Filename: "STORE-1.002.patch", Created: t0.Add(time.Hour), Content: "https://issues.example.org/secure/attachment/10007/STORE-1.002.patch"})
+		rjira.Attachment{ID: "10007", Filename: "STORE-1.002.patch", Created: t0.Add(time.Hour), Author: "dev", Content: "https://issues.example.org/secure/attachment/10007/STORE-1.002.patch"})
 	if n, err := p.Poll(ctx); err != nil || n != 1 {
 		t.Fatalf("poll after new attachment queued %d, %v", n, err)
 	}
@@ -93,10 +97,10 @@ func TestPollFetchesPatch(t *testing.T) {
 	}
 	defer st.Close()
 	search := &fakeSearch{issues: []rjira.Issue{{Key: "STORE-3", Attachments: []rjira.Attachment{
-		{ID: "20001", Filename: "STORE-3.patch", Content: "https://issues.example.org/secure/attachment/20001/STORE-3.patch"}}}}}
+		{ID: "20001", Filename: "STORE-3.patch", Author: "dev", Content: "https://issues.example.org/secure/attachment/20001/STORE-3.patch"}}}}}
 	q := &fakeQueue{}
 	fail := true
-	p := &Poller{Search: search, Queue: q, Tested: st, Fetch: func(ctx context.Context, url string) (string, error) {
+	p := &Poller{Search: search, Queue: q, Tested: st, Policy: &devOnly, Fetch: func(ctx context.Context, url string) (string, error) {
 		if fail {
 			return "", fmt.Errorf("503 Service Unavailable")
 		}

@@ -11,7 +11,9 @@ import (
 	"strings"
 
 	"github.com/perfbot/perfbot/bot"
+	"github.com/perfbot/perfbot/review"
 	rrb "github.com/perfbot/perfbot/review/reviewboard"
+	"github.com/perfbot/perfbot/trigger"
 )
 
 // Lister lists review requests; *review/reviewboard.Client is one.
@@ -44,6 +46,13 @@ type Poller struct {
 	// credentials, so that the job carries it and benchmark hosts need
 	// no secrets; otherwise the job holds only its URL.
 	Fetch func(ctx context.Context, url string) (string, error)
+	// Policy decides whose diffs are run, by the review request's
+	// submitter, the only user who can upload its diffs (see
+	// bot.Triggers.Policy). Nil means trigger.Default(), which runs none.
+	Policy *trigger.Policy
+	// Poster answers a refused diff on its review request with the
+	// policy's polite text. When nil, a refusal is only logged.
+	Poster bot.Poster
 }
 
 // JobKey is the job of one diff revision of one review request.
@@ -63,6 +72,10 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	policy := trigger.Default()
+	if p.Policy != nil {
+		policy = *p.Policy
+	}
 	queued := 0
 	var errs []error
 	for _, r := range reqs {
@@ -79,6 +92,19 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 		if !fresh {
 			continue
 		}
+		d := policy.Tracker(trigger.ReviewBoard, r.Submitter)
+		if !d.Allowed {
+			log.Info("review board diff refused", "request", r.ID, "revision", r.DiffRevision, "submitter", r.Submitter, "reason", d.Reason)
+			if err := p.refuse(ctx, r, d); err != nil {
+				// Forget the pair so that the next poll answers again.
+				if uerr := p.Tested.UnmarkTested(ctx, "reviewboard", id, rev); uerr != nil {
+					errs = append(errs, uerr)
+				}
+				errs = append(errs, err)
+			}
+			continue
+		}
+		log.Info("review board diff allowed", "request", r.ID, "revision", r.DiffRevision, "reason", d.Reason)
 		job := bot.JobSpec{
 			Key:       key,
 			Targets:   []string{"reviewboard:" + id},
@@ -107,4 +133,16 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 		log.Info("review board diff queued", "request", r.ID, "revision", r.DiffRevision)
 	}
 	return queued, errors.Join(errs...)
+}
+
+// refuse answers a refused diff on its review request, through Poster.
+func (p *Poller) refuse(ctx context.Context, r rrb.Request, d trigger.Decision) error {
+	if p.Poster == nil {
+		return nil
+	}
+	msg := bot.RefusalMessage(JobKey(r.ID, r.DiffRevision)+"/refused", fmt.Sprintf("r/%d diff %d: %s", r.ID, r.DiffRevision, r.Summary), d.Refusal)
+	if _, err := p.Poster.Post(ctx, review.Target{Venue: "reviewboard", Where: strconv.Itoa(r.ID)}, msg); err != nil {
+		return fmt.Errorf("answer refused diff %d of review request %d: %w", r.DiffRevision, r.ID, err)
+	}
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/perfbot/perfbot/bot"
 	rrb "github.com/perfbot/perfbot/review/reviewboard"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/trigger"
 )
 
 type fakeList struct{ reqs []rrb.Request }
@@ -34,7 +35,8 @@ func TestPollQueuesNewRevisions(t *testing.T) {
 		{ID: 43, Summary: "No diff yet"},
 	}}
 	q := &fakeQueue{}
-	p := &Poller{List: list, Queue: q, Tested: st, URL: "https://reviews.example.org/", Repository: "3"}
+	p := &Poller{List: list, Queue: q, Tested: st, URL: "https://reviews.example.org/", Repository: "3",
+		Policy: &trigger.Policy{AllowUsers: []string{"reviewboard:dev"}, RequireWrite: true}}
 	ctx := context.Background()
 	for i, want := range []int{1, 0} {
 		if n, err := p.Poll(ctx); err != nil || n != want {

@@ -1,0 +1,70 @@
+package reviewboard
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfbot/perfbot/review"
+	rrb "github.com/perfbot/perfbot/review/reviewboard"
+	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/trigger"
+)
+
+type fakePoster struct{ posts []review.Message }
+
+func (f *fakePoster) Post(ctx context.Context, to review.Target, msg review.Message) (string, error) {
+	if to.Venue != "reviewboard" {
+		return "", nil
+	}
+	f.posts = append(f.posts, msg)
+	return "https://reviews.example.org/r/" + to.Where + "/", nil
+}
+
+// TestPollTrackerPolicy: the submitter decides; a refused diff is never
+// fetched or queued, is answered once on its review request, and the
+// decisions are logged.
+func TestPollTrackerPolicy(t *testing.T) {
+	st, err := store.Open(context.Background(), store.SQLite, filepath.Join(t.TempDir(), "db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	list := &fakeList{reqs: []rrb.Request{
+		{ID: 42, Summary: "Faster scans", DiffRevision: 1, Submitter: "dev"},
+		{ID: 44, Summary: "Mine", DiffRevision: 3, Submitter: "drive-by"},
+	}}
+	var logs bytes.Buffer
+	var fetched []string
+	q, poster := &fakeQueue{}, &fakePoster{}
+	p := &Poller{List: list, Queue: q, Tested: st, URL: "https://reviews.example.org", Repository: "3",
+		Policy: &trigger.Policy{AllowUsers: []string{"reviewboard:dev"}, RequireWrite: true}, Poster: poster,
+		Log: slog.New(slog.NewTextHandler(&logs, nil)),
+		Fetch: func(ctx context.Context, url string) (string, error) {
+			fetched = append(fetched, url)
+			return "diff --git a/x b/x\n", nil
+		}}
+	for i, want := range []int{1, 0} {
+		if n, err := p.Poll(context.Background()); err != nil || n != want {
+			t.Fatalf("poll %d queued %d, %v; want %d", i, n, err, want)
+		}
+	}
+	if len(q.jobs) != 1 || q.jobs[0].Key != "reviewboard:42/diff/1" || len(fetched) != 1 {
+		t.Errorf("jobs %+v, fetched %v; want only r/42", q.jobs, fetched)
+	}
+	if len(poster.posts) != 1 || poster.posts[0].Key != "reviewboard:44/diff/3/refused" ||
+		!strings.Contains(poster.posts[0].ReviewBoardMarkdown, "drive") || !strings.HasPrefix(poster.posts[0].Text, "Thank you for the patch, drive-by.") {
+		t.Errorf("answers %+v, want one polite refusal on r/44", poster.posts)
+	}
+	for _, line := range []string{
+		`msg="review board diff allowed" request=42 revision=1 reason="Review Board user dev is listed in the trigger allow list"`,
+		`msg="review board diff refused" request=44 revision=3 submitter=drive-by reason="Review Board user drive-by is not in the trigger allow list"`,
+	} {
+		if !strings.Contains(logs.String(), line) {
+			t.Errorf("log lacks %s:\n%s", line, logs.String())
+		}
+	}
+}
