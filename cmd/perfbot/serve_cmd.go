@@ -179,13 +179,14 @@ func envOr(name, def string) string {
 func addIntakes(svc *bot.Service, cfg *bot.Config, venues post.Config, log *slog.Logger) error {
 	v := cfg.Venues
 	every := cfg.Service.PollInterval
+	policy := cfg.Triggers.Policy()
 	if v.GitHub.Repo != "" || v.GitHub.WebhookSecretEnv != "" {
 		in := &ghintake.Intake{
 			Client:  &ghintake.Client{BaseURL: venues.GitHub.URL, Token: envOr(v.GitHub.TokenEnv, "GITHUB_TOKEN"), HTTP: &http.Client{Timeout: 30 * time.Second}},
 			Queue:   svc,
 			Seen:    svc.Store(),
 			Repo:    v.GitHub.Repo,
-			Allow:   cfg.Triggers.Allow,
+			Policy:  &policy,
 			Command: cfg.Triggers.Command,
 			Log:     log.With("intake", "github"),
 			Metrics: svc.Metrics(),
@@ -210,6 +211,7 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues post.Config, log *slog
 			return fmt.Errorf("jira intake: %w", err)
 		}
 		p := &jiraintake.Poller{Search: c, Queue: svc, Tested: svc.Store(), JQL: v.JIRA.JQL, Log: log.With("intake", "jira"),
+			Policy: &policy, Poster: svc.Poster(),
 			Fetch: func(ctx context.Context, url string) (string, error) {
 				if err := onSite(url, venues.JIRA.URL); err != nil {
 					return "", err
@@ -232,6 +234,7 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues post.Config, log *slog
 		}
 		p := &rbintake.Poller{List: c, Queue: svc, Tested: svc.Store(), URL: venues.ReviewBoard.URL,
 			Repository: v.ReviewBoard.Repository, Log: log.With("intake", "reviewboard"),
+			Policy: &policy, Poster: svc.Poster(),
 			Fetch: func(ctx context.Context, url string) (string, error) {
 				if err := onSite(url, venues.ReviewBoard.URL); err != nil {
 					return "", err
@@ -249,7 +252,11 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues post.Config, log *slog
 			Password: os.Getenv(v.Mail.IMAPPassEnv), Mailbox: v.Mail.Mailbox}.Source()
 	}
 	if src != nil {
-		p := &mailintake.Poller{Source: src, Queue: svc, Tested: svc.Store(), List: v.Mail.List, Log: log.With("intake", "mail")}
+		p := &mailintake.Poller{Source: src, Queue: svc, Tested: svc.Store(), List: v.Mail.List, Log: log.With("intake", "mail"),
+			Policy: policy, Poster: svc.Poster()}
+		if len(policy.AllowSenders) == 0 {
+			log.Warn("triggers.senders is empty: every mailed patch is refused with a polite reply")
+		}
 		svc.AddPoller("mail", every, func(ctx context.Context) error { _, err := p.Poll(ctx); return err })
 	}
 	return nil

@@ -192,6 +192,7 @@ suites:
 sandbox: {mode: none}
 service: {listen: %q, heartbeat: 1s, poll_interval: 1s}
 store: {driver: sqlite, path: %q}
+triggers: {senders: [dev@example.org]}
 venues:
   github: {repo: acme/store, url: %q, token_env: E2E_GH_TOKEN, webhook_secret_env: E2E_WEBHOOK_SECRET}
   mail: {smtp: %q, from: "perfbot <perfbot@example.org>", list: dev@lists.example.org, maildir: %q}
