@@ -109,9 +109,16 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		opts.Progress = stderr
 	}
 	cmpOpts := compare.Options{Alpha: f.alpha, Verdicts: compare.VerdictOptions{Method: method}}
+	// Without its history a comparison still stands: say so and go on.
 	noise, err := f.noiseHistory(ctx)
+	var noiseWarning string
 	if err != nil {
-		return err
+		var ue *usageError
+		if errors.As(err, &ue) {
+			return err
+		}
+		noiseWarning = "noise thresholds from history not applied: " + err.Error()
+		fmt.Fprintf(stderr, "perfbot: %s\n", noiseWarning)
 	}
 	if noise != nil {
 		cmpOpts.Verdicts.History = noise.lookup
@@ -141,6 +148,9 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	cmp.Warnings = append(cmp.Warnings, outcome.Warnings...)
 	if method == compare.MethodPerfbot {
 		noise.annotate(cmp)
+	}
+	if noiseWarning != "" {
+		cmp.Warnings = append(cmp.Warnings, noiseWarning)
 	}
 	cmp.Provenance = outcome.Provenance
 	cmp.Provenance.Tool = version

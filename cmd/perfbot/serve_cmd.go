@@ -89,7 +89,7 @@ func runService(ctx context.Context, name string, mode bot.Mode, args []string, 
 	}
 	var svc *bot.Service
 	deps := bot.Deps{
-		Benchmarker: &compareBenchmarker{exe: exe, config: f.config, stderr: stderr},
+		Benchmarker: &compareBenchmarker{exe: exe, config: f.config, stderr: stderr, db: cfg.StoreDSN(), driver: cfg.Store.Driver},
 		Poster:      post.NewRouter(venues, post.Options{}),
 		Render:      renderReport,
 		Logger:      log,
@@ -275,7 +275,13 @@ func nonEmptyOr(a, b string) string {
 type compareBenchmarker struct {
 	exe, config string
 	stderr      io.Writer
+	// db and driver name the service's store, whose noise thresholds
+	// (perfbot calibrate) the child's verdicts apply.
+	db, driver string
 }
+
+// noiseDBEnv carries the store's DSN to the child, off its command line.
+const noiseDBEnv = "PERFBOT_NOISE_DB"
 
 // Run runs the comparison a job asks for.
 func (b *compareBenchmarker) Run(ctx context.Context, job bot.JobSpec) (*compare.Comparison, error) {
@@ -309,7 +315,12 @@ func (b *compareBenchmarker) Run(ctx context.Context, job bot.JobSpec) (*compare
 	// Exit status 2 is a request that cannot be done as asked (a patch
 	// that does not apply, a suite the config lacks): an answer, not a
 	// retry.
-	cmp, err := (&bot.ExecBenchmarker{Argv: argv, Answered: map[int]string{2: "setup"}}).Run(ctx, job)
+	var env []string
+	if b.db != "" {
+		argv = append(argv, "--db-env", noiseDBEnv, "--driver", b.driver)
+		env = append(env, noiseDBEnv+"="+b.db)
+	}
+	cmp, err := (&bot.ExecBenchmarker{Argv: argv, Env: env, Answered: map[int]string{2: "setup"}}).Run(ctx, job)
 	if err != nil {
 		return nil, err
 	}
