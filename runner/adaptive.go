@@ -68,7 +68,12 @@ func (a *adaptive) more(done int, elapsed time.Duration, results []*bench.Result
 	if !a.on {
 		return 0, ""
 	}
-	undecided := a.undecided(results, variants)
+	undecided, ok := a.undecided(results, variants)
+	if !ok {
+		// Nothing to compare (a side measured nothing): more rounds
+		// would not help.
+		return 0, ""
+	}
 	if undecided == "" {
 		return 0, StopDecided
 	}
@@ -89,15 +94,16 @@ func (a *adaptive) more(done int, elapsed time.Duration, results []*bench.Result
 }
 
 // undecided names the first benchmark and candidate whose comparison is
-// not decided yet, or returns "" when every one is.
-func (a *adaptive) undecided(results []*bench.Result, variants []string) string {
+// not decided yet, or returns "" when every one is; false when the results
+// cannot be compared.
+func (a *adaptive) undecided(results []*bench.Result, variants []string) (string, bool) {
 	opts := a.cmp
 	opts.Base, opts.Candidates = variants[0], variants[1:]
 	// The geomean's interval plays no part in the decision.
 	opts.Verdicts.BootstrapIterations = -1
 	cmp, err := compare.Compare(results, opts)
 	if err != nil {
-		return ""
+		return "", false
 	}
 	for i := range cmp.Rows {
 		row := &cmp.Rows[i]
@@ -106,8 +112,8 @@ func (a *adaptive) undecided(results []*bench.Result, variants []string) string 
 			if c.Presence != compare.Both || compare.Decided(c, a.target) {
 				continue
 			}
-			return fmt.Sprintf("%s (%s, %s: %s)", row.Benchmark, row.Unit, c.Variant, c.Verdict)
+			return fmt.Sprintf("%s (%s, %s: %s)", row.Benchmark, row.Unit, c.Variant, c.Verdict), true
 		}
 	}
-	return ""
+	return "", true
 }
