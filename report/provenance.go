@@ -57,7 +57,22 @@ func provenanceFacts(p *compare.Provenance) []Fact {
 			add(label, c, true)
 		}
 	}
+	for _, s := range p.Suites {
+		var notes []string
+		if s.Warmup > 0 {
+			notes = append(notes, fmt.Sprintf("%d warm-up round(s) per side discarded", s.Warmup))
+		}
+		if s.Stopped != "" {
+			notes = append(notes, "adaptive sampling stopped: "+s.Stopped)
+		}
+		if len(notes) > 0 {
+			add("suite "+s.Name, strings.Join(notes, "; "), false)
+		}
+	}
 	add("run order", strings.Join(p.RunOrder, " "), false)
+	if p.Seed != 0 {
+		add("order seed", fmt.Sprintf("%d (--seed %d repeats this order)", p.Seed, p.Seed), false)
+	}
 	add("sandbox", p.Sandbox, false)
 	if !p.Started.IsZero() {
 		v := p.Started.UTC().Format("2006-01-02 15:04:05 UTC")

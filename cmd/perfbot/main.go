@@ -6,6 +6,10 @@
 //	perfbot compare [flags]          benchmark a baseline and candidates
 //	perfbot report [flags] BASE CAND...  compare result files already on disk
 //	perfbot parse [flags] FILE...    print normalized results as JSON lines
+//	perfbot calibrate [flags]        measure the baseline against itself to learn noise
+//	perfbot serve | worker           the bot and its benchmark hosts
+//	perfbot history BENCHMARK        a benchmark's history
+//	perfbot digest [flags]           build and send a digest
 //	perfbot config check [FILE]      validate a config file
 //
 // Run "perfbot COMMAND -h" for a command's flags.
