@@ -63,11 +63,6 @@ func Cut(text string, limit int) string {
 		}
 		states[i+1] = s
 	}
-	// suffix sizes, to find the first kept line quickly.
-	size := make([]int, len(lines)+1)
-	for i := len(lines) - 1; i >= 0; i-- {
-		size[i] = size[i+1] + utf8.RuneCountInString(lines[i])
-	}
 	build := func(from int) string {
 		var b strings.Builder
 		b.WriteString(first)
@@ -96,19 +91,5 @@ func Cut(text string, limit int) string {
 		}
 		return b.String()
 	}
-	for from := 1; from <= len(lines); from++ {
-		// cheap lower bound before building
-		if size[from] > limit {
-			continue
-		}
-		if out := build(from); utf8.RuneCountInString(out) <= limit {
-			return out
-		}
-	}
-	// Not even the first line fits: cut it by characters.
-	r := []rune(first)
-	if limit < 1 {
-		return ""
-	}
-	return string(r[:min(len(r), limit-1)]) + "…"
+	return review.KeepEnd(lines, limit, build)
 }

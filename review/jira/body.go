@@ -91,21 +91,5 @@ func Cut(text string, limit int) string {
 		}
 		return b.String()
 	}
-	size := make([]int, len(lines)+1) // characters from line i to the end
-	for i := len(lines) - 1; i >= 0; i-- {
-		size[i] = size[i+1] + utf8.RuneCountInString(lines[i])
-	}
-	for from := 1; from <= len(lines); from++ {
-		if size[from] > limit {
-			continue
-		}
-		if out := build(from); utf8.RuneCountInString(out) <= limit {
-			return out
-		}
-	}
-	r := []rune(first)
-	if limit < 1 {
-		return ""
-	}
-	return string(r[:min(len(r), limit-1)]) + "…"
+	return review.KeepEnd(lines, limit, build)
 }
