@@ -184,3 +184,36 @@ func TestMatchAny(t *testing.T) {
 		}
 	}
 }
+
+// TestRunSeveralHeads compares two refs against the baseline, as two
+// release candidates against the last release: one column each.
+func TestRunSeveralHeads(t *testing.T) {
+	r := newWorkRepo(t, true)
+	r.Git("tag", "v1.0")
+	r.Commit("rc1", map[string]string{"work/work.go": gitrepo.WorkSource(150000)})
+	r.Git("tag", "v1.1-rc1")
+	r.Commit("rc2", map[string]string{"work/work.go": gitrepo.WorkSource(100000)})
+	r.Git("tag", "v1.1-rc2")
+	opts := testOptions(t, r.Dir, Candidate{Name: "v1.1-rc1", Ref: "v1.1-rc1"}, Candidate{Name: "v1.1-rc2", Ref: "v1.1-rc2"})
+	opts.Base = "v1.0"
+	opts.Suites[0].Count = 3
+	out, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(out.Variants, " "); got != "base v1.1-rc1 v1.1-rc2" {
+		t.Errorf("variants = %s", got)
+	}
+	m := medians(out.Results)
+	for _, v := range out.Variants {
+		if len(m[v+" Work"]) != 3 {
+			t.Errorf("%s: %d samples of Work, want 3", v, len(m[v+" Work"]))
+		}
+	}
+	if len(out.Provenance.RunOrder) != 9 {
+		t.Errorf("run order %v: want 9 runs", out.Provenance.RunOrder)
+	}
+	if out.Provenance.Sides[2].Commit == out.Provenance.Sides[1].Commit {
+		t.Error("the two heads resolved to one commit")
+	}
+}
