@@ -43,8 +43,6 @@ func (PerfStat) Name() string { return "perf-stat" }
 
 var (
 	perfHeader = regexp.MustCompile(`Performance counter stats for (.*?)(?: \((\d+) runs\))?:\s*$`)
-	// [time] [cpu [n]] value [unit] event [(msec)] rest
-	perfRow    = regexp.MustCompile(`^\s*(?:(\d+\.\d+)\s+)?(?:(CPU\d+|S\d+(?:-D\d+)?(?:-C\d+)?|N\d+)\s+(?:\d+\s+)?)?(<not supported>|<not counted>|-?[\d][\d,.]*)\s+(?:(msec|ns|us|seconds|Joules|MiB|Watts)\s+)?([A-Za-z_][\w:/.,=-]*(?:/\w*)?)(?:\s+\((msec)\))?(.*)$`)
 	perfTime   = regexp.MustCompile(`^\s*(?:\d+\s+)?([\d.,]+)(?:\s+\+-\s+([\d.,]+))?\s+seconds\s+(time elapsed|user|sys)\s*(?:\(\s*\+-\s*([\d.]+)%\s*\))?\s*$`)
 	perfPct    = regexp.MustCompile(`\(\s*\+-\s*([\d.]+)%\s*\)`)
 	perfIPC    = regexp.MustCompile(`#\s+([\d.]+)\s+insns? per cycle`)

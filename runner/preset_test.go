@@ -45,9 +45,7 @@ func TestRunHyperfinePreset(t *testing.T) {
 	mean := map[string][]float64{}
 	for _, res := range out.Results {
 		if res.Metric == "" && res.Unit == "s" {
-			for _, v := range res.Samples {
-				mean[res.Variant] = append(mean[res.Variant], v)
-			}
+			mean[res.Variant] = append(mean[res.Variant], res.Samples...)
 		}
 	}
 	if len(mean["slow"]) == 0 || len(mean["fast"]) == 0 {

@@ -97,8 +97,6 @@ type side struct {
 	commit   string
 	// settings are the variant's settings (nil: none).
 	settings *config.Variant
-	// failed marks a side whose checkout failed for every suite.
-	failed bool
 }
 
 // Run measures every suite on the baseline and each candidate. A patch that

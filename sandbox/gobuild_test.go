@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -46,9 +45,13 @@ func TestGoBuildInSandbox(t *testing.T) {
 	if err := os.Mkdir(cache, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	goroot, err := exec.Command(goBin, "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
 	env, err := Environ(os.Environ(), append(BaseEnv, "GOPROXY"), []string{
 		"PATH=" + filepath.Dir(goBin) + ":/usr/bin:/bin",
-		"GOROOT=" + runtime.GOROOT(),
+		"GOROOT=" + strings.TrimSpace(string(goroot)),
 		"GOMODCACHE=" + modDir,
 		"GOCACHE=" + cache,
 		"GOFLAGS=-mod=mod",

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -138,13 +137,4 @@ func (f *fakeGitHub) snapshot() (reactions, replies []string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]string(nil), f.reactions...), append([]string(nil), f.replies...)
-}
-
-func containsAny(ss []string, sub string) bool {
-	for _, s := range ss {
-		if strings.Contains(s, sub) {
-			return true
-		}
-	}
-	return false
 }

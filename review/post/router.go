@@ -171,14 +171,14 @@ func newJIRA(c JIRA, s secrets, opt Options) (string, *jira.Client, error) {
 
 func newReviewBoard(c ReviewBoard, s secrets, opt Options) (string, *reviewboard.Client, error) {
 	if c.URL == "" {
-		return "reviewboard", nil, fmt.Errorf("Review Board is not configured: no site address (set %s or venues.reviewboard.url)", EnvReviewBoardURL)
+		return "reviewboard", nil, fmt.Errorf("review board is not configured: no site address (set %s or venues.reviewboard.url)", EnvReviewBoardURL)
 	}
 	tok, where, err := s.value(c.TokenEnv, c.TokenFile, DefaultReviewBoardToken)
 	if err != nil {
-		return "reviewboard", nil, fmt.Errorf("Review Board: %w", err)
+		return "reviewboard", nil, fmt.Errorf("review board: %w", err)
 	}
 	if tok == "" {
-		return "reviewboard", nil, fmt.Errorf("Review Board is not configured: no API token in %s", where)
+		return "reviewboard", nil, fmt.Errorf("review board is not configured: no API token in %s", where)
 	}
 	cl, err := reviewboard.New(reviewboard.Config{BaseURL: c.URL, Token: tok, HTTPClient: opt.HTTPClient, Retry: opt.Retry})
 	return "reviewboard", cl, err
