@@ -33,20 +33,10 @@ var noiseRule = stats.NoiseRule{FloorPct: 0.5}
 func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var f compareFlags
 	fs := newFlagSet("calibrate", stderr)
-	fs.StringVar(&f.config, "config", "", "config file with the project's suites (default: the Go benchmarks of --repo)")
-	fs.StringVar(&f.repo, "repo", "", "repository to benchmark: a local path or a clone URL (default: the config's project.repo, else .)")
+	f.addRunFlags(fs)
 	fs.StringVar(&f.base, "ref", "", "the ref measured against itself (default: the config's project.branch, else HEAD)")
-	fs.Var(&f.suites, "suite", "suite of the config to run (repeatable; default: all)")
-	fs.IntVar(&f.count, "count", 0, "rounds per side (default: the suite's count, 10 for Go)")
-	fs.StringVar(&f.bench, "bench", "", "Go suite: run only benchmarks matching this regexp (go test -bench)")
-	fs.StringVar(&f.pkg, "pkg", "", "Go suite: package pattern (default ./...)")
-	fs.StringVar(&f.benchtime, "benchtime", "", "Go suite: time or iterations per benchmark and round (go test -benchtime)")
-	fs.StringVar(&f.cacheDir, "cache-dir", "", "where cached clones and worktrees live (default: the user cache directory)")
-	fs.BoolVar(&f.noSandbox, "no-sandbox", false, "run builds and benchmarks without the sandbox (only for code you trust)")
-	fs.BoolVar(&f.quiet, "q", false, "do not print progress on stderr")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the rounds' random order (default: random)")
 	fs.StringVar(&f.db, "db", "perfbot.db", "history database the deltas go to: a SQLite file or a postgres:// URL")
-	fs.StringVar(&f.dbEnv, "db-env", "", "environment variable holding --db, to keep a database password off the command line")
 	fs.StringVar(&f.driver, "driver", "", "store driver: sqlite or postgres (default: from --db)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: perfbot calibrate [--config FILE] [--repo REPO] [--ref REF] [--suite NAME]... [--count N] [--db FILE|URL]\n")

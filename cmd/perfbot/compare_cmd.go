@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -51,24 +52,32 @@ type compareFlags struct {
 	sandboxWarning string
 }
 
-func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var f compareFlags
-	fs := newFlagSet("compare", stderr)
+// addRunFlags registers the flags shared by the commands that run suites
+// (compare, calibrate): where the code and suites are, how to size the Go
+// suite, the cache, the sandbox, progress and the database's variable.
+func (f *compareFlags) addRunFlags(fs *flag.FlagSet) {
 	fs.StringVar(&f.config, "config", "", "config file with the project's suites (default: the Go benchmarks of --repo)")
 	fs.StringVar(&f.repo, "repo", "", "repository to benchmark: a local path or a clone URL (default: the config's project.repo, else .)")
-	fs.StringVar(&f.base, "base", "", "baseline ref (default: the config's project.branch, else HEAD)")
-	fs.Var(&f.patches, "patch", "patch file applied on the baseline (repeatable: one column each)")
-	fs.Var(&f.heads, "head", "ref compared against the baseline (repeatable: one column each)")
 	fs.Var(&f.suites, "suite", "suite of the config to run (repeatable; default: all)")
-	fs.StringVar(&f.format, "format", "text", "output format: text, markdown, jira or json")
-	fs.StringVar(&f.out, "out", "", "also write every rendering and the raw results into this directory")
 	fs.StringVar(&f.bench, "bench", "", "Go suite: run only benchmarks matching this regexp (go test -bench)")
 	fs.StringVar(&f.pkg, "pkg", "", "Go suite: package pattern (default ./...)")
 	fs.StringVar(&f.benchtime, "benchtime", "", "Go suite: time or iterations per benchmark and round (go test -benchtime)")
 	fs.IntVar(&f.count, "count", 0, "rounds per side (default: the suite's count, 10 for Go)")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "where cached clones and worktrees live (default: the user cache directory)")
-	fs.BoolVar(&f.noSandbox, "no-sandbox", false, "run builds and benchmarks without the sandbox (only for patches you trust)")
+	fs.BoolVar(&f.noSandbox, "no-sandbox", false, "run builds and benchmarks without the sandbox (only for code you trust)")
 	fs.BoolVar(&f.quiet, "q", false, "do not print progress on stderr")
+	fs.StringVar(&f.dbEnv, "db-env", "", "environment variable holding --db, to keep a database password off the command line")
+}
+
+func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var f compareFlags
+	fs := newFlagSet("compare", stderr)
+	f.addRunFlags(fs)
+	fs.StringVar(&f.base, "base", "", "baseline ref (default: the config's project.branch, else HEAD)")
+	fs.Var(&f.patches, "patch", "patch file applied on the baseline (repeatable: one column each)")
+	fs.Var(&f.heads, "head", "ref compared against the baseline (repeatable: one column each)")
+	fs.StringVar(&f.format, "format", "text", "output format: text, markdown, jira or json")
+	fs.StringVar(&f.out, "out", "", "also write every rendering and the raw results into this directory")
 	fs.Float64Var(&f.alpha, "alpha", 0.05, "significance level")
 	fs.StringVar(&f.method, "method", "perfbot", "verdict method: perfbot or benchstat")
 	fs.Var(&f.posts, "post", "post the report: github:OWNER/REPO#N, jira:KEY-123, reviewboard:ID or mail:ADDRESS[,ADDRESS] (repeatable)")
@@ -76,7 +85,6 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.DurationVar(&f.budget, "budget", 0, "adaptive sampling: add rounds while a benchmark is undecided, for at most this long per suite")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the rounds' random order, to repeat a run's order (default: random; the report's provenance names it)")
 	fs.StringVar(&f.db, "db", "", "history database whose noise thresholds (perfbot calibrate) the verdicts apply: a SQLite file or a postgres:// URL")
-	fs.StringVar(&f.dbEnv, "db-env", "", "environment variable holding --db, to keep a database password off the command line")
 	fs.StringVar(&f.driver, "driver", "", "store driver of --db: sqlite or postgres (default: from --db)")
 	fs.StringVar(&f.key, "key", "", "stable key of the answer, so a rerun edits it (default: derived from the --post targets and suites)")
 	fs.Usage = func() {
