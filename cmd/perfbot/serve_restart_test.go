@@ -27,38 +27,8 @@ func TestServeRestartedSQLite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end benchmark run")
 	}
-	r := gitrepo.New(t)
-	r.Commit("cost", map[string]string{"cost": "200\n"})
-	r.Git("checkout", "-q", "-b", "pull/12/head")
-	head := r.Commit("halve the cost", map[string]string{"cost": "100\n"})
-	r.Git("checkout", "-q", "main")
-	gh := &e2eGitHub{comments: map[int64]string{}, headSHA: head}
-	fake := httptest.NewServer(http.StripPrefix("/api/v3", gh.handler(t)))
-	defer fake.Close()
-
-	dir := t.TempDir()
-	addr := freeAddr(t)
-	db := filepath.Join(dir, "perfbot.db")
-	cfgFile := filepath.Join(dir, "config.yaml")
-	cfg := fmt.Sprintf(`project: {repo: %q, branch: main}
-suites:
-  work:
-    command: "sleep 0.4; printf 'BenchmarkWork 1 %%s ns/op\n' $(cat {worktree}/cost)"
-    parser: gobench
-    count: 5
-sandbox: {mode: none}
-service: {listen: %q, heartbeat: 250ms, stale_after: 2s}
-store: {driver: sqlite, path: %q}
-venues:
-  github: {repo: acme/store, url: %q, token_env: E2E_GH_TOKEN, webhook_secret_env: E2E_WEBHOOK_SECRET}
-`, r.Dir, addr, db, fake.URL+"/api/v3/")
-	if err := os.WriteFile(cfgFile, []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(mainEnv, "1")
-	t.Setenv("E2E_GH_TOKEN", "e2e-token")
-	t.Setenv("E2E_WEBHOOK_SECRET", "e2e-secret")
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	db := filepath.Join(t.TempDir(), "perfbot.db")
+	cfgFile, gh, addr := costService(t, fmt.Sprintf("{driver: sqlite, path: %q}", db))
 
 	var logs []*bytes.Buffer
 	start := func() *exec.Cmd {
@@ -149,4 +119,45 @@ venues:
 	if gh.created != 1 || len(gh.comments) != 1 {
 		t.Errorf("comments created %d; want exactly one answer", gh.created)
 	}
+}
+
+// costService sets up what the service tests share: a repository whose
+// pull request 12 halves a "cost" file, a suite whose benchmark reports
+// that cost, a fake GitHub Enterprise that serves the pull request, and a
+// config file with the given store section. It sets the environment the
+// config names and returns the config file, the fake and the service's
+// listen address.
+func costService(t *testing.T, store string) (cfgFile string, gh *e2eGitHub, addr string) {
+	t.Helper()
+	r := gitrepo.New(t)
+	r.Commit("cost", map[string]string{"cost": "200\n"})
+	r.Git("checkout", "-q", "-b", "pull/12/head")
+	head := r.Commit("halve the cost", map[string]string{"cost": "100\n"})
+	r.Git("checkout", "-q", "main")
+	gh = &e2eGitHub{comments: map[int64]string{}, headSHA: head}
+	fake := httptest.NewServer(http.StripPrefix("/api/v3", gh.handler(t)))
+	t.Cleanup(fake.Close)
+
+	addr = freeAddr(t)
+	cfgFile = filepath.Join(t.TempDir(), "config.yaml")
+	cfg := fmt.Sprintf(`project: {repo: %q, branch: main}
+suites:
+  work:
+    command: "sleep 0.4; printf 'BenchmarkWork 1 %%s ns/op\n' $(cat {worktree}/cost)"
+    parser: gobench
+    count: 5
+sandbox: {mode: none}
+service: {listen: %q, heartbeat: 250ms, stale_after: 2s}
+store: %s
+venues:
+  github: {repo: acme/store, url: %q, token_env: E2E_GH_TOKEN, webhook_secret_env: E2E_WEBHOOK_SECRET}
+`, r.Dir, addr, store, fake.URL+"/api/v3/")
+	if err := os.WriteFile(cfgFile, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(mainEnv, "1")
+	t.Setenv("E2E_GH_TOKEN", "e2e-token")
+	t.Setenv("E2E_WEBHOOK_SECRET", "e2e-secret")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	return cfgFile, gh, addr
 }

@@ -6,18 +6,14 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/perfbot/perfbot/internal/gitrepo"
 	"github.com/perfbot/perfbot/internal/pgtest"
 	"github.com/perfbot/perfbot/store"
 )
@@ -33,39 +29,8 @@ func TestWorkersPostgres(t *testing.T) {
 	srv := pgtest.Start(t)
 	dsn := srv.NewDB(t)
 
-	r := gitrepo.New(t)
-	r.Commit("cost", map[string]string{"cost": "200\n"})
-	r.Git("checkout", "-q", "-b", "pull/12/head")
-	head := r.Commit("halve the cost", map[string]string{"cost": "100\n"})
-	r.Git("checkout", "-q", "main")
-
-	gh := &e2eGitHub{comments: map[int64]string{}, headSHA: head}
-	fake := httptest.NewServer(http.StripPrefix("/api/v3", gh.handler(t)))
-	defer fake.Close()
-
-	dir := t.TempDir()
-	addr := freeAddr(t)
-	cfgFile := filepath.Join(dir, "config.yaml")
-	cfg := fmt.Sprintf(`project: {repo: %q, branch: main}
-suites:
-  work:
-    command: "sleep 0.4; printf 'BenchmarkWork 1 %%s ns/op\n' $(cat {worktree}/cost)"
-    parser: gobench
-    count: 5
-sandbox: {mode: none}
-service: {listen: %q, heartbeat: 250ms, stale_after: 2s}
-store: {driver: postgres, url_env: E2E_DATABASE_URL}
-venues:
-  github: {repo: acme/store, url: %q, token_env: E2E_GH_TOKEN, webhook_secret_env: E2E_WEBHOOK_SECRET}
-`, r.Dir, addr, fake.URL+"/api/v3/")
-	if err := os.WriteFile(cfgFile, []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv(mainEnv, "1")
 	t.Setenv("E2E_DATABASE_URL", dsn)
-	t.Setenv("E2E_GH_TOKEN", "e2e-token")
-	t.Setenv("E2E_WEBHOOK_SECRET", "e2e-secret")
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	cfgFile, gh, addr := costService(t, "{driver: postgres, url_env: E2E_DATABASE_URL}")
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
