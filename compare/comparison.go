@@ -115,6 +115,14 @@ type Candidate struct {
 	// MDEPct is the smallest change in percent that this data could have
 	// detected, so that "same" says how small a change was ruled out.
 	MDEPct float64 `json:"mde_pct"`
+	// ChangeLoPct and ChangeHiPct bound the change in percent at the
+	// comparison's confidence, from the interval that goes with the test:
+	// Hodges-Lehmann/Moses for Mann-Whitney (on log values), the t
+	// interval of the mean log ratio for the paired test, Welch's interval
+	// of the difference of means. Nil when the data allow no interval
+	// (such as 3 samples a side at 95%).
+	ChangeLoPct *float64 `json:"change_lo_pct,omitempty"`
+	ChangeHiPct *float64 `json:"change_hi_pct,omitempty"`
 	// Significant is true when P < Alpha.
 	Significant bool `json:"significant"`
 	// NoiseThresholdPct is the noise threshold learned from History, when

@@ -94,14 +94,18 @@ func decide(base *Cell, cand *Candidate, unit string, better bench.Direction, op
 	if !decided {
 		switch {
 		case method != MethodBenchstat && both && opts.Verdicts.Paired && pairable(base, &cand.Cell):
-			r, err := stats.OneSampleT(logRatios(base.Rounds, cand.Rounds), 0)
+			r, err := stats.OneSampleT(logRatios(base.Rounds, cand.Rounds), opts.Confidence)
 			cand.Test, cand.P = TestPairedT, r.P
-			if err == stats.ErrNoVariance {
+			switch err {
+			case nil:
+				cand.setInterval(100*math.Expm1(r.Lo), 100*math.Expm1(r.Hi))
+			case stats.ErrNoVariance:
 				// Every round changed by the same ratio.
 				cand.P = 1
 				if r.Diff != 0 {
 					cand.P = 0
 				}
+				cand.setInterval(100*math.Expm1(r.Diff), 100*math.Expm1(r.Diff))
 			}
 		case both:
 			p, warnings := stats.BenchstatP(base.Samples, cand.Samples, opts.Alpha)
@@ -109,11 +113,53 @@ func decide(base *Cell, cand *Candidate, unit string, better bench.Direction, op
 			for _, w := range warnings {
 				cand.Warnings = append(cand.Warnings, w.Error())
 			}
+			if _, lo, hi, ok := stats.LogShiftCI(base.Samples, cand.Samples, opts.Confidence); ok {
+				cand.setInterval(lo, hi)
+			}
 		default:
 			cand.Test, cand.P = TestWelch, welch(base, &cand.Cell, opts.Confidence)
+			if lo, hi, ok := welchInterval(base, &cand.Cell, opts.Confidence); ok {
+				cand.setInterval(lo, hi)
+			}
 		}
+	} else if sameConstant(base, &cand.Cell) || constant(base.Samples) && constant(cand.Samples) {
+		// Two constants: the change is known exactly.
+		cand.setInterval(cand.DeltaPct, cand.DeltaPct)
 	}
 	judge(base, cand, better, opts, nil)
+}
+
+// setInterval records the change's confidence interval in percent.
+func (c *Candidate) setInterval(lo, hi float64) {
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		return
+	}
+	c.ChangeLoPct, c.ChangeHiPct = &lo, &hi
+}
+
+// welchInterval is Welch's interval for the difference of the means, in
+// percent of the baseline's mean.
+func welchInterval(base, cand *Cell, confidence float64) (lo, hi float64, ok bool) {
+	m1, ok1 := moments(base, confidence)
+	m2, ok2 := moments(cand, confidence)
+	if !ok1 || !ok2 || m1.Mean == 0 {
+		return 0, 0, false
+	}
+	r, err := stats.Welch(m2, m1, confidence)
+	if err != nil {
+		return 0, 0, false
+	}
+	return 100 * r.Lo / math.Abs(m1.Mean), 100 * r.Hi / math.Abs(m1.Mean), true
+}
+
+// constant reports whether a sample holds values all equal.
+func constant(x []float64) bool {
+	for _, v := range x {
+		if v != x[0] {
+			return false
+		}
+	}
+	return len(x) > 0
 }
 
 // judge sets MDEPct, Significant and Verdict from P and Alpha, with noise
@@ -133,7 +179,7 @@ func judge(base *Cell, cand *Candidate, better bench.Direction, opts Options, no
 	cand.MDEPct = m
 	cand.Significant = !math.IsNaN(cand.P) && cand.P <= cand.Alpha
 	changed := cand.Significant && cand.Center != base.Center
-	noisy := !changed && m > opts.NoiseFloorPct
+	noisy := !changed && wide(cand, m, opts.NoiseFloorPct)
 	if noise != nil && cand.Test != TestExact {
 		switch noise.Judge(cand.DeltaPct, changed) {
 		case stats.WithinNoise:
@@ -157,6 +203,17 @@ func judge(base *Cell, cand *Candidate, better bench.Direction, opts Options, no
 	default:
 		cand.Verdict = Same
 	}
+}
+
+// wide reports whether a comparison that found no change still leaves
+// room for one of floorPct or more: its change interval reaches ±floorPct,
+// or, without an interval, its minimum detectable effect m exceeds
+// floorPct.
+func wide(c *Candidate, m, floorPct float64) bool {
+	if c.ChangeLoPct != nil && c.ChangeHiPct != nil {
+		return *c.ChangeLoPct <= -floorPct || *c.ChangeHiPct >= floorPct
+	}
+	return m > floorPct
 }
 
 // mde is the minimum detectable effect of the candidate's test at its
@@ -250,15 +307,27 @@ func moments(c *Cell, confidence float64) (stats.Moments, bool) {
 }
 
 // Decided reports whether a candidate's comparison needs no more rounds:
-// it found a change, or it found none while ruling out changes larger than
-// targetPct (its MDE is at most targetPct). Adaptive sampling keeps adding
-// rounds to the benchmarks that are not decided while the budget lasts.
+// it found a change, or it found none while ruling out changes of
+// targetPct or more: the change's confidence interval lies within
+// ±targetPct. Adaptive sampling keeps adding rounds to the benchmarks that
+// are not decided while the budget lasts.
+//
+// The interval, not the MDE, is what rules a change out: a benchmark that
+// truly moved by targetPct may miss significance by a hair (an outlier
+// costs a rank test much at 6 rounds a side) while its MDE, computed from
+// the robust spread, already looks small enough; its interval still
+// reaches targetPct, so it gets more rounds. Without an interval (a
+// summary without error), a "same" with an MDE of at most targetPct is
+// decided.
 func Decided(c *Candidate, targetPct float64) bool {
 	switch c.Verdict {
 	case Better, Worse:
 		return true
-	case Same:
-		return c.MDEPct <= targetPct
+	case Same, Noisy:
+		if c.ChangeLoPct != nil && c.ChangeHiPct != nil {
+			return -targetPct < *c.ChangeLoPct && *c.ChangeHiPct < targetPct
+		}
+		return c.Verdict == Same && c.MDEPct <= targetPct
 	}
 	return false
 }

@@ -144,11 +144,66 @@ func TestDecided(t *testing.T) {
 		{Candidate{Verdict: Same, MDEPct: 3}, false},
 		{Candidate{Verdict: Same, MDEPct: math.Inf(1)}, false},
 		{Candidate{Verdict: Noisy, MDEPct: 1}, false},
+		// With an interval, the interval decides: it must lie within ±2%.
+		{Candidate{Verdict: Same, MDEPct: 1, ChangeLoPct: ptr(-1.5), ChangeHiPct: ptr(1.9)}, true},
+		{Candidate{Verdict: Same, MDEPct: 1, ChangeLoPct: ptr(0.5), ChangeHiPct: ptr(2.5)}, false},
+		{Candidate{Verdict: Same, MDEPct: 9, ChangeLoPct: ptr(-2), ChangeHiPct: ptr(1)}, false},
+		{Candidate{Verdict: Noisy, MDEPct: 9, ChangeLoPct: ptr(-1), ChangeHiPct: ptr(1)}, true},
 	}
 	for _, tt := range tests {
 		if got := Decided(&tt.c, 2); got != tt.want {
-			t.Errorf("Decided(%s, mde %v) = %v, want %v", tt.c.Verdict, tt.c.MDEPct, got, tt.want)
+			t.Errorf("Decided(%s, mde %v, interval %v %v) = %v, want %v", tt.c.Verdict, tt.c.MDEPct, tt.c.ChangeLoPct, tt.c.ChangeHiPct, got, tt.want)
 		}
+	}
+}
+
+func ptr(v float64) *float64 { return &v }
+
+// TestChangeInterval: each test reports the change's interval, and a
+// result that found no change is "same" only when its interval rules out
+// changes of the noise floor (5%).
+func TestChangeInterval(t *testing.T) {
+	tight := []float64{100, 101, 99, 100.5, 99.5, 100.2, 99.8, 100.1, 99.9, 100.3}
+	loose := []float64{100, 112, 91, 104, 95, 109, 99, 90, 111, 101}
+	shifted := make([]float64, len(tight))
+	for i, v := range tight {
+		shifted[i] = v * 1.10
+	}
+	for _, tt := range []struct {
+		name       string
+		base, cand []float64
+		lo, hi     float64 // the interval must contain [lo, hi]...
+		within     float64 // ...and lie within ±within
+		verdict    Verdict
+	}{
+		{"no change, tight", tight, tight, -0.1, 0.1, 1.5, Same},
+		{"no change, loose", loose, loose, -3, 3, 15, Noisy},
+		{"10% slower", tight, shifted, 9.5, 10.5, 12, Worse},
+	} {
+		cmp, err := Compare([]*bench.Result{res("A", "base", "ns/op", tt.base...), res("A", "new", "ns/op", tt.cand...)}, Options{Base: "base"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := cmp.Rows[0].Candidates[0]
+		if c.ChangeLoPct == nil || c.ChangeHiPct == nil {
+			t.Fatalf("%s: no interval", tt.name)
+		}
+		lo, hi := *c.ChangeLoPct, *c.ChangeHiPct
+		if lo > tt.lo || hi < tt.hi || lo < -tt.within || hi > tt.within {
+			t.Errorf("%s: interval [%.2f, %.2f], want one containing [%v, %v] within ±%v", tt.name, lo, hi, tt.lo, tt.hi, tt.within)
+		}
+		if c.Verdict != tt.verdict {
+			t.Errorf("%s: verdict %s, want %s (interval [%.2f, %.2f], MDE %.2f)", tt.name, c.Verdict, tt.verdict, lo, hi, c.MDEPct)
+		}
+	}
+	// Three samples a side: no interval at 95%, and no verdict beyond
+	// noisy.
+	cmp, err := Compare([]*bench.Result{res("A", "base", "ns/op", 1, 2, 3), res("A", "new", "ns/op", 1, 2, 3)}, Options{Base: "base"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := cmp.Rows[0].Candidates[0]; c.ChangeLoPct != nil || c.Verdict != Noisy {
+		t.Errorf("3 a side: interval %v, verdict %s; want none and noisy", c.ChangeLoPct, c.Verdict)
 	}
 }
 

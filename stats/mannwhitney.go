@@ -1,6 +1,9 @@
 package stats
 
-import "math"
+import (
+	"math"
+	"sync"
+)
 
 // MannWhitney is the two-sided Wilcoxon rank-sum (Mann-Whitney U) test of
 // the null hypothesis that x and y come from the same distribution, equal to
@@ -55,13 +58,32 @@ func MannWhitney(x, y []float64, exact Exactness, correct bool) (RankTest, error
 	return res, nil
 }
 
+// rankSumDists memoises rankSumDist: the distributions depend on the
+// sample sizes alone, every comparison of 10 against 10 samples needs the
+// same one, and computing it costs O(m²n²). Keys are [2]int{m, n}, values
+// []float64 that nobody modifies. Only sizes under 50 a side are kept, so
+// the cache holds at most 2,401 tables (about 12 MB).
+var rankSumDists sync.Map
+
 // rankSumDist returns the null distribution of the Mann-Whitney statistic
 // for samples of sizes m and n without ties: dist[k] = P(W = k),
-// k = 0..m·n (R's dwilcox).
-//
-// It uses the recursion on the largest of the m+n values: it belongs to the
-// first sample with probability m/(m+n), adding n to W.
+// k = 0..m·n (R's dwilcox). Callers must not modify it.
 func rankSumDist(m, n int) []float64 {
+	key := [2]int{m, n}
+	if d, ok := rankSumDists.Load(key); ok {
+		return d.([]float64)
+	}
+	d := computeRankSumDist(m, n)
+	if m < 50 && n < 50 {
+		rankSumDists.Store(key, d)
+	}
+	return d
+}
+
+// computeRankSumDist is rankSumDist without the cache. It uses the
+// recursion on the largest of the m+n values: it belongs to the first
+// sample with probability m/(m+n), adding n to W.
+func computeRankSumDist(m, n int) []float64 {
 	// prev[j] is the distribution for sizes (i-1, j); cur[j] for (i, j).
 	prev := make([][]float64, n+1)
 	for j := range prev {

@@ -55,6 +55,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	n := fs.Int("n", 200, "suites per scenario and change size")
 	seed := fs.Uint64("seed", 1, "random seed")
 	target := fs.Float64("target", 2, "adaptive sampling: MDE in percent below which a benchmark is decided")
+	start := fs.Int("start", 8, "adaptive sampling: rounds every benchmark starts with")
+	maxRounds := fs.Int("max", 20, "adaptive sampling: most rounds one benchmark may get")
+	refine := fs.Bool("refine", false, "adaptive sampling: halve the target while budget is left")
+	only := fs.String("methods", "", "comma-separated methods to run (default all)")
 	real := fs.String("real", "compare/eval/testdata/bent-go1.17.txt,compare/eval/testdata/sort.txt",
 		"comma-separated Go benchmark outputs with many runs per benchmark, one scenario each")
 	if err := fs.Parse(args); err != nil {
@@ -67,7 +71,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-n %d: need at least one suite", *n)
 	}
 	cfg := config{suites: *n, seed: *seed, benchmarks: 50, changed: 10, samples: 10, history: 8,
-		maxRounds: 20, startRounds: 8, targetPct: *target}
+		maxRounds: *maxRounds, startRounds: *start, targetPct: *target, refine: *refine}
+	if *only != "" {
+		var keep []method
+		for _, name := range strings.Split(*only, ",") {
+			found := false
+			for _, m := range methods {
+				if m.name == name {
+					keep, found = append(keep, m), true
+				}
+			}
+			if !found {
+				return fmt.Errorf("-methods: no method %q", name)
+			}
+		}
+		methods = keep
+	}
 	scenarios := []scenario{simulated{}}
 	for _, path := range strings.Split(*real, ",") {
 		if path == "" {
