@@ -239,4 +239,15 @@ type Suite struct {
 	// Stopped says why adaptive sampling added no more rounds: "decided"
 	// (every benchmark decided), "max_count" or "budget".
 	Stopped string `json:"stopped,omitempty"`
+	// Runs is, under adaptive sampling, how many benchmark runs each side
+	// made: rounds that ran only the undecided benchmarks count what they
+	// ran (a Go top-level benchmark or a matrix point is one run).
+	Runs int `json:"runs,omitempty"`
+}
+
+// Key identifies the row as bench.Result.Key identifies the results it
+// came from.
+func (r *Row) Key() string {
+	res := bench.Result{Group: r.Group, Benchmark: r.Benchmark, Params: r.Params, Metric: r.Metric, Unit: r.Unit}
+	return res.Key()
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -148,5 +150,68 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 		return fmt.Errorf("line %d: %q is not a duration such as 30s, 10m or 1h", n.Line, s)
 	}
 	*d = Duration(v)
+	return nil
+}
+
+// Budget bounds the rounds adaptive sampling adds to a suite: a time
+// ("10m"), or a number of rounds' worth of benchmark runs ("10x": as many
+// runs of each side as 10 rounds of every benchmark would take, spent on
+// the benchmarks still undecided).
+type Budget struct {
+	Time   time.Duration
+	Rounds int
+}
+
+// IsZero reports whether no budget is set.
+func (b Budget) IsZero() bool { return b.Time == 0 && b.Rounds == 0 }
+
+// String writes the budget as ParseBudget reads it.
+func (b Budget) String() string {
+	switch {
+	case b.Rounds > 0:
+		return fmt.Sprintf("%dx", b.Rounds)
+	case b.Time > 0:
+		return b.Time.String()
+	}
+	return ""
+}
+
+// ParseBudget reads "10x" (rounds) or a Go duration such as "90s".
+func ParseBudget(s string) (Budget, error) {
+	if n, ok := strings.CutSuffix(s, "x"); ok {
+		v, err := strconv.Atoi(n)
+		if err != nil || v <= 0 {
+			return Budget{}, fmt.Errorf("%q is not a budget: want a positive round count such as 10x, or a duration such as 5m", s)
+		}
+		return Budget{Rounds: v}, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return Budget{}, fmt.Errorf("%q is not a budget: want a positive round count such as 10x, or a duration such as 5m", s)
+	}
+	return Budget{Time: d}, nil
+}
+
+// UnmarshalYAML reads a budget string.
+func (b *Budget) UnmarshalYAML(n *yaml.Node) error {
+	var s string
+	if err := n.Decode(&s); err != nil {
+		return err
+	}
+	v, err := ParseBudget(s)
+	if err != nil {
+		return fmt.Errorf("line %d: %w", n.Line, err)
+	}
+	*b = v
+	return nil
+}
+
+// Set lets a Budget be a command-line flag.
+func (b *Budget) Set(s string) error {
+	v, err := ParseBudget(s)
+	if err != nil {
+		return err
+	}
+	*b = v
 	return nil
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestUnknownFieldsNameTheirLine checks that a misspelt key anywhere in a
@@ -22,5 +23,39 @@ func TestUnknownFieldsNameTheirLine(t *testing.T) {
 				t.Errorf("err = %v, want it to start with the file and contain %q", err, c.want)
 			}
 		})
+	}
+}
+
+func TestBudget(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want Budget
+	}{
+		{"10x", Budget{Rounds: 10}},
+		{"90s", Budget{Time: 90 * time.Second}},
+		{"1h30m", Budget{Time: 90 * time.Minute}},
+	} {
+		cfg, err := Parse([]byte("suites:\n  x:\n    command: run\n    count: 3\n    budget: "+c.text+"\n"), "c.yaml")
+		if err != nil {
+			t.Fatalf("budget %s: %v", c.text, err)
+		}
+		if got := cfg.Suites[0].Budget; got != c.want || got.String() != c.want.String() {
+			t.Errorf("budget %s = %+v (%s), want %+v", c.text, got, got, c.want)
+		}
+	}
+	for _, c := range []struct{ text, want string }{
+		{"ten", "line 5"},
+		{"0x", "positive round count"},
+		{"-5m", "positive round count"},
+		{"2x", "budget 2x must be at least count (3)"},
+	} {
+		_, err := Parse([]byte("suites:\n  x:\n    command: run\n    count: 3\n    budget: "+c.text+"\n"), "c.yaml")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("budget %s: err = %v, want it to contain %q", c.text, err, c.want)
+		}
+	}
+	var b Budget
+	if err := b.Set("12x"); err != nil || b.Rounds != 12 {
+		t.Errorf("Set(12x) = %+v, %v", b, err)
 	}
 }

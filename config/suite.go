@@ -40,20 +40,23 @@ type Suite struct {
 	// results to a file.
 	Output string `yaml:"output"`
 	// Count is how many rounds each side runs (default 10 for Go, 5 else);
-	// with adaptive sampling (MaxCount or Budget) it is the minimum.
+	// with adaptive sampling (MaxCount or Budget) it is how many rounds
+	// every benchmark gets before adaptive sampling picks the undecided
+	// ones.
 	Count int `yaml:"count"`
 	// Warmup is how many rounds per side run first and are discarded
 	// (default 1 for command suites, 0 for the go preset, whose test
 	// binary already runs each benchmark once before timing it).
 	Warmup *int `yaml:"warmup"`
-	// MaxCount turns on adaptive sampling: after Count rounds, rounds are
-	// added in balanced blocks while some benchmark is undecided, up to
-	// MaxCount rounds per side (0: no cap but Budget).
+	// MaxCount turns on adaptive sampling: after Count rounds, balanced
+	// blocks of rounds run the benchmarks still undecided, until each is
+	// decided or has MaxCount rounds per side (0: no cap but Budget).
 	MaxCount int `yaml:"max_count"`
-	// Budget turns on adaptive sampling too: no block of rounds starts
-	// once the suite's rounds have taken this long, or when the next block
-	// would likely end after it.
-	Budget Duration `yaml:"budget"`
+	// Budget turns on adaptive sampling too and bounds it: a time ("5m":
+	// no block starts that would likely end after it) or rounds ("10x":
+	// the benchmark runs that 10 rounds of every benchmark would take,
+	// the first Count rounds included).
+	Budget Budget `yaml:"budget"`
 	// Timeout bounds each command (default 10m).
 	Timeout Duration `yaml:"timeout"`
 	// BuildTimeout bounds the build (default 30m).
@@ -281,8 +284,8 @@ func (s *Suite) validate() error {
 	if s.MaxCount < 0 || (s.MaxCount > 0 && s.MaxCount < s.Count) {
 		return fmt.Errorf("max_count %d must be at least count (%d)", s.MaxCount, s.Count)
 	}
-	if s.Budget < 0 {
-		return fmt.Errorf("budget must be positive")
+	if s.Budget.Rounds > 0 && s.Budget.Rounds < s.Count {
+		return fmt.Errorf("budget %s must be at least count (%d)", s.Budget, s.Count)
 	}
 	switch s.Preset {
 	case "go":

@@ -1,7 +1,11 @@
 package runner
 
 import (
+	"cmp"
 	"fmt"
+	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/perfbot/perfbot/bench"
@@ -21,26 +25,40 @@ const (
 // compare's default noise floor.
 const defaultTargetPct = 5
 
-// adaptive decides whether a suite runs more rounds: after its minimum
-// count, while some benchmark is undecided (compare.Decided) and the
-// suite's max_count and budget allow, one balanced block at a time.
+// A unit is what a suite can run on its own: a Go package's top-level
+// benchmark (with its sub-benchmarks), or a command suite's matrix point.
+// Sides name the unit behind each result, so that adaptive sampling can
+// run just the units whose benchmarks are undecided.
+
+// adaptive decides, after the suite's first Count rounds and after each
+// block of rounds since, which units run one more block: those with a
+// benchmark not yet decided (compare.Decided), smallest p-value first,
+// while the suite's max_count and budget allow.
 type adaptive struct {
 	on     bool
 	max    int
-	budget time.Duration
+	budget config.Budget
 	block  int
 	target float64
 	cmp    compare.Options
+	// done counts each unit's rounds per side; units is how many units
+	// the first rounds ran.
+	done  map[string]int
+	units int
+	// unitOf maps a result's key to the unit that produced it.
+	unitOf map[string]string
 }
 
 func newAdaptive(suite *config.Suite, count, variants int, opts Options) *adaptive {
 	a := &adaptive{
-		on:     (suite.MaxCount > count || suite.Budget > 0) && variants >= 2,
+		on:     (suite.MaxCount > count || !suite.Budget.IsZero()) && variants >= 2,
 		max:    suite.MaxCount,
-		budget: time.Duration(suite.Budget),
+		budget: suite.Budget,
 		block:  max(variants, 1),
 		target: opts.TargetPct,
 		cmp:    opts.Compare,
+		done:   map[string]int{},
+		unitOf: map[string]string{},
 	}
 	if a.target <= 0 {
 		a.target = defaultTargetPct
@@ -59,61 +77,131 @@ func (a *adaptive) of(n int) string {
 	return fmt.Sprintf("%d (budget %s)", n, a.budget)
 }
 
-// more returns how many rounds to add after done rounds that took
-// elapsed, with results the suite's results so far over the variants (the
-// baseline first), and why: the undecided benchmark that asks for more, or
-// why there will be none. It returns 0 and "" when sampling is not
-// adaptive.
-func (a *adaptive) more(done int, elapsed time.Duration, results []*bench.Result, variants []string) (int, string) {
-	if !a.on {
-		return 0, ""
+// ran records which unit each result of a round came from.
+func (a *adaptive) ran(results []*bench.Result, units []string) {
+	for i, r := range results {
+		a.unitOf[r.Key()] = units[i]
 	}
-	undecided, ok := a.undecided(results, variants)
-	if !ok {
-		// Nothing to compare (a side measured nothing): more rounds
-		// would not help.
-		return 0, ""
-	}
-	if undecided == "" {
-		return 0, StopDecided
-	}
-	n := a.block
-	if a.max > 0 {
-		if done >= a.max {
-			return 0, StopMaxCount
-		}
-		n = min(n, a.max-done)
-	}
-	if a.budget > 0 && done > 0 {
-		perRound := elapsed / time.Duration(done)
-		if elapsed+perRound*time.Duration(n) > a.budget {
-			return 0, StopBudget
-		}
-	}
-	return n, undecided + " is undecided"
 }
 
-// undecided names the first benchmark and candidate whose comparison is
-// not decided yet, or returns "" when every one is; false when the results
-// cannot be compared.
-func (a *adaptive) undecided(results []*bench.Result, variants []string) (string, bool) {
+// counted adds a round per side to each unit a round ran.
+func (a *adaptive) counted(ran []string) {
+	for _, u := range ran {
+		a.done[u]++
+	}
+	a.units = max(a.units, len(a.done))
+}
+
+// runs is how many unit rounds each side ran.
+func (a *adaptive) runs() int {
+	n := 0
+	for _, d := range a.done {
+		n += d
+	}
+	return n
+}
+
+// plan returns the units to run in the next block, given the suite's
+// results so far over the variants (the baseline first) and the time its
+// rounds have taken, with why; or no units and why there will be none
+// (StopDecided, StopMaxCount, StopBudget). It returns nil and "" when
+// sampling is not adaptive or the results cannot be compared.
+func (a *adaptive) plan(elapsed time.Duration, results []*bench.Result, variants []string) (units []string, rounds int, why string) {
+	if !a.on {
+		return nil, 0, ""
+	}
 	opts := a.cmp
 	opts.Base, opts.Candidates = variants[0], variants[1:]
 	// The geomean's interval plays no part in the decision.
 	opts.Verdicts.BootstrapIterations = -1
-	cmp, err := compare.Compare(results, opts)
+	c, err := compare.Compare(results, opts)
 	if err != nil {
-		return "", false
+		// Nothing to compare (a side measured nothing): more rounds
+		// would not help.
+		return nil, 0, ""
 	}
-	for i := range cmp.Rows {
-		row := &cmp.Rows[i]
+	// The undecided units, each with the smallest p-value among its
+	// undecided rows and one of them to name.
+	type pending struct {
+		unit, row string
+		p         float64
+	}
+	byUnit := map[string]*pending{}
+	capped := false
+	for i := range c.Rows {
+		row := &c.Rows[i]
 		for j := range row.Candidates {
-			c := &row.Candidates[j]
-			if c.Presence != compare.Both || compare.Decided(c, a.target) {
+			cand := &row.Candidates[j]
+			if cand.Presence != compare.Both || compare.Decided(cand, a.target) {
 				continue
 			}
-			return fmt.Sprintf("%s (%s, %s: %s)", row.Benchmark, row.Unit, c.Variant, c.Verdict), true
+			u, ok := a.unitOf[row.Key()]
+			if !ok {
+				continue
+			}
+			if a.max > 0 && a.done[u] >= a.max {
+				capped = true
+				continue
+			}
+			p := cand.P
+			if math.IsNaN(p) {
+				p = 1
+			}
+			name := fmt.Sprintf("%s (%s, %s: %s)", row.Benchmark, row.Unit, cand.Variant, cand.Verdict)
+			if e := byUnit[u]; e == nil {
+				byUnit[u] = &pending{unit: u, row: name, p: p}
+			} else if p < e.p {
+				e.p, e.row = p, name
+			}
 		}
 	}
-	return "", true
+	if len(byUnit) == 0 {
+		if capped {
+			return nil, 0, StopMaxCount
+		}
+		return nil, 0, StopDecided
+	}
+	order := make([]*pending, 0, len(byUnit))
+	for _, e := range byUnit {
+		order = append(order, e)
+	}
+	slices.SortFunc(order, func(x, y *pending) int {
+		return cmp.Or(cmp.Compare(x.p, y.p), strings.Compare(x.unit, y.unit))
+	})
+	// Each chosen unit costs a block of rounds per side.
+	spent := a.runs()
+	var room func(chosen int) bool
+	switch {
+	case a.budget.Rounds > 0:
+		limit := a.budget.Rounds * a.units
+		room = func(chosen int) bool { return spent+(chosen+1)*a.block <= limit }
+	case a.budget.Time > 0 && spent > 0:
+		perRun := elapsed / time.Duration(spent)
+		room = func(chosen int) bool {
+			return elapsed+perRun*time.Duration((chosen+1)*a.block) <= a.budget.Time
+		}
+	default:
+		room = func(int) bool { return true }
+	}
+	for _, e := range order {
+		if !room(len(units)) {
+			break
+		}
+		units = append(units, e.unit)
+	}
+	if len(units) == 0 {
+		return nil, 0, StopBudget
+	}
+	// A block, cut short where it would take a unit past max_count.
+	rounds = a.block
+	if a.max > 0 {
+		for _, u := range units {
+			rounds = min(rounds, a.max-a.done[u])
+		}
+	}
+	why = order[0].row + " is undecided"
+	if len(units) > 1 {
+		why = fmt.Sprintf("%s and %d more undecided", order[0].row, len(units)-1)
+	}
+	return units, rounds, why
 }

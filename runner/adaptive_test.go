@@ -3,6 +3,9 @@ package runner
 import (
 	"context"
 	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -106,7 +109,7 @@ func TestAdaptiveSampling(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			suite := roundSuite("100", c.cand)
-			suite.MaxCount, suite.Budget = c.maxCount, config.Duration(c.budget)
+			suite.MaxCount, suite.Budget = c.maxCount, config.Budget{Time: c.budget}
 			out := runRounds(t, suite)
 			s := out.Provenance.Suites[0]
 			if s.Stopped != c.wantStop || s.Rounds < c.minRounds || s.Rounds > c.rounds {
@@ -136,5 +139,118 @@ func TestAdaptiveSampling(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAdaptiveRunsOnlyUndecided: after the first rounds, only the
+// benchmarks still undecided run again. Quiet reports a constant ns/op
+// (decided at once: same, interval [0, 0]), Noisy a value that jumps from
+// run to run, so it is never decided and runs to max_count; both have
+// sub-benchmarks, which the narrowed -test.bench pattern must keep.
+func TestAdaptiveRunsOnlyUndecided(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not on PATH")
+	}
+	r := gitrepo.New(t)
+	r.Commit("two benchmarks", map[string]string{
+		"go.mod": "module example.com/two\n\ngo 1.22\n",
+		"two/two_test.go": `package two
+
+import (
+	"testing"
+	"time"
+)
+
+func BenchmarkQuiet(b *testing.B) {
+	for _, s := range []string{"a", "b"} {
+		b.Run("sub="+s, func(b *testing.B) {
+			for range b.N {
+			}
+			b.ReportMetric(100, "ns/op")
+		})
+	}
+}
+
+func BenchmarkNoisy(b *testing.B) {
+	for _, s := range []string{"a", "b"} {
+		b.Run("sub="+s, func(b *testing.B) {
+			for range b.N {
+			}
+			b.ReportMetric(float64(100+time.Now().UnixNano()/1000%61), "ns/op")
+		})
+	}
+}
+`})
+	patch := r.Patch("docs: a readme", map[string]string{"README": "two benchmarks\n"}, true)
+	// Without B/op and allocs/op: a single iteration's allocations vary
+	// from run to run, which would keep Quiet undecided.
+	noMem := false
+	suite := config.Suite{Name: "go", Preset: "go", Count: 3, MaxCount: 8, Go: config.GoOptions{Benchtime: "1x", Bench: "./sub=.", Benchmem: &noMem}}
+	out, err := Run(context.Background(), Options{
+		Repo: r.Dir, Base: "HEAD", Candidates: []Candidate{{Name: "patch", Patch: patch}}, Suites: []config.Suite{suite},
+		Seed: 5, CacheDir: t.TempDir(), Sandbox: sandbox.Local{}, SandboxName: "none", Env: os.Environ(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Failures) > 0 {
+		t.Fatalf("failures: %+v", out.Failures)
+	}
+	n := map[string]int{}
+	for _, res := range out.Results {
+		if res.Unit == "ns/op" {
+			n[res.Variant+" "+res.Benchmark+" "+res.Params.String()] += len(res.Samples)
+		}
+	}
+	for _, side := range []string{"base", "patch"} {
+		for _, sub := range []string{"sub=a", "sub=b"} {
+			if got := n[side+" Quiet-"+cores()+" "+sub]; got != 3 {
+				t.Errorf("%s Quiet %s: %d samples, want 3 (decided after the first rounds): %v", side, sub, got, n)
+			}
+			if got := n[side+" Noisy-"+cores()+" "+sub]; got != 8 {
+				t.Errorf("%s Noisy %s: %d samples, want 8 (max_count): %v", side, sub, got, n)
+			}
+		}
+	}
+	s := out.Provenance.Suites[0]
+	// Runs per side: 2 units for 3 rounds, then Noisy alone for 5.
+	if s.Stopped != StopMaxCount || s.Rounds != 8 || s.Runs != 2*3+5 {
+		t.Errorf("provenance %+v: want stopped at max_count after 8 rounds and 11 runs", s)
+	}
+}
+
+// cores is the -GOMAXPROCS suffix Go puts on benchmark names here.
+func cores() string { return strconv.Itoa(runtime.GOMAXPROCS(0)) }
+
+// TestAdaptiveRoundsBudget: a budget of 4x lets each side make the runs of
+// 4 rounds of every matrix point; the constant point is decided after the
+// first 3 rounds, so the spread one gets the rest.
+func TestAdaptiveRoundsBudget(t *testing.T) {
+	suite := config.Suite{
+		Name:    "points",
+		Command: `v=$((LEVEL + ({round} * 37 % 7) * {spread})); echo "BenchmarkPoint 1 $v ns/op"`,
+		Parser:  "gobench",
+		Count:   3,
+		Matrix:  config.Matrix{{Name: "spread", Values: []string{"0", "3"}}},
+		Budget:  config.Budget{Rounds: 4},
+		Variants: config.Variants{
+			{Name: "base", Env: map[string]string{"LEVEL": "100"}},
+			{Name: "cand", Env: map[string]string{"LEVEL": "100"}},
+		},
+	}
+	out := runRounds(t, suite)
+	n := map[string]int{}
+	for _, r := range out.Results {
+		v, _ := r.Params.Get("spread")
+		n[r.Variant+" spread="+v] += len(r.Samples)
+	}
+	want := map[string]int{"base spread=0": 3, "cand spread=0": 3, "base spread=3": 5, "cand spread=3": 5}
+	for k, w := range want {
+		if n[k] != w {
+			t.Errorf("%s: %d samples, want %d (all: %v)", k, n[k], w, n)
+		}
+	}
+	if s := out.Provenance.Suites[0]; s.Stopped != StopBudget || s.Runs != 8 {
+		t.Errorf("provenance %+v: want stopped by the budget after 8 runs a side", s)
 	}
 }

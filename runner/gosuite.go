@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/perfbot/perfbot/bench"
@@ -34,11 +36,28 @@ type goSide struct {
 	failed map[string]bool
 }
 
-func (g *goSide) args() []string {
+// args are the test binary's flags; names, when not nil, narrow the
+// suite's -bench pattern to those top-level benchmarks (without their
+// "Benchmark" prefix).
+func (g *goSide) args(names []string) []string {
 	o := g.suite.Go
 	bench := o.Bench
 	if bench == "" {
 		bench = "."
+	}
+	if names != nil {
+		quoted := make([]string, len(names))
+		for i, n := range names {
+			quoted[i] = regexp.QuoteMeta(n)
+		}
+		top := "^Benchmark(?:" + strings.Join(quoted, "|") + ")$"
+		// The suite's pattern chose these benchmarks already; what it
+		// says below the top level (after its first slash) still
+		// applies.
+		if _, sub, ok := strings.Cut(bench, "/"); ok {
+			top += "/" + sub
+		}
+		bench = top
 	}
 	args := []string{"-test.run", "^$", "-test.bench", bench, "-test.count", "1"}
 	if o.Benchmem == nil || *o.Benchmem {
@@ -92,7 +111,7 @@ func prepareGo(ctx context.Context, suite *config.Suite, s *side, opts Options, 
 			continue
 		}
 		g.pkgs = append(g.pkgs, pkg)
-		commands = append(commands, fmt.Sprintf("go test -c %s && %s.test %s", pkg.importPath, filepath.Base(pkg.importPath), strings.Join(g.args(), " ")))
+		commands = append(commands, fmt.Sprintf("go test -c %s && %s.test %s", pkg.importPath, filepath.Base(pkg.importPath), strings.Join(g.args(nil), " ")))
 	}
 	if len(g.pkgs) == 0 {
 		if len(out.Failures) == 0 || out.Failures[len(out.Failures)-1].Variant != s.name {
@@ -118,11 +137,35 @@ func hasBenchmarks(dir, files string) bool {
 	return false
 }
 
-func (g *goSide) round(ctx context.Context, r int) ([]*bench.Result, error) {
+// goUnit names a Go package's top-level benchmark as adaptive sampling
+// runs it: the package's import path and the benchmark's name without its
+// "Benchmark" prefix, sub-benchmarks and -GOMAXPROCS suffix.
+func goUnit(importPath, benchmark string) string {
+	top, _, _ := strings.Cut(benchmark, "/")
+	// Go identifiers have no '-': the first one starts the suffix.
+	top, _, _ = strings.Cut(top, "-")
+	return "go " + importPath + " " + top
+}
+
+func (g *goSide) round(ctx context.Context, r int, only map[string]bool) ([]*bench.Result, []string, error) {
 	var results []*bench.Result
+	var units []string
 	for _, pkg := range g.pkgs {
+		var names []string
+		if only != nil {
+			prefix := "go " + pkg.importPath + " "
+			for u := range only {
+				if name, ok := strings.CutPrefix(u, prefix); ok {
+					names = append(names, name)
+				}
+			}
+			if len(names) == 0 {
+				continue
+			}
+			slices.Sort(names)
+		}
 		res, err := g.opts.Sandbox.Run(ctx, sandbox.Spec{
-			Argv: append([]string{pkg.binary}, g.args()...),
+			Argv: append([]string{pkg.binary}, g.args(names)...),
 			Dir:  pkg.dir, Env: g.env, Timeout: durationOr(g.suite.Timeout, defaultTimeout), MaxOutput: g.opts.MaxOutput, Network: sandbox.NoNetwork,
 			// The test binary and the rest of the tree (testdata of other
 			// packages) are read-only; only the package's directory is
@@ -130,7 +173,7 @@ func (g *goSide) round(ctx context.Context, r int) ([]*bench.Result, error) {
 			ReadOnly: []string{g.side.worktree},
 		})
 		if err != nil {
-			return nil, fmt.Errorf("suite %s: run %s on %s: %w", g.suite.Name, pkg.importPath, g.side.name, err)
+			return nil, nil, fmt.Errorf("suite %s: run %s on %s: %w", g.suite.Name, pkg.importPath, g.side.name, err)
 		}
 		if !res.OK() && !g.failed[pkg.importPath] {
 			g.failed[pkg.importPath] = true
@@ -146,11 +189,12 @@ func (g *goSide) round(ctx context.Context, r int) ([]*bench.Result, error) {
 				b.Group = pkg.importPath
 			}
 			results = append(results, b)
+			units = append(units, goUnit(pkg.importPath, b.Benchmark))
 			return nil
 		})
 		if err != nil {
 			g.out.Failures = append(g.out.Failures, compare.Failure{Variant: g.side.name, Stage: "parse", Message: err.Error()})
 		}
 	}
-	return results, nil
+	return results, units, nil
 }

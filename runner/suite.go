@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -19,8 +21,10 @@ import (
 
 // suiteSide is what one suite needs to run one round on one side.
 type suiteSide interface {
-	// round runs one round and returns its results, or records failures.
-	round(ctx context.Context, r int) ([]*bench.Result, error)
+	// round runs one round of the units in only (every unit when only
+	// is nil) and returns its results with the unit of each, or records
+	// failures.
+	round(ctx context.Context, r int, only map[string]bool) ([]*bench.Result, []string, error)
 }
 
 const (
@@ -111,15 +115,26 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 	// index numbers every round of the suite, warm-ups included, so that
 	// {round} never repeats.
 	index := 0
-	play := func(order []string, label string, keep bool) error {
+	ad := newAdaptive(suite, count, len(names), opts)
+	// play runs one round of each variant in order, of the units in only
+	// (all when nil), and returns the units it ran.
+	play := func(order []string, label string, keep bool, only []string) ([]string, error) {
+		var set map[string]bool
+		if only != nil {
+			set = map[string]bool{}
+			for _, u := range only {
+				set[u] = true
+			}
+		}
+		ran := map[string]bool{}
 		for _, name := range order {
 			if err := ctx.Err(); err != nil {
-				return err
+				return nil, err
 			}
 			fmt.Fprintf(progress, "perfbot: suite %s: %s: %s\n", suite.Name, label, name)
-			results, err := runners[name].round(ctx, index)
+			results, units, err := runners[name].round(ctx, index, set)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if !keep {
 				out.Provenance.RunOrder = append(out.Provenance.RunOrder, name+"(warm-up)")
@@ -128,36 +143,52 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 			for _, res := range results {
 				res.Variant = name
 			}
+			ad.ran(results, units)
+			for _, u := range units {
+				ran[u] = true
+			}
 			out.Results = append(out.Results, results...)
 			out.Provenance.RunOrder = append(out.Provenance.RunOrder, name)
 		}
 		index++
-		return nil
+		if only != nil {
+			return only, nil
+		}
+		return slices.Sorted(maps.Keys(ran)), nil
 	}
 	for w, order := range schedule(names, warmup, rng) {
-		if err := play(order, fmt.Sprintf("warm-up %d/%d", w+1, warmup), false); err != nil {
+		if _, err := play(order, fmt.Sprintf("warm-up %d/%d", w+1, warmup), false, nil); err != nil {
 			return err
 		}
 	}
 	first := len(out.Results)
-	ad := newAdaptive(suite, count, len(names), opts)
 	started := time.Now()
 	rounds, next := 0, count
+	var only []string
 	for next > 0 {
 		for _, order := range schedule(names, next, rng) {
-			if err := play(order, fmt.Sprintf("round %d/%s", rounds+1, ad.of(rounds+next)), true); err != nil {
+			label := fmt.Sprintf("round %d/%s", rounds+1, ad.of(rounds+next))
+			if only != nil {
+				label = fmt.Sprintf("round %d (%d undecided)", rounds+1, len(only))
+			}
+			ran, err := play(order, label, true, only)
+			if err != nil {
 				return err
 			}
+			ad.counted(ran)
 			rounds++
 		}
 		var why string
-		next, why = ad.more(rounds, time.Since(started), out.Results[first:], names)
+		only, next, why = ad.plan(time.Since(started), out.Results[first:], names)
 		if next > 0 {
-			fmt.Fprintf(progress, "perfbot: suite %s: %s; %d more round(s)\n", suite.Name, why, next)
+			fmt.Fprintf(progress, "perfbot: suite %s: %s; %d more round(s) of %d benchmark(s)\n", suite.Name, why, next, len(only))
 		} else if why != "" {
 			prov.Stopped = why
 			fmt.Fprintf(progress, "perfbot: suite %s: stopped after %d rounds: %s\n", suite.Name, rounds, why)
 		}
+	}
+	if ad.on {
+		prov.Runs = ad.runs()
 	}
 	prov.Rounds = rounds
 	if w := perfStatWarning(suite, runners); w != "" {
@@ -218,10 +249,15 @@ func prepareCommand(ctx context.Context, suite *config.Suite, s *side, vr *varia
 	return cs, commands, nil
 }
 
-func (cs *commandSide) round(ctx context.Context, r int) ([]*bench.Result, error) {
+func (cs *commandSide) round(ctx context.Context, r int, only map[string]bool) ([]*bench.Result, []string, error) {
 	var results, counters []*bench.Result
+	var units, counterUnits []string
 	builtin := cs.vr.builtin(cs.side, r+1)
-	for _, pt := range cs.suite.Matrix.Points() {
+	for i, pt := range cs.suite.Matrix.Points() {
+		unit := fmt.Sprintf("point %d", i+1)
+		if only != nil && !only[unit] {
+			continue
+		}
 		cmd := cs.vr.command(cs.suite.Command, pt, builtin)
 		argv := []string{"/bin/sh", "-c", cmd}
 		if cs.perf != nil {
@@ -238,7 +274,7 @@ func (cs *commandSide) round(ctx context.Context, r int) ([]*bench.Result, error
 			Writable: cs.vr.roundWritable(cs.suite),
 		})
 		if err != nil {
-			return nil, fmt.Errorf("suite %s: %s: %w", cs.suite.Name, cs.side.name, err)
+			return nil, nil, fmt.Errorf("suite %s: %s: %w", cs.suite.Name, cs.side.name, err)
 		}
 		if !res.OK() && !cs.failed[cmd] {
 			cs.failed[cmd] = true
@@ -251,6 +287,9 @@ func (cs *commandSide) round(ctx context.Context, r int) ([]*bench.Result, error
 				cs.out.Failures = append(cs.out.Failures, compare.Failure{Variant: cs.side.name, Stage: "parse", Message: err.Error()})
 			}
 			counters = append(counters, prs...)
+			for range prs {
+				counterUnits = append(counterUnits, unit)
+			}
 		}
 		var data []byte
 		switch {
@@ -278,12 +317,13 @@ func (cs *commandSide) round(ctx context.Context, r int) ([]*bench.Result, error
 		}
 		for _, res := range rs {
 			res.Params = withMatrix(pt, res.Params)
+			units = append(units, unit)
 		}
 		results = append(results, rs...)
 	}
 	// The counters come after the benchmark's own results, so that a
 	// report shows them after the numbers they explain.
-	return append(results, counters...), nil
+	return append(results, counters...), append(units, counterUnits...), nil
 }
 
 // withMatrix puts the matrix point's parameters before the parsed ones,

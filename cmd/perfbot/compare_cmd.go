@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
@@ -41,7 +40,7 @@ type compareFlags struct {
 	posts     multiFlag
 	key       string
 	maxCount  int
-	budget    time.Duration
+	budget    config.Budget
 	seed      uint64
 	db        string
 	dbEnv     string
@@ -82,7 +81,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&f.method, "method", "perfbot", "verdict method: perfbot or benchstat")
 	fs.Var(&f.posts, "post", "post the report: github:OWNER/REPO#N, jira:KEY-123, reviewboard:ID or mail:ADDRESS[,ADDRESS] (repeatable)")
 	fs.IntVar(&f.maxCount, "max-count", 0, "adaptive sampling: add rounds while a benchmark is undecided, up to this many per side")
-	fs.DurationVar(&f.budget, "budget", 0, "adaptive sampling: add rounds while a benchmark is undecided, for at most this long per suite")
+	fs.Var(&f.budget, "budget", "adaptive sampling: run the undecided benchmarks again while this lasts: rounds (10x: the runs of 10 rounds of every benchmark) or a time per suite (5m)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the rounds' random order, to repeat a run's order (default: random; the report's provenance names it)")
 	fs.StringVar(&f.db, "db", "", "history database whose noise thresholds (perfbot calibrate) the verdicts apply: a SQLite file or a postgres:// URL")
 	fs.StringVar(&f.driver, "driver", "", "store driver of --db: sqlite or postgres (default: from --db)")
@@ -297,8 +296,8 @@ func (f *compareFlags) selectSuites(cfg *config.Config) ([]config.Suite, error) 
 		if f.maxCount > 0 {
 			s.MaxCount = f.maxCount
 		}
-		if f.budget > 0 {
-			s.Budget = config.Duration(f.budget)
+		if !f.budget.IsZero() {
+			s.Budget = f.budget
 		}
 		if s.Preset != "go" {
 			continue

@@ -18,10 +18,7 @@ type config struct {
 	// benchmark counts as decided.
 	maxRounds, startRounds int
 	targetPct              float64
-	// refine halves the target when every benchmark is decided and
-	// budget is left.
-	refine bool
-	seed   uint64
+	seed                   uint64
 }
 
 // scenario picks benchmarks.
@@ -52,7 +49,6 @@ var methods = []method{
 	{name: "perfbot-paired", opts: compare.VerdictOptions{Method: compare.MethodPerfbot, Paired: true}},
 	{name: "perfbot-history", opts: compare.VerdictOptions{Method: compare.MethodPerfbot}, history: true},
 	{name: "perfbot-adaptive", opts: compare.VerdictOptions{Method: compare.MethodPerfbot}, adaptive: true},
-	{name: "perfbot-adaptive-q0.1", opts: compare.VerdictOptions{Method: compare.MethodPerfbot, FDR: 0.1}, adaptive: true},
 }
 
 // tiered is a source that knows its noise class (see simBench.tier).
@@ -198,24 +194,18 @@ func runMethod(s suite, m method, cfg config) ([]compare.Verdict, error) {
 		n[b] = min(cfg.startRounds, len(s.base[b]))
 		used += n[b]
 	}
-	target := cfg.targetPct
 	for {
 		cands, err := judgeSuite(s, n, m)
 		if err != nil {
 			return nil, err
 		}
-		// The undecided benchmarks, most promising (smallest p) first.
+		// The undecided benchmarks below the cap, smallest p first, as
+		// perfbot's runner picks them.
 		var order []int
-		for {
-			for b := range cands {
-				if !compare.Decided(&cands[b], target) && n[b]+2 <= len(s.base[b]) {
-					order = append(order, b)
-				}
+		for b := range cands {
+			if !compare.Decided(&cands[b], cfg.targetPct) && n[b]+2 <= len(s.base[b]) {
+				order = append(order, b)
 			}
-			if len(order) > 0 || !cfg.refine || target < 0.5 {
-				break
-			}
-			target /= 2
 		}
 		sort.SliceStable(order, func(i, j int) bool { return cands[order[i]].P < cands[order[j]].P })
 		added := false

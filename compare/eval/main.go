@@ -54,10 +54,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	n := fs.Int("n", 200, "suites per scenario and change size")
 	seed := fs.Uint64("seed", 1, "random seed")
-	target := fs.Float64("target", 2, "adaptive sampling: MDE in percent below which a benchmark is decided")
-	start := fs.Int("start", 8, "adaptive sampling: rounds every benchmark starts with")
-	maxRounds := fs.Int("max", 20, "adaptive sampling: most rounds one benchmark may get")
-	refine := fs.Bool("refine", false, "adaptive sampling: halve the target while budget is left")
+	target := fs.Float64("target", 5, "adaptive sampling: a benchmark is decided when flagged or when its change's interval lies within ±target percent")
+	start := fs.Int("start", 6, "adaptive sampling: rounds every benchmark starts with (count)")
+	maxRounds := fs.Int("max", 40, "adaptive sampling: most rounds one benchmark may get (max_count)")
 	only := fs.String("methods", "", "comma-separated methods to run (default all)")
 	real := fs.String("real", "compare/eval/testdata/bent-go1.17.txt,compare/eval/testdata/sort.txt",
 		"comma-separated Go benchmark outputs with many runs per benchmark, one scenario each")
@@ -71,7 +70,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-n %d: need at least one suite", *n)
 	}
 	cfg := config{suites: *n, seed: *seed, benchmarks: 50, changed: 10, samples: 10, history: 8,
-		maxRounds: *maxRounds, startRounds: *start, targetPct: *target, refine: *refine}
+		maxRounds: *maxRounds, startRounds: *start, targetPct: *target}
 	if *only != "" {
 		var keep []method
 		for _, name := range strings.Split(*only, ",") {
