@@ -51,6 +51,9 @@ func provenanceFacts(p *compare.Provenance) []Fact {
 	for _, s := range p.Suites {
 		for _, c := range s.Commands {
 			label := fmt.Sprintf("suite %s (%d rounds)", s.Name, s.Rounds)
+			if s.Runs > 0 {
+				label = fmt.Sprintf("suite %s (up to %d rounds)", s.Name, s.Rounds)
+			}
 			if s.Rounds == 1 {
 				label = fmt.Sprintf("suite %s (1 round)", s.Name)
 			}
@@ -63,7 +66,11 @@ func provenanceFacts(p *compare.Provenance) []Fact {
 			notes = append(notes, fmt.Sprintf("%d warm-up round(s) per side discarded", s.Warmup))
 		}
 		if s.Stopped != "" {
-			notes = append(notes, "adaptive sampling stopped: "+s.Stopped)
+			note := "adaptive sampling stopped: " + s.Stopped
+			if s.Runs > 0 {
+				note += fmt.Sprintf(" (%d benchmark runs per side; the n of each row says how many it got)", s.Runs)
+			}
+			notes = append(notes, note)
 		}
 		if len(notes) > 0 {
 			add("suite "+s.Name, strings.Join(notes, "; "), false)

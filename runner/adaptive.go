@@ -49,11 +49,11 @@ type adaptive struct {
 	unitOf map[string]string
 }
 
-func newAdaptive(suite *config.Suite, count, variants int, opts Options) *adaptive {
+func newAdaptive(count, maxCount int, budget config.Budget, variants int, opts Options) *adaptive {
 	a := &adaptive{
-		on:     (suite.MaxCount > count || !suite.Budget.IsZero()) && variants >= 2,
-		max:    suite.MaxCount,
-		budget: suite.Budget,
+		on:     (maxCount > count || !budget.IsZero()) && variants >= 2,
+		max:    maxCount,
+		budget: budget,
 		block:  max(variants, 1),
 		target: opts.TargetPct,
 		cmp:    opts.Compare,

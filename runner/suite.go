@@ -32,16 +32,35 @@ const (
 	defaultBuildTimeout = 30 * time.Minute
 )
 
-// suiteCount is a suite's number of rounds per side (its minimum, with
-// adaptive sampling).
-func suiteCount(suite *config.Suite) int {
+// Adaptive sampling's defaults for a go suite that sets none of count,
+// max_count and budget: quiet benchmarks stop after 6 rounds, noisy ones
+// get up to 40, and the suite spends no more benchmark runs than 10 fixed
+// rounds would (compare/eval: 92% of 5% changes detected, against 78%
+// with 10 rounds of every benchmark).
+const (
+	defaultGoCount    = 6
+	defaultGoMaxCount = 40
+	defaultGoBudget   = 10
+)
+
+// sampling is a suite's count, max_count and budget, defaults filled in:
+// a go suite that sets none of them samples adaptively; otherwise count is
+// 10 for go and 5 for command suites.
+func sampling(suite *config.Suite) (count, maxCount int, budget config.Budget) {
+	count, maxCount, budget = suite.Count, suite.MaxCount, suite.Budget
 	switch {
-	case suite.Count > 0:
-		return suite.Count
+	case count > 0:
+	case suite.Preset == "go" && maxCount == 0 && budget.IsZero():
+		return defaultGoCount, defaultGoMaxCount, config.Budget{Rounds: defaultGoBudget}
 	case suite.Preset == "go":
-		return 10
+		count = 10
+	default:
+		count = 5
 	}
-	return 5
+	if maxCount > 0 {
+		count = min(count, maxCount)
+	}
+	return count, maxCount, budget
 }
 
 // suiteWarmup is a suite's number of discarded rounds per side: by default
@@ -59,7 +78,7 @@ func suiteWarmup(suite *config.Suite) int {
 }
 
 func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Options, progress io.Writer, out *Outcome) error {
-	count := suiteCount(suite)
+	count, maxCount, budget := sampling(suite)
 	var ready []*side
 	runners := map[string]suiteSide{}
 	var commands []string
@@ -115,7 +134,7 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 	// index numbers every round of the suite, warm-ups included, so that
 	// {round} never repeats.
 	index := 0
-	ad := newAdaptive(suite, count, len(names), opts)
+	ad := newAdaptive(count, maxCount, budget, len(names), opts)
 	// play runs one round of each variant in order, of the units in only
 	// (all when nil), and returns the units it ran.
 	play := func(order []string, label string, keep bool, only []string) ([]string, error) {

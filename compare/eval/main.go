@@ -23,10 +23,13 @@
 // change pairs scale one side.
 //
 // Methods: benchstat (Mann-Whitney U at alpha 0.05 per comparison), perfbot
-// (the same test, Benjamini-Hochberg at q = 0.05 across the suite),
-// perfbot-paired (Wilcoxon signed-rank on per-round log ratios, then BH) and
-// perfbot-history (perfbot plus noise thresholds learned from 8 earlier
-// no-change comparisons of each benchmark).
+// (the same test, Benjamini-Hochberg at q = 0.05 across the suite, 10
+// rounds of everything), perfbot-q0.1 and -q0.2, perfbot-paired (paired
+// t-test on per-round log ratios, then BH), perfbot-history (perfbot plus
+// noise thresholds learned from 8 earlier no-change comparisons of each
+// benchmark) and perfbot-adaptive (perfbot sampled as the runner does by
+// default: 6 rounds, then blocks of 2 for the undecided benchmarks within
+// the same total budget). README.md has the table.
 package main
 
 import (
