@@ -41,7 +41,8 @@ type method struct {
 	adaptive bool
 }
 
-var methods = []method{
+// allMethods are the methods the command knows, in table order.
+var allMethods = []method{
 	{name: "benchstat", opts: compare.VerdictOptions{Method: compare.MethodBenchstat}},
 	{name: "perfbot", opts: compare.VerdictOptions{Method: compare.MethodPerfbot}},
 	{name: "perfbot-q0.1", opts: compare.VerdictOptions{Method: compare.MethodPerfbot, FDR: 0.1}},
@@ -109,7 +110,7 @@ func drawSuite(rng *rand.Rand, sc scenario, cfg config, changePct float64) suite
 	return s
 }
 
-func evaluate(ctx context.Context, sc scenario, cfg config) ([]tableRow, error) {
+func evaluate(ctx context.Context, sc scenario, cfg config, methods []method) ([]tableRow, error) {
 	rows := make([]tableRow, len(methods))
 	for i, m := range methods {
 		rows[i] = tableRow{scenario: sc.name(), method: m.name,

@@ -40,6 +40,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -72,22 +73,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *n < 1 {
 		return fmt.Errorf("-n %d: need at least one suite", *n)
 	}
+	if *start < 2 || *maxRounds < max(*start, 10) {
+		return fmt.Errorf("-start %d, -max %d: want 2 <= start <= max and max >= 10", *start, *maxRounds)
+	}
 	cfg := config{suites: *n, seed: *seed, benchmarks: 50, changed: 10, samples: 10, history: 8,
 		maxRounds: *maxRounds, startRounds: *start, targetPct: *target}
+	methods := allMethods
 	if *only != "" {
-		var keep []method
+		methods = nil
 		for _, name := range strings.Split(*only, ",") {
-			found := false
-			for _, m := range methods {
-				if m.name == name {
-					keep, found = append(keep, m), true
-				}
-			}
-			if !found {
+			i := slices.IndexFunc(allMethods, func(m method) bool { return m.name == name })
+			if i < 0 {
 				return fmt.Errorf("-methods: no method %q", name)
 			}
+			methods = append(methods, allMethods[i])
 		}
-		methods = keep
 	}
 	scenarios := []scenario{simulated{}}
 	for _, path := range strings.Split(*real, ",") {
@@ -102,7 +102,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	var rows []tableRow
 	for _, sc := range scenarios {
-		r, err := evaluate(ctx, sc, cfg)
+		r, err := evaluate(ctx, sc, cfg, methods)
 		if err != nil {
 			return err
 		}

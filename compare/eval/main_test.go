@@ -31,10 +31,46 @@ func TestRun(t *testing.T) {
 }
 
 func TestRunErrors(t *testing.T) {
-	for _, args := range [][]string{{"-n", "0"}, {"extra"}, {"-real", "testdata/missing.txt"}} {
+	for _, args := range [][]string{{"-n", "0"}, {"extra"}, {"-real", "testdata/missing.txt"}, {"-start", "1"}, {"-max", "8"}, {"-methods", "nosuch"}} {
 		var out, errb bytes.Buffer
 		if err := run(context.Background(), args, &out, &errb); err == nil {
 			t.Errorf("run(%q): no error", args)
 		}
+	}
+}
+
+// TestDefaultMeetsTargets holds perfbot's default sampling and verdicts to
+// issue 6's targets on simulated suites (seeded, so the figures are the
+// same on every run): at most 1 flagged comparison per 100 unchanged ones,
+// and at least 90% of 5% slow-downs detected within the runs benchstat's
+// 10 samples take; and it must beat 10 fixed rounds at 5%.
+func TestDefaultMeetsTargets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("evaluates 50 suites of 50 benchmarks")
+	}
+	cfg := config{suites: 50, seed: 1, benchmarks: 50, changed: 10, samples: 10, history: 8,
+		maxRounds: 40, startRounds: 6, targetPct: 5}
+	var ms []method
+	for _, m := range allMethods {
+		if m.name == "perfbot" || m.name == "perfbot-adaptive" {
+			ms = append(ms, m)
+		}
+	}
+	rows, err := evaluate(context.Background(), simulated{}, cfg, ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed, adaptive := rows[0], rows[1]
+	flagged := 100 * float64(adaptive.flagged) / float64(adaptive.comparisons)
+	t.Logf("adaptive: %.2f flagged/100, detects %.1f%% of 5%% changes; fixed 10 rounds: %.2f, %.1f%%",
+		flagged, 100*adaptive.detected[2], 100*float64(fixed.flagged)/float64(fixed.comparisons), 100*fixed.detected[2])
+	if flagged > 1 {
+		t.Errorf("adaptive flags %.2f per 100 unchanged comparisons, want <= 1", flagged)
+	}
+	if adaptive.detected[2] < 0.9 {
+		t.Errorf("adaptive detects %.1f%% of 5%% changes, want >= 90%%", 100*adaptive.detected[2])
+	}
+	if adaptive.detected[2] <= fixed.detected[2] {
+		t.Errorf("adaptive detects %.1f%% of 5%% changes, no more than 10 fixed rounds (%.1f%%)", 100*adaptive.detected[2], 100*fixed.detected[2])
 	}
 }
