@@ -122,8 +122,9 @@ func decide(base *Cell, cand *Candidate, unit string, better bench.Direction, op
 				cand.setInterval(lo, hi)
 			}
 		}
-	} else if sameConstant(base, &cand.Cell) || constant(base.Samples) && constant(cand.Samples) {
-		// Two constants: the change is known exactly.
+	} else if base.Center != 0 && constant(base.Samples) && constant(cand.Samples) {
+		// Two constants: the change is known exactly (unless from zero,
+		// which no percentage describes).
 		cand.setInterval(cand.DeltaPct, cand.DeltaPct)
 	}
 	judge(base, cand, better, opts, nil)

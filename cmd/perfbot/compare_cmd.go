@@ -36,6 +36,7 @@ type compareFlags struct {
 	noSandbox bool
 	quiet     bool
 	alpha     float64
+	floor     float64
 	method    string
 	posts     multiFlag
 	key       string
@@ -78,6 +79,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&f.format, "format", "text", "output format: text, markdown, jira or json")
 	fs.StringVar(&f.out, "out", "", "also write every rendering and the raw results into this directory")
 	fs.Float64Var(&f.alpha, "alpha", 0.05, "significance level")
+	fs.Float64Var(&f.floor, "noise-floor", 5, "percent: a row without a significant change is same only when its change's interval rules out changes this large (else noisy), and adaptive sampling runs a benchmark until it does")
 	fs.StringVar(&f.method, "method", "perfbot", "verdict method: perfbot or benchstat")
 	fs.Var(&f.posts, "post", "post the report: github:OWNER/REPO#N, jira:KEY-123, reviewboard:ID or mail:ADDRESS[,ADDRESS] (repeatable)")
 	fs.IntVar(&f.maxCount, "max-count", 0, "adaptive sampling: add rounds while a benchmark is undecided, up to this many per side")
@@ -115,7 +117,11 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if !f.quiet {
 		opts.Progress = stderr
 	}
-	cmpOpts := compare.Options{Alpha: f.alpha, Verdicts: compare.VerdictOptions{Method: method}}
+	if !(f.floor > 0) {
+		return usagef("--noise-floor %v: want a positive percentage", f.floor)
+	}
+	cmpOpts := compare.Options{Alpha: f.alpha, NoiseFloorPct: f.floor, Verdicts: compare.VerdictOptions{Method: method}}
+	opts.TargetPct = f.floor
 	// Without its history a comparison still stands: say so and go on.
 	noise, err := f.noiseHistory(ctx)
 	var noiseWarning string

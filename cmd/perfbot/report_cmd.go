@@ -20,6 +20,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	inFormat := fs.String("input-format", "auto", "format of the input files (auto detects it)")
 	outDir := fs.String("out", "", "also write every rendering into this directory")
 	alpha := fs.Float64("alpha", 0.05, "significance level")
+	floor := fs.Float64("noise-floor", 5, "percent: a row without a significant change is same only when its change's interval rules out changes this large, else noisy")
 	method := fs.String("method", "perfbot", "verdict method: perfbot (tests by data kind, false-discovery control) or benchstat (Mann-Whitney per row, as benchstat)")
 	var posts multiFlag
 	fs.Var(&posts, "post", "post the report: github:OWNER/REPO#N, jira:KEY-123, reviewboard:ID or mail:ADDRESS[,ADDRESS] (repeatable)")
@@ -64,7 +65,10 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	cmp, err := compare.Compare(results, compare.Options{Base: names[0], Candidates: names[1:], Alpha: *alpha, Verdicts: compare.VerdictOptions{Method: m}})
+	if !(*floor > 0) {
+		return usagef("--noise-floor %v: want a positive percentage", *floor)
+	}
+	cmp, err := compare.Compare(results, compare.Options{Base: names[0], Candidates: names[1:], Alpha: *alpha, NoiseFloorPct: *floor, Verdicts: compare.VerdictOptions{Method: m}})
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -82,4 +83,52 @@ func TestReportUsage(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "missing.txt") {
 		t.Errorf("err = %v, want the missing file named", err)
 	}
+}
+
+// TestReportNoiseFloor: Checksum's change interval (-4.6% to +32.6%) reaches
+// the default floor of 5%, so it is noisy; under a floor of 40% it is same.
+// Append, 0 -> 8 B/op, has no percentage interval at all.
+func TestReportNoiseFloor(t *testing.T) {
+	verdicts := func(args ...string) map[string]jsonCandidateView {
+		var stdout, stderr bytes.Buffer
+		args = append([]string{"report", "--format", "json"}, append(args, "testdata/wal-base.txt", "testdata/wal-patch.txt")...)
+		if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, stderr.String())
+		}
+		var rep struct {
+			Comparisons []struct {
+				Benchmark, Unit string
+				Candidates      []jsonCandidateView
+			}
+		}
+		if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]jsonCandidateView{}
+		for _, c := range rep.Comparisons {
+			out[c.Benchmark+" "+c.Unit] = c.Candidates[0]
+		}
+		return out
+	}
+	def := verdicts()
+	if c := def["Checksum-2 ns/op"]; c.Verdict != "noisy" || c.Lo == nil || c.Hi == nil || *c.Lo > -4 || *c.Hi < 30 {
+		t.Errorf("default floor: Checksum %+v, want noisy with an interval of about [-4.6, 32.6]", c)
+	}
+	if c := def["Append-2 B/op"]; c.Verdict != "worse" || c.Lo != nil {
+		t.Errorf("Append B/op 0 -> 8: %+v, want worse without a percentage interval", c)
+	}
+	if c := verdicts("--noise-floor", "40")["Checksum-2 ns/op"]; c.Verdict != "same" {
+		t.Errorf("--noise-floor 40: Checksum %s, want same", c.Verdict)
+	}
+	var stderr bytes.Buffer
+	if err := run(context.Background(), []string{"report", "--noise-floor", "0", "testdata/wal-base.txt", "testdata/wal-patch.txt"}, &bytes.Buffer{}, &stderr); err == nil {
+		t.Error("--noise-floor 0: no error")
+	}
+}
+
+// jsonCandidateView is the part of a JSON candidate the floor test reads.
+type jsonCandidateView struct {
+	Verdict string
+	Lo      *float64 `json:"change_lo_pct"`
+	Hi      *float64 `json:"change_hi_pct"`
 }
