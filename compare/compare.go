@@ -99,7 +99,11 @@ func Compare(results []*bench.Result, opts Options) (*Comparison, error) {
 		return nil, fmt.Errorf("compare: no candidate variant besides the baseline %q", opts.Base)
 	}
 
-	cmp := &Comparison{Base: opts.Base, Candidates: candidates}
+	method := opts.Verdicts.Method
+	if method == "" {
+		method = MethodPerfbot
+	}
+	cmp := &Comparison{Base: opts.Base, Candidates: candidates, Method: method}
 	for _, key := range order {
 		rd := rows[key]
 		p := rd.proto

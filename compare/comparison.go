@@ -38,6 +38,8 @@ type Comparison struct {
 	// column order.
 	Base       string   `json:"base_variant"`
 	Candidates []string `json:"candidate_variants"`
+	// Method names the verdict rules: "perfbot" or "benchstat".
+	Method Method `json:"method,omitempty"`
 	// Rows has one entry per benchmark, parameter set and metric.
 	Rows []Row `json:"comparisons"`
 	// Geomean summarizes each unit over the benchmarks that every side has.

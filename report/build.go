@@ -174,7 +174,11 @@ func build(c *compare.Comparison, opts Options) *Document {
 }
 
 // line formats a row's values; name and params are filled by the caller.
-func line(row *compare.Row, candidates []string, unit string, factor float64) *Line {
+// Under benchstat's method the cells keep benchstat's layout, without the
+// minimum detectable effect.
+func line(row *compare.Row, c *compare.Comparison, unit string, factor float64) *Line {
+	candidates := c.Candidates
+	showMDE := c.Method != compare.MethodBenchstat
 	ns := newNumberStyle(row, unit, factor)
 	l := &Line{row: row}
 	benchstatStyle := ns.sampled
@@ -197,7 +201,7 @@ func line(row *compare.Row, candidates []string, unit string, factor float64) *L
 		}
 		cell.Delta = formatDelta(row.Base, cand, benchstatStyle)
 		cell.Ratio = formatRatio(row.Base, cand, row.Better)
-		cell.Stat = formatStat(row.Base, cand)
+		cell.Stat = formatStat(row.Base, cand, showMDE)
 		switch cell.Verdict {
 		case "better", "worse", "added", "removed":
 			l.Changed = true
@@ -234,7 +238,7 @@ func fillTable(s *Section, c *compare.Comparison, rows []int) {
 		if anySampled {
 			_, factor = tidyUnit(row.Unit)
 		}
-		l := line(row, c.Candidates, s.Unit, factor)
+		l := line(row, c, s.Unit, factor)
 		l.Name = row.Benchmark
 		for _, name := range s.Params {
 			v, _ := row.Params.Get(name)
@@ -291,7 +295,7 @@ func fillSweep(s *Section, c *compare.Comparison, rows []int) {
 	slices.SortStableFunc(rows, func(a, b int) int { return cmp.Compare(value(a), value(b)) })
 	for _, i := range rows {
 		row := &c.Rows[i]
-		l := line(row, c.Candidates, row.Unit, 1)
+		l := line(row, c, row.Unit, 1)
 		l.Name, _ = row.Params.Get(param)
 		l.Params = []string{l.Name}
 		s.Lines = append(s.Lines, l)
@@ -308,7 +312,7 @@ func fillSweep(s *Section, c *compare.Comparison, rows []int) {
 func fillCounters(s *Section, c *compare.Comparison, rows []int) {
 	for _, i := range rows {
 		row := &c.Rows[i]
-		l := line(row, c.Candidates, row.Unit, 1)
+		l := line(row, c, row.Unit, 1)
 		l.Name = row.Benchmark
 		if len(row.Params) > 0 {
 			l.Name += " " + row.Params.String()
@@ -341,7 +345,7 @@ func fillWorkloads(s *Section, c *compare.Comparison, rows []int) {
 	for _, w := range order {
 		for k, i := range per[w] {
 			row := &c.Rows[i]
-			l := line(row, c.Candidates, row.Unit, 1)
+			l := line(row, c, row.Unit, 1)
 			l.Workload, l.First = w, k == 0
 			l.Name = row.Benchmark
 			for _, p := range row.Params {

@@ -190,8 +190,9 @@ func formatRatio(base *compare.Cell, c *compare.Candidate, better bench.Directio
 	return fmt.Sprintf("%.2gx", r)
 }
 
-// formatStat gives the p-value and the counts behind a decision.
-func formatStat(base *compare.Cell, c *compare.Candidate) string {
+// formatStat gives the p-value and the counts behind a decision and, with
+// mde, the smallest change a row that found none could have found.
+func formatStat(base *compare.Cell, c *compare.Candidate, mde bool) string {
 	if base == nil || c.Presence != compare.Both {
 		return ""
 	}
@@ -206,6 +207,18 @@ func formatStat(base *compare.Cell, c *compare.Candidate) string {
 		fmt.Fprintf(&b, "n=%d", c.N)
 	} else {
 		fmt.Fprintf(&b, "n=%d+%d", base.N, c.N)
+	}
+	// A row that found no change says how large a change it could have
+	// found, so that "same" means something.
+	if mde && !math.IsNaN(c.P) && (c.Verdict == compare.Same || c.Verdict == compare.Noisy) && c.Test != compare.TestExact && c.Test != "" && c.MDEPct != 0 {
+		switch {
+		case math.IsInf(c.MDEPct, 1):
+			b.WriteString(" mde=∞")
+		case c.MDEPct >= 10:
+			fmt.Fprintf(&b, " mde=%.0f%%", c.MDEPct)
+		default:
+			fmt.Fprintf(&b, " mde=%.1f%%", c.MDEPct)
+		}
 	}
 	return b.String()
 }

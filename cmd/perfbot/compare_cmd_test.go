@@ -52,7 +52,7 @@ func TestComparePatchTwiceAsFast(t *testing.T) {
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
 	err := run(context.Background(), []string{"compare", "--repo", r.Dir, "--base", "main", "--patch", patch,
-		"--count", "8", "--benchtime", "50x", "--format", "json", "--out", out, "--cache-dir", t.TempDir(), "-q"}, &stdout, &stderr)
+		"--count", "8", "--benchtime", "200x", "--format", "json", "--out", out, "--cache-dir", t.TempDir(), "-q"}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("compare: %v\n%s", err, stderr.String())
 	}
@@ -72,7 +72,7 @@ func TestComparePatchTwiceAsFast(t *testing.T) {
 			// Half the work is -50%; a loaded machine (CI shares its two
 			// cores) stretches single rounds, so allow a band around it.
 			if cand.Verdict != "better" || cand.DeltaPct > -30 || cand.DeltaPct < -70 {
-				t.Errorf("Work: verdict %s, delta %.1f%%; want better near -50%%", cand.Verdict, cand.DeltaPct)
+				t.Errorf("Work: verdict %s, delta %.1f%% (p=%.4f); want better near -50%%\n%s", cand.Verdict, cand.DeltaPct, cand.P, stdout.String())
 			}
 		case strings.HasPrefix(c.Benchmark, "Other"):
 			found++
