@@ -254,3 +254,59 @@ func TestAdaptiveRoundsBudget(t *testing.T) {
 		t.Errorf("provenance %+v: want stopped by the budget after 8 runs a side", s)
 	}
 }
+
+// TestGoVariantEnvAndArgs: a go suite's variants compare one tree under two
+// settings; each variant's env reaches the benchmark and its args the test
+// binary's flags.
+func TestGoVariantEnvAndArgs(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not on PATH")
+	}
+	r := gitrepo.New(t)
+	r.Commit("one benchmark", map[string]string{
+		"go.mod": "module example.com/env\n\ngo 1.22\n",
+		"env/env_test.go": `package env
+
+import (
+	"os"
+	"strconv"
+	"testing"
+)
+
+func BenchmarkLevel(b *testing.B) {
+	level, _ := strconv.Atoi(os.Getenv("LEVEL"))
+	for range b.N {
+	}
+	b.ReportMetric(float64(level), "level")
+	b.ReportMetric(float64(b.N), "iterations")
+}
+`})
+	noMem := false
+	suite := config.Suite{Name: "go", Preset: "go", Count: 2, Go: config.GoOptions{Benchtime: "1x", Benchmem: &noMem},
+		Variants: config.Variants{
+			{Name: "base", Env: map[string]string{"LEVEL": "100"}},
+			{Name: "tuned", Env: map[string]string{"LEVEL": "250"}, Args: "-test.benchtime 7x"},
+		}}
+	out, err := Run(context.Background(), Options{
+		Repo: r.Dir, Base: "HEAD", Suites: []config.Suite{suite}, Seed: 3,
+		CacheDir: t.TempDir(), Sandbox: sandbox.Local{}, SandboxName: "none", Env: os.Environ(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Failures) > 0 {
+		t.Fatalf("failures: %+v", out.Failures)
+	}
+	got := map[string]float64{}
+	for _, res := range out.Results {
+		if res.Unit == "level" || res.Unit == "iterations" {
+			got[res.Variant+" "+res.Unit] = res.Samples[0]
+		}
+	}
+	want := map[string]float64{"base level": 100, "tuned level": 250, "base iterations": 1, "tuned iterations": 7}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s = %v, want %v (all: %v)", k, got[k], w, got)
+		}
+	}
+}

@@ -34,6 +34,8 @@ type goSide struct {
 	opts   Options
 	out    *Outcome
 	failed map[string]bool
+	// extra are the variant's flags for the test binary.
+	extra []string
 }
 
 // args are the test binary's flags; names, when not nil, narrow the
@@ -66,12 +68,20 @@ func (g *goSide) args(names []string) []string {
 	if o.Benchtime != "" {
 		args = append(args, "-test.benchtime", o.Benchtime)
 	}
+	args = append(args, g.extra...)
 	return args
 }
 
-func prepareGo(ctx context.Context, suite *config.Suite, s *side, opts Options, out *Outcome) (suiteSide, []string, error) {
+// prepareGo lists the packages of a go suite on one side and builds each
+// one's test binary. The variant's env applies to the build and the runs
+// (GOAMD64=v3 against v1, GOGC=off against the default); its args are
+// added to the test binary's flags (-test.cpu 4).
+func prepareGo(ctx context.Context, suite *config.Suite, s *side, vr *variantRun, opts Options, out *Outcome) (suiteSide, []string, error) {
 	g := &goSide{suite: suite, side: s, opts: opts, out: out, failed: map[string]bool{}}
-	g.env = append(append([]string(nil), opts.Env...), envList(suite.Env)...)
+	g.env = vr.env
+	if vr.settings != nil && vr.settings.Args != "" {
+		g.extra = strings.Fields(config.Expand(vr.settings.Args, nil, vr.builtin(s, 0)))
+	}
 	pattern := suite.Go.Packages
 	if pattern == "" {
 		pattern = "./..."

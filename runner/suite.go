@@ -103,7 +103,7 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 			err  error
 		)
 		if suite.Preset == "go" {
-			ss, cmds, err = prepareGo(ctx, suite, s, opts, out)
+			ss, cmds, err = prepareGo(ctx, suite, s, runs[s.name], opts, out)
 		} else {
 			ss, cmds, err = prepareCommand(ctx, suite, s, runs[s.name], opts, out)
 		}
