@@ -37,8 +37,15 @@ func runRounds(t *testing.T, suite config.Suite) *Outcome {
 	t.Helper()
 	r := gitrepo.New(t)
 	r.Commit("empty", map[string]string{"README": "nothing to build\n"})
+	return runIn(t, r, suite, 99)
+}
+
+// runIn runs one suite on repository r's HEAD and its candidates, and
+// fails the test on an error or a failed step.
+func runIn(t *testing.T, r *gitrepo.Repo, suite config.Suite, seed uint64, cands ...Candidate) *Outcome {
+	t.Helper()
 	out, err := Run(context.Background(), Options{
-		Repo: r.Dir, Base: "HEAD", Suites: []config.Suite{suite}, Seed: 99,
+		Repo: r.Dir, Base: "HEAD", Candidates: cands, Suites: []config.Suite{suite}, Seed: seed,
 		CacheDir: t.TempDir(), Sandbox: sandbox.Local{}, SandboxName: "none", Env: os.Environ(),
 	})
 	if err != nil {
@@ -48,6 +55,18 @@ func runRounds(t *testing.T, suite config.Suite) *Outcome {
 		t.Fatalf("failures: %+v", out.Failures)
 	}
 	return out
+}
+
+// goModule commits a Go module, example.com/m, made of files.
+func goModule(t *testing.T, files map[string]string) *gitrepo.Repo {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not on PATH")
+	}
+	r := gitrepo.New(t)
+	files["go.mod"] = "module example.com/m\n\ngo 1.22\n"
+	r.Commit("benchmarks", files)
+	return r
 }
 
 // samples counts each variant's samples and fails on a warm-up value.
@@ -148,12 +167,7 @@ func TestAdaptiveSampling(t *testing.T) {
 // run to run, so it is never decided and runs to max_count; both have
 // sub-benchmarks, which the narrowed -test.bench pattern must keep.
 func TestAdaptiveRunsOnlyUndecided(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("go is not on PATH")
-	}
-	r := gitrepo.New(t)
-	r.Commit("two benchmarks", map[string]string{
-		"go.mod": "module example.com/two\n\ngo 1.22\n",
+	r := goModule(t, map[string]string{
 		"two/two_test.go": `package two
 
 import (
@@ -186,16 +200,7 @@ func BenchmarkNoisy(b *testing.B) {
 	// from run to run, which would keep Quiet undecided.
 	noMem := false
 	suite := config.Suite{Name: "go", Preset: "go", Count: 3, MaxCount: 8, Go: config.GoOptions{Benchtime: "1x", Bench: "./sub=.", Benchmem: &noMem}}
-	out, err := Run(context.Background(), Options{
-		Repo: r.Dir, Base: "HEAD", Candidates: []Candidate{{Name: "patch", Patch: patch}}, Suites: []config.Suite{suite},
-		Seed: 5, CacheDir: t.TempDir(), Sandbox: sandbox.Local{}, SandboxName: "none", Env: os.Environ(),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(out.Failures) > 0 {
-		t.Fatalf("failures: %+v", out.Failures)
-	}
+	out := runIn(t, r, suite, 5, Candidate{Name: "patch", Patch: patch})
 	n := map[string]int{}
 	for _, res := range out.Results {
 		if res.Unit == "ns/op" {
@@ -259,12 +264,7 @@ func TestAdaptiveRoundsBudget(t *testing.T) {
 // settings; each variant's env reaches the benchmark and its args the test
 // binary's flags.
 func TestGoVariantEnvAndArgs(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("go is not on PATH")
-	}
-	r := gitrepo.New(t)
-	r.Commit("one benchmark", map[string]string{
-		"go.mod": "module example.com/env\n\ngo 1.22\n",
+	r := goModule(t, map[string]string{
 		"env/env_test.go": `package env
 
 import (
@@ -287,16 +287,7 @@ func BenchmarkLevel(b *testing.B) {
 			{Name: "base", Env: map[string]string{"LEVEL": "100"}},
 			{Name: "tuned", Env: map[string]string{"LEVEL": "250"}, Args: "-test.benchtime 7x"},
 		}}
-	out, err := Run(context.Background(), Options{
-		Repo: r.Dir, Base: "HEAD", Suites: []config.Suite{suite}, Seed: 3,
-		CacheDir: t.TempDir(), Sandbox: sandbox.Local{}, SandboxName: "none", Env: os.Environ(),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(out.Failures) > 0 {
-		t.Fatalf("failures: %+v", out.Failures)
-	}
+	out := runIn(t, r, suite, 3)
 	got := map[string]float64{}
 	for _, res := range out.Results {
 		if res.Unit == "level" || res.Unit == "iterations" {
