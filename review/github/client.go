@@ -34,8 +34,13 @@ type Config struct {
 	// this account ("perfbot-ci", "my-app[bot]"), so a marker copied into
 	// someone else's comment is never taken for perfbot's own.
 	Login string
-	// StatusContext names the commit status (default "perfbot").
+	// StatusContext names the commit status, or the check run with
+	// Checks (default "perfbot").
 	StatusContext string
+	// Checks posts the outcome as a check run, with the report as its
+	// output, instead of a commit status. GitHub lets only Apps create
+	// check runs: App credentials, or the GITHUB_TOKEN of a workflow.
+	Checks bool
 	// HTTPClient sends the requests; nil means a client with a 60s
 	// timeout. Its Transport is wrapped, never modified.
 	HTTPClient *http.Client
@@ -50,6 +55,7 @@ type Poster struct {
 	token   string
 	login   string
 	context string
+	checks  bool
 	retry   retry.Policy
 }
 
@@ -68,7 +74,7 @@ func New(cfg Config) (*Poster, error) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	p := &Poster{token: cfg.Token, login: cfg.Login, context: cfg.StatusContext, retry: cfg.Retry}
+	p := &Poster{token: cfg.Token, login: cfg.Login, context: cfg.StatusContext, checks: cfg.Checks, retry: cfg.Retry}
 	if p.context == "" {
 		p.context = "perfbot"
 	}

@@ -31,10 +31,14 @@ type fakeGitHub struct {
 	comments []fakeComment
 	nextID   int64
 	statuses []map[string]any
-	fail     []func(w http.ResponseWriter) // served, in order, before real answers
-	requests []string
-	tokens   int // installation tokens minted
-	echoAuth bool
+	// checkRuns are the check runs created, by id order; checksDenied
+	// answers their writes as GitHub answers a personal access token.
+	checkRuns    []map[string]any
+	checksDenied bool
+	fail         []func(w http.ResponseWriter) // served, in order, before real answers
+	requests     []string
+	tokens       int // installation tokens minted
+	echoAuth     bool
 }
 
 type fakeComment struct {
@@ -51,6 +55,9 @@ func newFakeGitHub(t *testing.T, token string) *fakeGitHub {
 	mux.HandleFunc("PATCH /api/v3/repos/{owner}/{repo}/issues/comments/{id}", f.auth(f.editComment))
 	mux.HandleFunc("GET /api/v3/repos/{owner}/{repo}/pulls/{n}", f.auth(f.getPull))
 	mux.HandleFunc("POST /api/v3/repos/{owner}/{repo}/statuses/{sha}", f.auth(f.createStatus))
+	mux.HandleFunc("GET /api/v3/repos/{owner}/{repo}/commits/{ref}/check-runs", f.auth(f.listCheckRuns))
+	mux.HandleFunc("POST /api/v3/repos/{owner}/{repo}/check-runs", f.auth(f.createCheckRun))
+	mux.HandleFunc("PATCH /api/v3/repos/{owner}/{repo}/check-runs/{id}", f.auth(f.updateCheckRun))
 	mux.HandleFunc("POST /api/v3/app/installations/{id}/access_tokens", f.accessToken)
 	f.srv = httptest.NewServer(mux)
 	t.Cleanup(f.srv.Close)
@@ -297,4 +304,111 @@ func secondaryLimit(w http.ResponseWriter) {
 
 func forbidden(w http.ResponseWriter) {
 	writeJSON(w, http.StatusForbidden, map[string]string{"message": "Resource not accessible by integration", "documentation_url": "https://docs.github.com/rest/issues/comments#create-an-issue-comment"})
+}
+
+// listCheckRuns answers "List check runs for a Git reference", filtered by
+// check_name as GitHub does.
+func (f *fakeGitHub) listCheckRuns(w http.ResponseWriter, r *http.Request) {
+	name := r.URL.Query().Get("check_name")
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	runs := []map[string]any{}
+	for i := len(f.checkRuns) - 1; i >= 0; i-- { // newest first
+		c := f.checkRuns[i]
+		if c["head_sha"] == r.PathValue("ref") && (name == "" || c["name"] == name) {
+			runs = append(runs, c)
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"total_count": len(runs), "check_runs": runs})
+}
+
+// checkRunInput reads and validates a check run's fields as GitHub does:
+// known status and conclusion values, a conclusion exactly when completed
+// (a conclusion alone completes the run), an output with a title and a
+// summary of at most 65535 characters.
+func (f *fakeGitHub) checkRunInput(w http.ResponseWriter, r *http.Request, create bool) (map[string]any, bool) {
+	invalid := func(msg string) (map[string]any, bool) {
+		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"message": "Invalid request.\n\n" + msg, "documentation_url": "https://docs.github.com/rest/checks/runs"})
+		return nil, false
+	}
+	if f.checksDenied {
+		writeJSON(w, http.StatusForbidden, map[string]any{"message": "You must authenticate via a GitHub App.", "documentation_url": "https://docs.github.com/rest/checks/runs#create-a-check-run"})
+		return nil, false
+	}
+	var in map[string]any
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"message": "Problems parsing JSON"})
+		return nil, false
+	}
+	if create && (in["name"] == nil || in["head_sha"] == nil) {
+		return invalid("\"name\" and \"head_sha\" weren't supplied.")
+	}
+	status, _ := in["status"].(string)
+	conclusion, _ := in["conclusion"].(string)
+	switch status {
+	case "", "queued", "in_progress", "completed":
+	default:
+		return invalid(fmt.Sprintf("%q is not a member of [queued, in_progress, completed].", status))
+	}
+	switch conclusion {
+	case "":
+		if status == "completed" {
+			return invalid("\"conclusion\" wasn't supplied.")
+		}
+	case "action_required", "cancelled", "failure", "neutral", "success", "skipped", "stale", "timed_out":
+		in["status"] = "completed"
+	default:
+		return invalid(fmt.Sprintf("%q is not a valid conclusion.", conclusion))
+	}
+	if out, ok := in["output"].(map[string]any); ok {
+		title, _ := out["title"].(string)
+		summary, _ := out["summary"].(string)
+		if title == "" || summary == "" {
+			return invalid("\"title\" and \"summary\" weren't supplied.")
+		}
+		if len([]rune(summary)) > 65535 {
+			return invalid("Only 65535 characters are allowed; 65536 were supplied.")
+		}
+	}
+	return in, true
+}
+
+func (f *fakeGitHub) createCheckRun(w http.ResponseWriter, r *http.Request) {
+	in, ok := f.checkRunInput(w, r, true)
+	if !ok {
+		return
+	}
+	f.mu.Lock()
+	f.nextID++
+	in["id"] = f.nextID
+	in["html_url"] = fmt.Sprintf("https://github.example/%s/%s/runs/%d", r.PathValue("owner"), r.PathValue("repo"), f.nextID)
+	if in["status"] == nil {
+		in["status"] = "queued"
+	}
+	f.checkRuns = append(f.checkRuns, in)
+	f.mu.Unlock()
+	writeJSON(w, http.StatusCreated, in)
+}
+
+func (f *fakeGitHub) updateCheckRun(w http.ResponseWriter, r *http.Request) {
+	in, ok := f.checkRunInput(w, r, false)
+	if !ok {
+		return
+	}
+	id, _ := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, c := range f.checkRuns {
+		if c["id"] == id {
+			for k, v := range in {
+				c[k] = v
+			}
+			if in["status"] != nil && in["status"] != "completed" {
+				delete(c, "conclusion")
+			}
+			writeJSON(w, http.StatusOK, c)
+			return
+		}
+	}
+	writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found", "documentation_url": "https://docs.github.com/rest/checks/runs#update-a-check-run"})
 }

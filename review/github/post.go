@@ -49,8 +49,8 @@ func Marker(key string) string {
 
 // Post writes msg as a comment on the pull request where ("OWNER/REPO#N"),
 // editing the comment that carries msg.Key's marker when one exists, and
-// sets the "perfbot" commit status on the head commit when msg.State is
-// set. It returns the comment's URL.
+// sets the "perfbot" commit status (or check run, with Config.Checks) on
+// the head commit when msg.State is set. It returns the comment's URL.
 func (p *Poster) Post(ctx context.Context, where string, msg review.Message) (string, error) {
 	pr, err := ParsePR(where)
 	if err != nil {
@@ -70,7 +70,11 @@ func (p *Poster) Post(ctx context.Context, where string, msg review.Message) (st
 		return "", retry.Redact(err, p.secrets()...)
 	}
 	if msg.State != "" {
-		if err := p.setStatus(ctx, pr, msg, link); err != nil {
+		set := p.setStatus
+		if p.checks {
+			set = p.setCheck
+		}
+		if err := set(ctx, pr, msg, link); err != nil {
 			return link, retry.Redact(err, p.secrets()...)
 		}
 	}
@@ -123,16 +127,25 @@ func (p *Poster) findComment(ctx context.Context, pr PR, marker string) (*gh.Iss
 	}
 }
 
+// headSHA is the pull request's head commit.
+func (p *Poster) headSHA(ctx context.Context, pr PR) (string, error) {
+	got, _, err := p.client.PullRequests.Get(ctx, pr.Owner, pr.Repo, pr.Number)
+	if err != nil {
+		return "", classify(fmt.Errorf("get pull request: %w", err))
+	}
+	sha := got.GetHead().GetSHA()
+	if sha == "" {
+		return "", fmt.Errorf("pull request %s has no head commit", pr)
+	}
+	return sha, nil
+}
+
 // setStatus sets the commit status on the pull request's head commit.
 func (p *Poster) setStatus(ctx context.Context, pr PR, msg review.Message, link string) error {
 	return p.retry.Do(ctx, "github: commit status on "+pr.String(), func(ctx context.Context) error {
-		got, _, err := p.client.PullRequests.Get(ctx, pr.Owner, pr.Repo, pr.Number)
+		sha, err := p.headSHA(ctx, pr)
 		if err != nil {
-			return classify(fmt.Errorf("get pull request: %w", err))
-		}
-		sha := got.GetHead().GetSHA()
-		if sha == "" {
-			return fmt.Errorf("pull request %s has no head commit", pr)
+			return err
 		}
 		st := &gh.RepoStatus{
 			State:       gh.String(string(msg.State)),
@@ -157,4 +170,87 @@ func truncateRunes(s string, n int) string {
 	}
 	r := []rune(s)
 	return string(r[:n-1]) + "…"
+}
+
+// CheckOutputLimit is the longest check run summary GitHub accepts, in
+// characters.
+const CheckOutputLimit = 65535
+
+// checkTitleLimit keeps a check run's title to one readable line.
+const checkTitleLimit = 200
+
+// setCheck creates or updates the check run named p.context on the pull
+// request's head commit: in progress while msg is pending, else completed
+// with a conclusion (success; failure when something got worse; neutral
+// when nothing could be compared) and the report as its output. A rerun on
+// the same commit updates the run instead of adding one.
+func (p *Poster) setCheck(ctx context.Context, pr PR, msg review.Message, link string) error {
+	return p.retry.Do(ctx, "github: check run on "+pr.String(), func(ctx context.Context) error {
+		sha, err := p.headSHA(ctx, pr)
+		if err != nil {
+			return err
+		}
+		status, conclusion := "completed", ""
+		switch msg.State {
+		case review.StatePending:
+			status = "in_progress"
+		case review.StateSuccess:
+			conclusion = "success"
+		case review.StateFailure:
+			conclusion = "failure"
+		default:
+			conclusion = "neutral"
+		}
+		output := &gh.CheckRunOutput{
+			Title:   gh.String(truncateRunes(msg.Summary, checkTitleLimit)),
+			Summary: gh.String(checkSummary(msg)),
+		}
+		var details *string
+		if link != "" {
+			details = gh.String(link)
+		}
+		var conc *string
+		if conclusion != "" {
+			conc = gh.String(conclusion)
+		}
+		existing, _, err := p.client.Checks.ListCheckRunsForRef(ctx, pr.Owner, pr.Repo, sha, &gh.ListCheckRunsOptions{CheckName: gh.String(p.context)})
+		if err != nil {
+			return classify(fmt.Errorf("list check runs on %.12s: %w", sha, err))
+		}
+		if runs := existing.CheckRuns; len(runs) > 0 {
+			_, _, err = p.client.Checks.UpdateCheckRun(ctx, pr.Owner, pr.Repo, runs[0].GetID(), gh.UpdateCheckRunOptions{
+				Name: p.context, Status: gh.String(status), Conclusion: conc, DetailsURL: details, Output: output,
+			})
+			if err != nil {
+				return classify(fmt.Errorf("update check run %d: %w", runs[0].GetID(), err))
+			}
+			return nil
+		}
+		_, _, err = p.client.Checks.CreateCheckRun(ctx, pr.Owner, pr.Repo, gh.CreateCheckRunOptions{
+			Name: p.context, HeadSHA: sha, Status: gh.String(status), Conclusion: conc, DetailsURL: details, Output: output,
+		})
+		if err != nil {
+			return classify(fmt.Errorf("create check run on %.12s: %w", sha, err))
+		}
+		return nil
+	})
+}
+
+// checkSummary is the report for a check run's output: the full Markdown
+// when it fits, else the short form, cut at the limit as a last resort.
+func checkSummary(msg review.Message) string {
+	for _, s := range []string{msg.Markdown, msg.ShortMarkdown} {
+		if s != "" && utf8.RuneCountInString(s) <= CheckOutputLimit {
+			return s
+		}
+	}
+	s := msg.ShortMarkdown
+	if s == "" {
+		s = msg.Markdown
+	}
+	if s == "" {
+		return msg.Summary
+	}
+	r := []rune(s)
+	return string(r[:CheckOutputLimit-1]) + "…"
 }

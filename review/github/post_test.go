@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	gh "github.com/google/go-github/v60/github"
 
@@ -281,6 +282,75 @@ func TestSignJWTClaims(t *testing.T) {
 		claims, _ := base64.RawURLEncoding.DecodeString(parts[1])
 		if got := string(claims); got != `{"iat":1799999940,"exp":1800000540,`+want+`}` {
 			t.Errorf("claims %s", got)
+		}
+	}
+}
+
+// TestPostCheckRun: with Checks, the outcome is a check run on the head
+// commit carrying the report; a pending answer is in progress, the final
+// one completes the same run, and GitHub's refusal of a plain token is a
+// clear error.
+func TestPostCheckRun(t *testing.T) {
+	f := newFakeGitHub(t, testToken)
+	var w waits
+	p, err := New(Config{BaseURL: f.url(), Token: testToken, Checks: true, StatusContext: "perfbot/wal", Retry: w.policy()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	pending := message("job-9", "benchmarking 2 suites")
+	pending.State = review.StatePending
+	if _, err := p.Post(ctx, "acme/store#7", pending); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.checkRuns) != 1 || f.checkRuns[0]["status"] != "in_progress" || f.checkRuns[0]["conclusion"] != nil {
+		t.Fatalf("pending: check runs %v, want one in progress", f.checkRuns)
+	}
+	link, err := p.Post(ctx, "acme/store#7", message("job-9", "2 better, 1 worse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.checkRuns) != 1 || len(f.statuses) != 0 {
+		t.Fatalf("%d check runs and %d statuses, want the one run updated and no status", len(f.checkRuns), len(f.statuses))
+	}
+	c := f.checkRuns[0]
+	out, _ := c["output"].(map[string]any)
+	if c["name"] != "perfbot/wal" || c["head_sha"] != "6dcb09b5b57875f334f61aebed695e2e4193db5e" ||
+		c["status"] != "completed" || c["conclusion"] != "failure" || c["details_url"] != link ||
+		out["title"] != "2 better, 1 worse" || !strings.Contains(out["summary"].(string), "| 10 | 1.0 | 3.7 | 3.7x |") {
+		t.Errorf("check run = %v", c)
+	}
+	// A report too long for the output falls back to the short form.
+	long := message("job-9", "s")
+	long.Markdown = strings.Repeat("x", CheckOutputLimit+1)
+	long.State = review.StateError
+	if _, err := p.Post(ctx, "acme/store#7", long); err != nil {
+		t.Fatal(err)
+	}
+	if out := f.checkRuns[0]["output"].(map[string]any); out["summary"] != long.ShortMarkdown || f.checkRuns[0]["conclusion"] != "neutral" {
+		t.Errorf("long report: output %v, conclusion %v", out, f.checkRuns[0]["conclusion"])
+	}
+
+	f.checksDenied = true
+	_, err = p.Post(ctx, "acme/store#7", message("job-9", "s"))
+	if err == nil || !strings.Contains(err.Error(), "GitHub App") || strings.Contains(err.Error(), testToken) {
+		t.Errorf("token refused: err = %v, want GitHub's message without the token", err)
+	}
+}
+
+func TestCheckSummary(t *testing.T) {
+	huge := strings.Repeat("é", CheckOutputLimit+10)
+	for _, tt := range []struct {
+		msg  review.Message
+		want int // runes
+	}{
+		{review.Message{Markdown: "full", ShortMarkdown: "short"}, 4},
+		{review.Message{Markdown: huge, ShortMarkdown: "short"}, 5},
+		{review.Message{Markdown: huge, ShortMarkdown: huge}, CheckOutputLimit},
+		{review.Message{Summary: "only a summary"}, 14},
+	} {
+		if got := utf8.RuneCountInString(checkSummary(tt.msg)); got != tt.want {
+			t.Errorf("checkSummary: %d characters, want %d", got, tt.want)
 		}
 	}
 }

@@ -41,8 +41,12 @@ type GitHub struct {
 	PrivateKeyEnv  string `yaml:"private_key_env"`
 	// Login restricts edit-in-place to comments by this account.
 	Login string `yaml:"login"`
-	// StatusContext names the commit status (default "perfbot").
+	// StatusContext names the commit status or check run (default
+	// "perfbot").
 	StatusContext string `yaml:"status_context"`
+	// Checks posts a check run with the report instead of a commit
+	// status (GitHub App credentials or a workflow's GITHUB_TOKEN).
+	Checks bool `yaml:"checks"`
 	// WebhookSecretEnv is read by the webhook intake, not by posting.
 	WebhookSecretEnv string `yaml:"webhook_secret_env"`
 }

@@ -105,7 +105,7 @@ func (r *Router) Configured(venue string) error {
 }
 
 func newGitHub(c GitHub, s secrets, opt Options) (string, *github.Poster, error) {
-	gc := github.Config{BaseURL: c.URL, Login: c.Login, StatusContext: c.StatusContext, HTTPClient: opt.HTTPClient, Retry: opt.Retry}
+	gc := github.Config{BaseURL: c.URL, Login: c.Login, StatusContext: c.StatusContext, Checks: c.Checks, HTTPClient: opt.HTTPClient, Retry: opt.Retry}
 	if c.AppID != "" || c.InstallationID != 0 {
 		key, where, err := s.value(c.PrivateKeyEnv, c.PrivateKeyFile, "")
 		if err != nil {
