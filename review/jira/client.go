@@ -3,10 +3,12 @@
 // edited in place on a rerun, with the raw results attached; and it
 // searches issues by JQL, for intake.
 //
-// The marker is an {anchor:perfbot-KEY} macro at the start of the comment.
-// JIRA has no hidden comments; the anchor macro renders as an invisible
-// link target on Server and Data Center, and its text, which JIRA keeps in
-// the stored wiki markup, is what perfbot searches the comments for.
+// The comment carries a "perfbot" entity property naming the answer's key,
+// which is what perfbot looks for among the comments; JIRA Cloud converts
+// wiki markup to rich text and back, and may lose macros, but keeps
+// properties. The comment also starts with an {anchor:perfbot-KEY} macro
+// (an invisible link target on Server and Data Center), which finds
+// comments written without the property.
 package jira
 
 import (

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,7 +34,10 @@ type fakeJIRA struct {
 	nextID      int
 }
 
-type fakeComment struct{ ID, Body string }
+type fakeComment struct {
+	ID, Body   string
+	Properties []map[string]any
+}
 
 type fakeAttachment struct {
 	ID, Filename, MimeType string
@@ -114,14 +119,31 @@ func (f *fakeJIRA) serverInfo(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"baseUrl": f.srv.URL, "version": v, "deploymentType": dt, "buildNumber": 9120002, "serverTitle": "Jira"})
 }
 
-func (f *fakeJIRA) commentJSON(key string, c fakeComment) map[string]any {
+// commentJSON is a comment as JIRA returns it: its properties only when
+// the request expands them; on Cloud, whose comments are rich text, the
+// wiki markup comes back without the {anchor} macros it cannot represent.
+func (f *fakeJIRA) commentJSON(r *http.Request, c fakeComment) map[string]any {
 	author := map[string]any{"name": "perfbot", "displayName": "perfbot", "active": true}
-	return map[string]any{
+	body := c.Body
+	if f.cloud {
+		body = anchorMacro.ReplaceAllString(body, "")
+	}
+	out := map[string]any{
 		"self": f.srv.URL + "/rest/api/2/issue/10010/comment/" + c.ID, "id": c.ID,
-		"author": author, "updateAuthor": author, "body": c.Body,
+		"author": author, "updateAuthor": author, "body": body,
 		"created": "2026-11-30T09:00:00.000+0000", "updated": "2026-11-30T09:00:00.000+0000",
 	}
+	if slices.Contains(strings.Split(r.URL.Query().Get("expand"), ","), "properties") {
+		props := c.Properties
+		if props == nil {
+			props = []map[string]any{}
+		}
+		out["properties"] = props
+	}
+	return out
 }
+
+var anchorMacro = regexp.MustCompile(`\{anchor:[^}]*\}`)
 
 func (f *fakeJIRA) checkIssue(w http.ResponseWriter, r *http.Request) bool {
 	if r.PathValue("key") != "STORE-1" {
@@ -146,51 +168,58 @@ func (f *fakeJIRA) listComments(w http.ResponseWriter, r *http.Request) {
 	lo, hi := min(start, len(all)), min(start+max, len(all))
 	out := []map[string]any{}
 	for _, c := range all[lo:hi] {
-		out = append(out, f.commentJSON("STORE-1", c))
+		out = append(out, f.commentJSON(r, c))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"startAt": start, "maxResults": max, "total": len(all), "comments": out})
 }
 
-func (f *fakeJIRA) readBody(w http.ResponseWriter, r *http.Request) (string, bool) {
+func (f *fakeJIRA) readBody(w http.ResponseWriter, r *http.Request) (string, []map[string]any, bool) {
 	var in struct {
-		Body string `json:"body"`
+		Body       string           `json:"body"`
+		Properties []map[string]any `json:"properties"`
 	}
 	if r.Header.Get("Content-Type") != "application/json" {
 		w.WriteHeader(http.StatusUnsupportedMediaType)
-		return "", false
+		return "", nil, false
 	}
 	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Body == "" {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"errorMessages": []string{}, "errors": map[string]string{"comment": "Comment body can not be empty!"}})
-		return "", false
+		return "", nil, false
 	}
 	if len([]rune(in.Body)) > CommentLimit {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"errorMessages": []string{}, "errors": map[string]string{"comment": "The entered text is too long. It exceeds the allowed limit of 32,767 characters."}})
-		return "", false
+		return "", nil, false
 	}
-	return in.Body, true
+	for _, p := range in.Properties {
+		if k, _ := p["key"].(string); k == "" || len(k) > 255 || p["value"] == nil {
+			writeJSON(w, http.StatusBadRequest, map[string]any{"errorMessages": []string{"The property key must be between 1 and 255 characters long, and the value must be valid JSON."}, "errors": map[string]string{}})
+			return "", nil, false
+		}
+	}
+	return in.Body, in.Properties, true
 }
 
 func (f *fakeJIRA) addComment(w http.ResponseWriter, r *http.Request) {
 	if !f.checkIssue(w, r) {
 		return
 	}
-	body, ok := f.readBody(w, r)
+	body, props, ok := f.readBody(w, r)
 	if !ok {
 		return
 	}
 	f.mu.Lock()
 	f.nextID++
-	c := fakeComment{ID: strconv.Itoa(f.nextID), Body: body}
+	c := fakeComment{ID: strconv.Itoa(f.nextID), Body: body, Properties: props}
 	f.comments = append(f.comments, c)
 	f.mu.Unlock()
-	writeJSON(w, http.StatusCreated, f.commentJSON("STORE-1", c))
+	writeJSON(w, http.StatusCreated, f.commentJSON(r, c))
 }
 
 func (f *fakeJIRA) updateComment(w http.ResponseWriter, r *http.Request) {
 	if !f.checkIssue(w, r) {
 		return
 	}
-	body, ok := f.readBody(w, r)
+	body, props, ok := f.readBody(w, r)
 	if !ok {
 		return
 	}
@@ -199,7 +228,18 @@ func (f *fakeJIRA) updateComment(w http.ResponseWriter, r *http.Request) {
 	for i := range f.comments {
 		if f.comments[i].ID == r.PathValue("id") {
 			f.comments[i].Body = body
-			writeJSON(w, http.StatusOK, f.commentJSON("STORE-1", f.comments[i]))
+			// Properties given on update are set; others stay.
+		next:
+			for _, p := range props {
+				for j, old := range f.comments[i].Properties {
+					if old["key"] == p["key"] {
+						f.comments[i].Properties[j] = p
+						continue next
+					}
+				}
+				f.comments[i].Properties = append(f.comments[i].Properties, p)
+			}
+			writeJSON(w, http.StatusOK, f.commentJSON(r, f.comments[i]))
 			return
 		}
 	}

@@ -3,6 +3,7 @@ package jira
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"mime/multipart"
 	"net/http"
@@ -34,9 +35,46 @@ func Marker(key string) string {
 }
 
 type comment struct {
-	ID   string `json:"id"`
-	Self string `json:"self,omitempty"`
-	Body string `json:"body"`
+	ID         string     `json:"id"`
+	Self       string     `json:"self,omitempty"`
+	Body       string     `json:"body"`
+	Properties []property `json:"properties,omitempty"`
+}
+
+// property is a comment's entity property, as JIRA's REST API writes it.
+type property struct {
+	Key   string          `json:"key"`
+	Value json.RawMessage `json:"value"`
+}
+
+// propertyKey names the comment property that carries the answer's key.
+// JIRA Cloud stores comments as rich text and may drop the {anchor} macro
+// the marker is written in, so the property is what finds a comment
+// again there; the marker still finds comments written before properties
+// were used.
+const propertyKey = "perfbot"
+
+// answerProperty is the property that marks the comment for key.
+func answerProperty(key string) property {
+	v, _ := json.Marshal(map[string]string{"answer": key})
+	return property{Key: propertyKey, Value: v}
+}
+
+// answers reports whether the comment carries the property for key or
+// starts with marker.
+func (c *comment) answers(key, marker string) bool {
+	for _, p := range c.Properties {
+		if p.Key != propertyKey {
+			continue
+		}
+		var v struct {
+			Answer string `json:"answer"`
+		}
+		if json.Unmarshal(p.Value, &v) == nil && v.Answer == key {
+			return true
+		}
+	}
+	return strings.HasPrefix(strings.TrimSpace(c.Body), marker)
 }
 
 // Post writes msg as a comment on the issue where ("KEY-123"), editing the
@@ -54,7 +92,7 @@ func (c *Client) Post(ctx context.Context, where string, msg review.Message) (st
 	var id string
 	err := c.call(ctx, "jira: comment on "+where, func(ctx context.Context) error {
 		var err error
-		id, err = c.upsertComment(ctx, where, Marker(msg.Key), body)
+		id, err = c.upsertComment(ctx, where, msg.Key, body)
 		return err
 	})
 	if err != nil {
@@ -67,19 +105,24 @@ func (c *Client) Post(ctx context.Context, where string, msg review.Message) (st
 	return link, nil
 }
 
-// upsertComment edits the comment carrying marker or adds one. Looking
-// before each try keeps a retried creation from posting twice.
-func (c *Client) upsertComment(ctx context.Context, issue, marker, body string) (string, error) {
-	old, err := c.findComment(ctx, issue, marker)
+// upsertComment edits the comment that answers key or adds one, with the
+// property that finds it again. Looking before each try keeps a retried
+// creation from posting twice.
+func (c *Client) upsertComment(ctx context.Context, issue, key, body string) (string, error) {
+	old, err := c.findComment(ctx, issue, key)
 	if err != nil {
 		return "", err
 	}
+	in := struct {
+		Body       string     `json:"body"`
+		Properties []property `json:"properties"`
+	}{body, []property{answerProperty(key)}}
 	var out comment
 	if old != nil {
-		if old.Body == body {
+		if old.Body == body && len(old.Properties) > 0 {
 			return old.ID, nil
 		}
-		req, err := c.api.NewRequestWithContext(ctx, http.MethodPut, "rest/api/2/issue/"+issue+"/comment/"+old.ID, map[string]string{"body": body})
+		req, err := c.api.NewRequestWithContext(ctx, http.MethodPut, "rest/api/2/issue/"+issue+"/comment/"+old.ID, in)
 		if err != nil {
 			return "", err
 		}
@@ -88,7 +131,7 @@ func (c *Client) upsertComment(ctx context.Context, issue, marker, body string) 
 		}
 		return out.ID, nil
 	}
-	req, err := c.api.NewRequestWithContext(ctx, http.MethodPost, "rest/api/2/issue/"+issue+"/comment", map[string]string{"body": body})
+	req, err := c.api.NewRequestWithContext(ctx, http.MethodPost, "rest/api/2/issue/"+issue+"/comment", in)
 	if err != nil {
 		return "", err
 	}
@@ -99,8 +142,10 @@ func (c *Client) upsertComment(ctx context.Context, issue, marker, body string) 
 }
 
 // findComment pages through the issue's comments (GET
-// /rest/api/2/issue/{key}/comment) for one starting with marker.
-func (c *Client) findComment(ctx context.Context, issue, marker string) (*comment, error) {
+// /rest/api/2/issue/{key}/comment?expand=properties) for the one that
+// answers key: it carries the perfbot property, or starts with the marker.
+func (c *Client) findComment(ctx context.Context, issue, key string) (*comment, error) {
+	marker := Marker(key)
 	for start := 0; ; {
 		var page struct {
 			StartAt    int       `json:"startAt"`
@@ -108,7 +153,7 @@ func (c *Client) findComment(ctx context.Context, issue, marker string) (*commen
 			Total      int       `json:"total"`
 			Comments   []comment `json:"comments"`
 		}
-		q := url.Values{"startAt": {fmt.Sprint(start)}, "maxResults": {"100"}}
+		q := url.Values{"startAt": {fmt.Sprint(start)}, "maxResults": {"100"}, "expand": {"properties"}}
 		req, err := c.api.NewRequestWithContext(ctx, http.MethodGet, "rest/api/2/issue/"+issue+"/comment?"+q.Encode(), nil)
 		if err != nil {
 			return nil, err
@@ -117,7 +162,7 @@ func (c *Client) findComment(ctx context.Context, issue, marker string) (*commen
 			return nil, err
 		}
 		for i := range page.Comments {
-			if strings.HasPrefix(strings.TrimSpace(page.Comments[i].Body), marker) {
+			if page.Comments[i].answers(key, marker) {
 				return &page.Comments[i], nil
 			}
 		}

@@ -201,3 +201,32 @@ func TestAttachmentNameQuoted(t *testing.T) {
 		t.Errorf("attachments %+v", f.attachments)
 	}
 }
+
+// TestPostCloudFindsCommentByProperty: JIRA Cloud returns the comment
+// without its {anchor} marker, so only the comment property can find it;
+// a rerun must still edit the one comment. A comment that carries only the
+// marker (written before properties were used) is found too.
+func TestPostCloudFindsCommentByProperty(t *testing.T) {
+	f := newFakeJIRA(t)
+	f.cloud = true
+	var waits []time.Duration
+	c := newClient(t, f, Config{User: f.user, Token: f.token, Deployment: Cloud}, &waits)
+	ctx := context.Background()
+	for _, body := range []string{"first\n", "rerun\n"} {
+		if _, err := c.Post(ctx, "STORE-1", message("job-7", body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(f.comments) != 1 || f.comments[0].Body != "{anchor:perfbot-job-7}rerun\n" {
+		t.Fatalf("comments %+v: want one, edited", f.comments)
+	}
+
+	f.cloud = false
+	f.comments = []fakeComment{{ID: "500", Body: "{anchor:perfbot-job-8}old answer\n"}}
+	if _, err := c.Post(ctx, "STORE-1", message("job-8", "new answer\n")); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.comments) != 1 || f.comments[0].Body != "{anchor:perfbot-job-8}new answer\n" || len(f.comments[0].Properties) != 1 {
+		t.Errorf("marker-only comment: %+v, want it edited and given the property", f.comments)
+	}
+}
