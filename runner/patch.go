@@ -1,14 +1,17 @@
 package runner
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"mime"
+	"net/mail"
 	"os"
 	"regexp"
 	"strings"
+
+	"github.com/emersion/go-message/charset"
 )
 
 // PatchError is a patch that does not apply: the CLI exits with status 2.
@@ -44,22 +47,35 @@ func isMailPatch(data []byte) bool {
 	return bytes.Contains(head, []byte("\nSubject: ")) && (bytes.HasPrefix(head, []byte("From: ")) || bytes.Contains(head, []byte("\nFrom: ")))
 }
 
-// patchSubject is a patch's one-line title: the mail subject without its
-// [PATCH] tag, or the first line of a plain patch's description.
+// patchSubject is a patch's one-line title: the mail subject (unfolded,
+// RFC 2047 encoded words decoded) without its [PATCH] tags, or "" for a
+// plain diff.
 func patchSubject(data []byte) string {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if s, ok := strings.CutPrefix(line, "Subject: "); ok {
-			return strings.TrimSpace(regexp.MustCompile(`^\[[^\]]*\]\s*`).ReplaceAllString(s, ""))
-		}
-		if strings.HasPrefix(line, "diff --git") || strings.HasPrefix(line, "--- ") || strings.HasPrefix(line, "Index: ") {
-			return ""
-		}
+	if !isMailPatch(data) {
+		return ""
 	}
-	return ""
+	// Drop the mbox separator line ("From <sha> <date>") before the
+	// headers.
+	if regexp.MustCompile(`^From [0-9a-f]{40} `).Match(data) {
+		_, data, _ = bytes.Cut(data, []byte("\n"))
+	}
+	msg, err := mail.ReadMessage(bytes.NewReader(data))
+	if err != nil {
+		return ""
+	}
+	raw := msg.Header.Get("Subject")
+	dec := mime.WordDecoder{CharsetReader: charset.Reader}
+	subject, err := dec.DecodeHeader(raw)
+	if err != nil {
+		subject = raw
+	}
+	subject = strings.Join(strings.Fields(subject), " ")
+	return patchTags.ReplaceAllString(subject, "")
 }
+
+// patchTags are the bracketed tags before a patch mail's subject:
+// "[PATCH v2 1/3] ", "[RFC][PATCH] ".
+var patchTags = regexp.MustCompile(`^(\[[^\]]*\]\s*)+`)
 
 var patchFailed = regexp.MustCompile(`(?m)^error: patch failed: (.+):(\d+)$`)
 var patchNoApply = regexp.MustCompile(`(?m)^error: (.+): (patch does not apply|does not exist in index|already exists in working directory|No such file or directory)$`)
