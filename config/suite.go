@@ -102,6 +102,10 @@ type GoOptions struct {
 	Benchtime string `yaml:"benchtime"`
 	// Benchmem adds -benchmem (default true).
 	Benchmem *bool `yaml:"benchmem"`
+	// CPUProfile runs one more round of each side with -cpuprofile after
+	// the measured ones (profiling slows a benchmark, so that round is
+	// not compared), for flame graphs of where the time went.
+	CPUProfile bool `yaml:"cpuprofile"`
 }
 
 // Param is one matrix parameter and its values.

@@ -208,3 +208,30 @@ func (g *goSide) round(ctx context.Context, r int, only map[string]bool) ([]*ben
 	}
 	return results, units, nil
 }
+
+// profile runs each package's benchmarks once more with -test.cpuprofile
+// and returns the profiles; a package whose run fails is skipped with a
+// warning, as the profile only illustrates the comparison.
+func (g *goSide) profile(ctx context.Context) ([]Profile, error) {
+	var out []Profile
+	for _, pkg := range g.pkgs {
+		path := filepath.Join(pkg.dir, ".perfbot-cpu.pprof")
+		_ = os.Remove(path)
+		res, err := g.opts.Sandbox.Run(ctx, sandbox.Spec{
+			Argv: append(append([]string{pkg.binary}, g.args(nil)...), "-test.cpuprofile", path),
+			Dir:  pkg.dir, Env: g.env, Timeout: durationOr(g.suite.Timeout, defaultTimeout), MaxOutput: g.opts.MaxOutput, Network: sandbox.NoNetwork,
+			ReadOnly: []string{g.side.worktree},
+		})
+		if err != nil {
+			return nil, fmt.Errorf("suite %s: profile %s on %s: %w", g.suite.Name, pkg.importPath, g.side.name, err)
+		}
+		data, rerr := os.ReadFile(path)
+		_ = os.Remove(path)
+		if !res.OK() || rerr != nil {
+			g.out.Warnings = append(g.out.Warnings, fmt.Sprintf("suite %s: no CPU profile of %s on %s (exit status %d)", g.suite.Name, pkg.importPath, g.side.name, res.ExitCode))
+			continue
+		}
+		out = append(out, Profile{Suite: g.suite.Name, Variant: g.side.name, Package: pkg.importPath, Data: data})
+	}
+	return out, nil
+}

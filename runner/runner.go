@@ -88,6 +88,16 @@ type Outcome struct {
 	Provenance compare.Provenance
 	// Variants are the baseline's name and then the candidates' names.
 	Variants []string
+	// Profiles are the CPU profiles of go suites with cpuprofile set.
+	Profiles []Profile
+}
+
+// Profile is one side's CPU profile of one package's benchmarks, taken in
+// a round of its own after the measured ones.
+type Profile struct {
+	Suite, Variant, Package string
+	// Data is the profile in pprof format.
+	Data []byte
 }
 
 // side is one variant's checked-out tree.

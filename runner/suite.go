@@ -209,6 +209,20 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 	if ad.on {
 		prov.Runs = ad.runs()
 	}
+	if suite.Preset == "go" && suite.Go.CPUProfile {
+		for _, name := range names {
+			g, ok := runners[name].(*goSide)
+			if !ok {
+				continue
+			}
+			fmt.Fprintf(progress, "perfbot: suite %s: CPU profile of %s\n", suite.Name, name)
+			profs, err := g.profile(ctx)
+			if err != nil {
+				return err
+			}
+			out.Profiles = append(out.Profiles, profs...)
+		}
+	}
 	prov.Rounds = rounds
 	if w := perfStatWarning(suite, runners); w != "" {
 		out.Warnings = append(out.Warnings, w)

@@ -31,6 +31,7 @@ type compareFlags struct {
 	bench     string
 	pkg       string
 	benchtime string
+	cpuprof   bool
 	count     int
 	cacheDir  string
 	noSandbox bool
@@ -62,6 +63,7 @@ func (f *compareFlags) addRunFlags(fs *flag.FlagSet) {
 	fs.StringVar(&f.bench, "bench", "", "Go suite: run only benchmarks matching this regexp (go test -bench)")
 	fs.StringVar(&f.pkg, "pkg", "", "Go suite: package pattern (default ./...)")
 	fs.StringVar(&f.benchtime, "benchtime", "", "Go suite: time or iterations per benchmark and round (go test -benchtime)")
+	fs.BoolVar(&f.cpuprof, "cpuprofile", false, "Go suite: one more round per side with -cpuprofile; with --out, flame graphs of each side and a differential one")
 	fs.IntVar(&f.count, "count", 0, "rounds per side (default: the suite's count, 10 for Go)")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "where cached clones and worktrees live (default: the user cache directory)")
 	fs.BoolVar(&f.noSandbox, "no-sandbox", false, "run builds and benchmarks without the sandbox (only for code you trust)")
@@ -173,6 +175,13 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if f.out != "" {
 		if err := writeResults(f.out, outcome); err != nil {
 			return err
+		}
+		files, err := writeFlames(f.out, outcome)
+		if err != nil {
+			return fmt.Errorf("flame graphs: %w", err)
+		}
+		if len(files) > 0 && !f.quiet {
+			fmt.Fprintf(stderr, "perfbot: CPU flame graphs: %s\n", strings.Join(files, ", "))
 		}
 	}
 	if len(targets) > 0 {
@@ -316,6 +325,9 @@ func (f *compareFlags) selectSuites(cfg *config.Config) ([]config.Suite, error) 
 		}
 		if f.benchtime != "" {
 			s.Go.Benchtime = f.benchtime
+		}
+		if f.cpuprof {
+			s.Go.CPUProfile = true
 		}
 	}
 	return suites, nil

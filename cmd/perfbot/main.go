@@ -10,6 +10,7 @@
 //	perfbot serve | worker           the bot and its benchmark hosts
 //	perfbot history BENCHMARK        a benchmark's history
 //	perfbot digest [flags]           build and send a digest
+//	perfbot flame [flags] PROF [CAND]  flame graph, or differential flame graph
 //	perfbot config check [FILE]      validate a config file
 //
 // Run "perfbot COMMAND -h" for a command's flags.
@@ -43,6 +44,7 @@ func commands() map[string]command {
 		"serve":     serveCmd,
 		"worker":    workerCmd,
 		"digest":    digestCmd,
+		"flame":     flameCmd,
 	}
 }
 

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/perfbot/perfbot/flame"
+)
+
+// flameCmd implements `perfbot flame [--out FILE.svg] [--title T] [--top N]
+// PROFILE [CANDIDATE]`: a flame graph of one CPU profile, or a
+// differential flame graph of a baseline and a candidate with the
+// functions whose share of the time moved most. Profiles are pprof files
+// (go test -cpuprofile) or folded stacks (async-profiler's collapsed
+// output, stackcollapse-perf.pl).
+func flameCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("flame", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "", "write the SVG here (default: standard output, and no table)")
+	title := fs.String("title", "", "title of the graph (default: the file names)")
+	top := fs.Int("top", 15, "with two profiles: how many functions the table of changes lists")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: perfbot flame [--out FILE.svg] [--title T] [--top N] PROFILE [CANDIDATE]\n\n"+
+			"Draws a flame graph of a CPU profile, or a differential flame graph of a baseline and a candidate\n"+
+			"(red: more of the time, blue: less) and prints the functions whose share moved most.\n"+
+			"Profiles: pprof (go test -cpuprofile) or folded stacks (\"frame;frame;frame count\").\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() < 1 || fs.NArg() > 2 {
+		fs.Usage()
+		return &usageError{msg: "flame: want one profile, or a baseline and a candidate"}
+	}
+	profiles := make([]*flame.Profile, fs.NArg())
+	for i, path := range fs.Args() {
+		p, err := flame.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("flame: %w", err)
+		}
+		profiles[i] = p
+	}
+	names := make([]string, fs.NArg())
+	for i, a := range fs.Args() {
+		names[i] = filepath.Base(a)
+	}
+	opts := flame.SVGOptions{Title: *title}
+	var root *flame.Node
+	if len(profiles) == 1 {
+		root = flame.Tree(nil, profiles[0])
+		if opts.Title == "" {
+			opts.Title = names[0]
+		}
+	} else {
+		root = flame.Tree(profiles[0], profiles[1])
+		opts.Diff = true
+		if opts.Title == "" {
+			opts.Title = names[1] + " against " + names[0]
+		}
+	}
+	if *out == "" {
+		return flame.WriteSVG(stdout, root, opts)
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		return fmt.Errorf("flame: %w", err)
+	}
+	if err := flame.WriteSVG(f, root, opts); err != nil {
+		f.Close()
+		return fmt.Errorf("flame: %s: %w", *out, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("flame: %s: %w", *out, err)
+	}
+	if len(profiles) == 2 {
+		writeChanges(stdout, flame.TopChanges(profiles[0], profiles[1], *top))
+	}
+	return nil
+}
+
+// writeChanges prints the functions whose share of the time moved most.
+func writeChanges(w io.Writer, changes []flame.Change) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "function\tself before\tself after\tchange\ttotal before\ttotal after")
+	for _, c := range changes {
+		fmt.Fprintf(tw, "%s\t%.2f%%\t%.2f%%\t%+.2f pts\t%.2f%%\t%.2f%%\n", strings.TrimSpace(c.Function),
+			100*c.BaseSelf, 100*c.CandSelf, c.SelfDelta(), 100*c.BaseTotal, 100*c.CandTotal)
+	}
+	tw.Flush()
+}
