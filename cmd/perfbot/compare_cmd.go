@@ -172,16 +172,20 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := emit(cmp, f.format, f.out, stdout); err != nil {
 		return err
 	}
+	flames, err := flameFiles(outcome)
+	if err != nil {
+		return fmt.Errorf("flame graphs: %w", err)
+	}
 	if f.out != "" {
 		if err := writeResults(f.out, outcome); err != nil {
 			return err
 		}
-		files, err := writeFlames(f.out, outcome)
+		paths, err := writeFiles(f.out, flames)
 		if err != nil {
 			return fmt.Errorf("flame graphs: %w", err)
 		}
-		if len(files) > 0 && !f.quiet {
-			fmt.Fprintf(stderr, "perfbot: CPU flame graphs: %s\n", strings.Join(files, ", "))
+		if len(paths) > 0 && !f.quiet {
+			fmt.Fprintf(stderr, "perfbot: CPU flame graphs: %s\n", strings.Join(paths, ", "))
 		}
 	}
 	if len(targets) > 0 {
@@ -193,7 +197,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			}
 			key = answerKey(targets, names)
 		}
-		if err := postAll(ctx, cmp, targets, key, f.cfg, stderr); err != nil {
+		if err := postAll(ctx, cmp, flames, targets, key, f.cfg, stderr); err != nil {
 			return err
 		}
 	}

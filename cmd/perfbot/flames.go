@@ -8,14 +8,16 @@ import (
 	"path/filepath"
 
 	"github.com/perfbot/perfbot/flame"
+	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/runner"
 )
 
-// writeFlames draws, for each suite and package profiled, a flame graph
+// flameFiles draws, for each suite and package profiled, a flame graph
 // per variant and a differential flame graph of each candidate against the
-// baseline, with a table of the functions whose share moved most, into
-// outDir. It returns the files written.
-func writeFlames(outDir string, o *runner.Outcome) ([]string, error) {
+// baseline, with a table of the functions whose share moved most. They
+// are written with --out and attached to posted answers (JIRA and mail
+// keep attachments).
+func flameFiles(o *runner.Outcome) ([]review.Attachment, error) {
 	if len(o.Profiles) == 0 || len(o.Variants) == 0 {
 		return nil, nil
 	}
@@ -34,17 +36,13 @@ func writeFlames(outDir string, o *runner.Outcome) ([]string, error) {
 		}
 		byKey[k][p.Variant] = prof
 	}
-	var written []string
-	write := func(name string, root *flame.Node, opts flame.SVGOptions) error {
+	var files []review.Attachment
+	svg := func(name string, root *flame.Node, opts flame.SVGOptions) error {
 		var b bytes.Buffer
 		if err := flame.WriteSVG(&b, root, opts); err != nil {
 			return err
 		}
-		file := filepath.Join(outDir, name)
-		if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
-			return err
-		}
-		written = append(written, file)
+		files = append(files, review.Attachment{Name: name, ContentType: "image/svg+xml", Data: b.Bytes()})
 		return nil
 	}
 	base := o.Variants[0]
@@ -53,8 +51,8 @@ func writeFlames(outDir string, o *runner.Outcome) ([]string, error) {
 		profs := byKey[k]
 		for _, v := range o.Variants {
 			if p := profs[v]; p != nil {
-				if err := write(stem+"-"+sanitizeFile(v)+".svg", flame.Tree(nil, p), flame.SVGOptions{Title: fmt.Sprintf("%s on %s (CPU)", k.pkg, v)}); err != nil {
-					return written, err
+				if err := svg(stem+"-"+sanitizeFile(v)+".svg", flame.Tree(nil, p), flame.SVGOptions{Title: fmt.Sprintf("%s on %s (CPU)", k.pkg, v)}); err != nil {
+					return nil, err
 				}
 			}
 		}
@@ -65,18 +63,27 @@ func writeFlames(outDir string, o *runner.Outcome) ([]string, error) {
 			}
 			title := fmt.Sprintf("%s: %s against %s (CPU)", k.pkg, v, base)
 			name := stem + "-" + sanitizeFile(v) + "-vs-" + sanitizeFile(base)
-			if err := write(name+".svg", flame.Tree(b, c), flame.SVGOptions{Title: title, Diff: true}); err != nil {
-				return written, err
+			if err := svg(name+".svg", flame.Tree(b, c), flame.SVGOptions{Title: title, Diff: true}); err != nil {
+				return nil, err
 			}
 			var t bytes.Buffer
 			fmt.Fprintf(&t, "%s\nfunctions whose share of CPU time moved most (points of each side's total)\n\n", title)
 			writeChanges(&t, flame.TopChanges(b, c, 20))
-			file := filepath.Join(outDir, name+".txt")
-			if err := os.WriteFile(file, t.Bytes(), 0o644); err != nil {
-				return written, err
-			}
-			written = append(written, file)
+			files = append(files, review.Attachment{Name: name + ".txt", ContentType: "text/plain; charset=utf-8", Data: t.Bytes()})
 		}
 	}
-	return written, nil
+	return files, nil
+}
+
+// writeFiles writes attachments into outDir and returns their paths.
+func writeFiles(outDir string, files []review.Attachment) ([]string, error) {
+	var paths []string
+	for _, f := range files {
+		p := filepath.Join(outDir, f.Name)
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			return paths, err
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
 }

@@ -45,9 +45,9 @@ func answerKey(targets []review.Target, suites []string) string {
 }
 
 // postAll renders cmp once for every venue and posts it to each target,
-// reporting each link on stderr. Every target is tried; the errors are
-// joined.
-func postAll(ctx context.Context, cmp *compare.Comparison, targets []review.Target, key string, cfg *config.Config, stderr io.Writer) error {
+// with extra attachments (flame graphs) after the report's own, reporting
+// each link on stderr. Every target is tried; the errors are joined.
+func postAll(ctx context.Context, cmp *compare.Comparison, extra []review.Attachment, targets []review.Target, key string, cfg *config.Config, stderr io.Writer) error {
 	if len(targets) == 0 {
 		return nil
 	}
@@ -63,6 +63,7 @@ func postAll(ctx context.Context, cmp *compare.Comparison, targets []review.Targ
 	if err != nil {
 		return fmt.Errorf("render the answer: %w", err)
 	}
+	msg.Attachments = append(msg.Attachments, extra...)
 	var errs []error
 	for _, t := range targets {
 		link, err := router.Post(ctx, t, msg)
