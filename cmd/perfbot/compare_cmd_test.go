@@ -42,7 +42,11 @@ type jsonReport struct {
 	}
 }
 
-func TestComparePatchTwiceAsFast(t *testing.T) {
+// compareHalvedWork runs perfbot compare, with flags, on a repository
+// whose patch halves Work's loop and leaves Other alone; it returns
+// standard output and the --out directory.
+func compareHalvedWork(t *testing.T, flags ...string) (*bytes.Buffer, string) {
+	t.Helper()
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go is not on PATH")
 	}
@@ -51,11 +55,16 @@ func TestComparePatchTwiceAsFast(t *testing.T) {
 	patch := r.Patch("work: halve the loop", map[string]string{"work/work.go": gitrepo.WorkSource(100000)}, true)
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
-	err := run(context.Background(), []string{"compare", "--repo", r.Dir, "--base", "main", "--patch", patch,
-		"--count", "8", "--benchtime", "200x", "--format", "json", "--out", out, "--cache-dir", t.TempDir(), "-q"}, &stdout, &stderr)
-	if err != nil {
+	args := append([]string{"compare", "--repo", r.Dir, "--base", "main", "--patch", patch,
+		"--benchtime", "200x", "--out", out, "--cache-dir", t.TempDir(), "-q"}, flags...)
+	if err := run(context.Background(), args, &stdout, &stderr); err != nil {
 		t.Fatalf("compare: %v\n%s", err, stderr.String())
 	}
+	return &stdout, out
+}
+
+func TestComparePatchTwiceAsFast(t *testing.T) {
+	stdout, out := compareHalvedWork(t, "--count", "8", "--format", "json")
 	var rep jsonReport
 	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
 		t.Fatalf("json: %v\n%s", err, stdout.String())

@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/perfbot/perfbot/internal/gitrepo"
 )
 
 // TestFlameDiff draws a differential flame graph of two folded profiles
@@ -54,19 +51,7 @@ func TestFlameDiff(t *testing.T) {
 // graph and the differential one; the patch halves Work's loop, so Work's
 // share of the CPU time falls against Other's.
 func TestCompareCPUProfile(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("go is not on PATH")
-	}
-	r := gitrepo.New(t)
-	r.Commit("work", gitrepo.WorkModule(200000, true))
-	patch := r.Patch("work: halve the loop", map[string]string{"work/work.go": gitrepo.WorkSource(100000)}, true)
-	out := t.TempDir()
-	var stdout, stderr bytes.Buffer
-	err := run(context.Background(), []string{"compare", "--repo", r.Dir, "--base", "main", "--patch", patch,
-		"--count", "2", "--benchtime", "200x", "--cpuprofile", "--out", out, "--cache-dir", t.TempDir(), "-q"}, &stdout, &stderr)
-	if err != nil {
-		t.Fatalf("compare: %v\n%s", err, stderr.String())
-	}
+	_, out := compareHalvedWork(t, "--count", "2", "--cpuprofile")
 	for _, f := range []string{"flame-go-work-base.svg", "flame-go-work-patch.svg", "flame-go-work-patch-vs-base.svg", "flame-go-work-patch-vs-base.txt"} {
 		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 			entries, _ := os.ReadDir(out)
