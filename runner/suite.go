@@ -185,8 +185,9 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 	rounds, next := 0, count
 	var only []string
 	for next > 0 {
+		planned := rounds + next
 		for _, order := range schedule(names, next, rng) {
-			label := fmt.Sprintf("round %d/%s", rounds+1, ad.of(rounds+next))
+			label := fmt.Sprintf("round %d/%s", rounds+1, ad.of(planned))
 			if only != nil {
 				label = fmt.Sprintf("round %d (%d undecided)", rounds+1, len(only))
 			}
