@@ -21,6 +21,10 @@ type Config struct {
 	Project Project `yaml:"project"`
 	// Suites are the benchmark suites, in file order.
 	Suites Suites `yaml:"suites"`
+	// Variants are the sides every suite compares unless it declares
+	// variants of its own (on-heap against off-heap cache for all of a
+	// project's suites).
+	Variants Variants `yaml:"variants"`
 	// Sandbox says how commands of untrusted patches are isolated.
 	Sandbox Sandbox `yaml:"sandbox"`
 	// Venues, Service, Store and Schedules are read by the service and the
@@ -84,6 +88,11 @@ func Parse(data []byte, file string) (*Config, error) {
 		return nil, fmt.Errorf("%s: %w", file, unwrapYAML(err))
 	}
 	c.File = file
+	for i := range c.Suites {
+		if len(c.Suites[i].Variants) == 0 {
+			c.Suites[i].Variants = c.Variants
+		}
+	}
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}

@@ -59,3 +59,34 @@ func TestBudget(t *testing.T) {
 		t.Errorf("Set(12x) = %+v, %v", b, err)
 	}
 }
+
+// TestTopLevelVariants: a suite without variants of its own compares the
+// top-level ones; a suite with its own keeps them.
+func TestTopLevelVariants(t *testing.T) {
+	cfg, err := Parse([]byte(`variants:
+  onheap: {args: "-Dhbase.bucketcache.ioengine=heap"}
+  offheap: {args: "-Dhbase.bucketcache.ioengine=offheap"}
+suites:
+  randomread:
+    command: run {threads}
+    matrix: {threads: [1, 100]}
+  scan:
+    command: scan
+    variants:
+      small: {env: {ROWS: "10"}}
+      large: {env: {ROWS: "1000"}}
+`), "c.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, s := range cfg.Suites {
+		got[s.Name] = s.Variants.Names()
+	}
+	if strings.Join(got["randomread"], ",") != "onheap,offheap" || strings.Join(got["scan"], ",") != "small,large" {
+		t.Errorf("variants per suite: %v", got)
+	}
+	if _, err := Parse([]byte("variants: [a, b]\nsuites:\n  x:\n    command: run\n"), "c.yaml"); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("variants as a list: err = %v, want one naming line 1", err)
+	}
+}
