@@ -53,6 +53,8 @@ type candidate struct {
 	Ratio   float64 `json:"ratio"`
 	P       float64 `json:"p"`
 	Verdict string  `json:"verdict"`
+	// LoPct is the lower bound of the change's 95% interval.
+	LoPct *float64 `json:"change_lo_pct"`
 }
 
 var (
