@@ -77,10 +77,13 @@ func (a *adaptive) of(n int) string {
 	return fmt.Sprintf("%d (budget %s)", n, a.budget)
 }
 
-// ran records which unit each result of a round came from.
+// ran records which unit each result of a round came from; results of
+// the unit "" (perf stat counters) play no part in the decisions.
 func (a *adaptive) ran(results []*bench.Result, units []string) {
 	for i, r := range results {
-		a.unitOf[r.Key()] = units[i]
+		if units[i] != "" {
+			a.unitOf[r.Key()] = units[i]
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/gitrepo"
@@ -299,5 +300,24 @@ func BenchmarkLevel(b *testing.B) {
 		if got[k] != w {
 			t.Errorf("%s = %v, want %v (all: %v)", k, got[k], w, got)
 		}
+	}
+}
+
+// TestAdaptiveIgnoresCounters: perf stat counters (unit "") ride along
+// with their point; however noisy, they never keep it undecided.
+func TestAdaptiveIgnoresCounters(t *testing.T) {
+	a := newAdaptive(3, 10, config.Budget{}, 2, Options{})
+	res := func(name, unit, variant string, v ...float64) *bench.Result {
+		return &bench.Result{Benchmark: name, Unit: unit, Variant: variant, Samples: v}
+	}
+	results := []*bench.Result{
+		res("Point", "ns/op", "base", 100, 100, 100), res("Point", "ns/op", "cand", 100, 100, 100),
+		res("Point", "task-clock-msec", "base", 50, 90, 20), res("Point", "task-clock-msec", "cand", 80, 30, 60),
+	}
+	a.ran(results, []string{"point 1", "point 1", "", ""})
+	a.counted([]string{"point 1"})
+	units, _, why := a.plan(0, results, []string{"base", "cand"})
+	if len(units) != 0 || why != StopDecided {
+		t.Errorf("plan = %v, %q; want decided (the counter is not a reason to run more)", units, why)
 	}
 }

@@ -164,7 +164,9 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 			}
 			ad.ran(results, units)
 			for _, u := range units {
-				ran[u] = true
+				if u != "" {
+					ran[u] = true
+				}
 			}
 			out.Results = append(out.Results, results...)
 			out.Provenance.RunOrder = append(out.Provenance.RunOrder, name)
@@ -321,8 +323,10 @@ func (cs *commandSide) round(ctx context.Context, r int, only map[string]bool) (
 				cs.out.Failures = append(cs.out.Failures, compare.Failure{Variant: cs.side.name, Stage: "parse", Message: err.Error()})
 			}
 			counters = append(counters, prs...)
+			// Counters ride along with their point's runs; they never
+			// keep it undecided (the unit "" is not sampled for).
 			for range prs {
-				counterUnits = append(counterUnits, unit)
+				counterUnits = append(counterUnits, "")
 			}
 		}
 		var data []byte
