@@ -217,33 +217,13 @@ venues:
 	go func() {
 		done <- run(ctx, []string{"serve", "--config", cfgFile}, &bytes.Buffer{}, &syncWriter{w: &serveErr})
 	}()
-	waitFor(t, 20*time.Second, "serve to answer /healthz", func() bool {
-		resp, err := http.Get("http://" + addr + "/healthz")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	})
+	waitHealthy(t, addr)
 
 	body, err := os.ReadFile("../../intake/github/testdata/issue_comment.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	deliver := func(delivery string) int {
-		mac := hmac.New(sha256.New, []byte("e2e-secret"))
-		mac.Write(body)
-		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/webhook/github", bytes.NewReader(body))
-		req.Header.Set("X-GitHub-Event", "issue_comment")
-		req.Header.Set("X-GitHub-Delivery", delivery)
-		req.Header.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(mac.Sum(nil)))
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
-	}
+	deliver := func(delivery string) int { return deliverComment(t, addr, body, delivery) }
 	if code := deliver("e2e-1"); code != http.StatusOK {
 		t.Fatalf("webhook: status %d\n%s", code, serveErr.String())
 	}
@@ -359,6 +339,48 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.Write(p)
+}
+
+// waitHealthy waits for perfbot serve at addr to answer /healthz.
+func waitHealthy(t *testing.T, addr string) {
+	t.Helper()
+	waitFor(t, 20*time.Second, "serve to answer /healthz", func() bool {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+}
+
+// deliverComment posts body to serve's GitHub webhook as an issue_comment
+// event signed with the e2e secret, and returns the status code.
+func deliverComment(t *testing.T, addr string, body []byte, delivery string) int {
+	t.Helper()
+	mac := hmac.New(sha256.New, []byte("e2e-secret"))
+	mac.Write(body)
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/webhook/github", bytes.NewReader(body))
+	req.Header.Set("X-GitHub-Event", "issue_comment")
+	req.Header.Set("X-GitHub-Delivery", delivery)
+	req.Header.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(mac.Sum(nil)))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// workComment is the recorded issue_comment webhook asking for the
+// "work" suite that costService's project has.
+func workComment(t *testing.T) []byte {
+	t.Helper()
+	body, err := os.ReadFile("../../intake/github/testdata/issue_comment.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Replace(body, []byte("/perfbot run wal base=main"), []byte("/perfbot run work base=main"), 1)
 }
 
 func waitFor(t *testing.T, timeout time.Duration, what string, ok func() bool) {

@@ -3,9 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -39,14 +36,7 @@ func TestServeRestartedSQLite(t *testing.T) {
 			t.Fatal(err)
 		}
 		logs = append(logs, &log)
-		waitFor(t, 20*time.Second, "serve to answer /healthz", func() bool {
-			resp, err := http.Get("http://" + addr + "/healthz")
-			if err != nil {
-				return false
-			}
-			resp.Body.Close()
-			return resp.StatusCode == http.StatusOK
-		})
+		waitHealthy(t, addr)
 		return cmd
 	}
 	first := start()
@@ -63,22 +53,7 @@ func TestServeRestartedSQLite(t *testing.T) {
 		}
 	})
 
-	body, err := os.ReadFile("../../intake/github/testdata/issue_comment.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body = bytes.Replace(body, []byte("/perfbot run wal base=main"), []byte("/perfbot run work base=main"), 1)
-	mac := hmac.New(sha256.New, []byte("e2e-secret"))
-	mac.Write(body)
-	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/webhook/github", bytes.NewReader(body))
-	req.Header.Set("X-GitHub-Event", "issue_comment")
-	req.Header.Set("X-GitHub-Delivery", "restart-1")
-	req.Header.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(mac.Sum(nil)))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	deliverComment(t, addr, workComment(t), "restart-1")
 
 	ctx := context.Background()
 	st, err := store.Open(ctx, store.SQLite, db)

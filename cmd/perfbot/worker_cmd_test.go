@@ -3,10 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
-	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -39,14 +35,7 @@ func TestWorkersPostgres(t *testing.T) {
 	go func() {
 		done <- run(ctx, []string{"serve", "--config", cfgFile}, &bytes.Buffer{}, &syncWriter{w: &serveErr})
 	}()
-	waitFor(t, 20*time.Second, "serve to answer /healthz", func() bool {
-		resp, err := http.Get("http://" + addr + "/healthz")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	})
+	waitHealthy(t, addr)
 
 	workers := map[string]*exec.Cmd{}
 	logs := map[string]*bytes.Buffer{}
@@ -72,22 +61,7 @@ func TestWorkersPostgres(t *testing.T) {
 		}
 	})
 
-	body, err := os.ReadFile("../../intake/github/testdata/issue_comment.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body = bytes.Replace(body, []byte("/perfbot run wal base=main"), []byte("/perfbot run work base=main"), 1)
-	mac := hmac.New(sha256.New, []byte("e2e-secret"))
-	mac.Write(body)
-	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/webhook/github", bytes.NewReader(body))
-	req.Header.Set("X-GitHub-Event", "issue_comment")
-	req.Header.Set("X-GitHub-Delivery", "pg-1")
-	req.Header.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(mac.Sum(nil)))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	deliverComment(t, addr, workComment(t), "pg-1")
 
 	st, err := store.Open(ctx, store.Postgres, dsn)
 	if err != nil {
