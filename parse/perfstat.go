@@ -171,17 +171,7 @@ func perfRowOf(line string) []string {
 	m := make([]string, 8)
 	m[0] = line
 	pos := 0
-	next := func() (string, int) { // the next token and where it ends
-		i := pos
-		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
-			i++
-		}
-		j := i
-		for j < len(line) && line[j] != ' ' && line[j] != '\t' {
-			j++
-		}
-		return line[i:j], j
-	}
+	next := func() (string, int) { return peekAfter(line, pos) } // the next token and where it ends
 	numeric := func(t string) bool {
 		if t == "" {
 			return false
