@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbot/perfbot/internal/proctest"
 	"github.com/perfbot/perfbot/sandbox"
 )
 
@@ -55,9 +56,9 @@ func TestBenchmarkDiesWithWorker(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { worker.Process.Kill(); worker.Wait() }()
-	compare := readPid(t, filepath.Join(dir, "compare"), &out)
+	compare := proctest.WaitPid(t, filepath.Join(dir, "compare"), 20*time.Second, &out)
 	defer syscall.Kill(compare, syscall.SIGKILL) // should the test fail
-	bench := readPid(t, filepath.Join(dir, "bench"), &out)
+	bench := proctest.WaitPid(t, filepath.Join(dir, "bench"), 20*time.Second, &out)
 	defer syscall.Kill(bench, syscall.SIGKILL)
 
 	if err := worker.Process.Signal(syscall.SIGKILL); err != nil {
@@ -68,7 +69,7 @@ func TestBenchmarkDiesWithWorker(t *testing.T) {
 		name string
 		pid  int
 	}{{"compare child", compare}, {"benchmark command", bench}} {
-		if !goneWithin(p.pid, 2*time.Second) {
+		if !proctest.GoneWithin(p.pid, 2*time.Second) {
 			t.Errorf("%s %d still runs 2s after its worker was killed", p.name, p.pid)
 		}
 	}
@@ -79,42 +80,4 @@ func writePid(file string, pid int) error {
 		return err
 	}
 	return os.Rename(file+".tmp", file)
-}
-
-// readPid waits up to 20 seconds for a process id in file.
-func readPid(t *testing.T, file string, log *bytes.Buffer) int {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if data, err := os.ReadFile(file); err == nil {
-			pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-			if err != nil {
-				t.Fatalf("%s: %q is not a process id", file, data)
-			}
-			return pid
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("no process id in %s; worker output:\n%s", file, log)
-	return 0
-}
-
-// goneWithin reports whether process pid ends (or is a zombie that no
-// reaper collects, as in some containers) within d.
-func goneWithin(pid int, d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for {
-		data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil {
-			return true
-		}
-		// "pid (comm) STATE ...": a zombie or dead process has ended.
-		if i := bytes.LastIndexByte(data, ')'); i > 0 && i+2 < len(data) && (data[i+2] == 'Z' || data[i+2] == 'X') {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
