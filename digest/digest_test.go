@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/store"
 )
 
@@ -96,11 +97,7 @@ func golden(t *testing.T, name, got string) {
 }
 
 func TestBuildAndRender(t *testing.T) {
-	st, err := store.Open(context.Background(), store.SQLite, filepath.Join(t.TempDir(), "db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.SQLite(t)
 	seed(t, st)
 	to := time.Now().Add(time.Hour)
 	d, err := Build(context.Background(), st, to.Add(-7*24*time.Hour), to, Options{Branches: []string{"main"}, RC: "v2.6.0-rc1", Release: "v2.5.0", Title: "weekly"})
@@ -125,11 +122,7 @@ func TestBuildAndRender(t *testing.T) {
 }
 
 func TestEmptyPeriod(t *testing.T) {
-	st, err := store.Open(context.Background(), store.SQLite, filepath.Join(t.TempDir(), "db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.SQLite(t)
 	d, err := Build(context.Background(), st, time.Now().Add(-time.Hour), time.Now(), Options{Branches: []string{"main"}})
 	if err != nil {
 		t.Fatal(err)
@@ -141,11 +134,7 @@ func TestEmptyPeriod(t *testing.T) {
 }
 
 func TestCharts(t *testing.T) {
-	st, err := store.Open(context.Background(), store.SQLite, filepath.Join(t.TempDir(), "db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.SQLite(t)
 	seed(t, st)
 	to := time.Now().Add(time.Hour)
 	d, err := Build(context.Background(), st, to.Add(-24*time.Hour), to, Options{Branches: []string{"main"}})

@@ -3,14 +3,13 @@ package jira
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/perfbot/perfbot/bot"
+	"github.com/perfbot/perfbot/internal/storetest"
 	rjira "github.com/perfbot/perfbot/review/jira"
-	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/trigger"
 )
 
@@ -52,11 +51,7 @@ func TestNewest(t *testing.T) {
 }
 
 func TestPollQueuesEachPatchOnce(t *testing.T) {
-	st, err := store.Open(context.Background(), store.SQLite, filepath.Join(t.TempDir(), "db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.SQLite(t)
 	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	search := &fakeSearch{issues: []rjira.Issue{
 		{Key: "STORE-1", Summary: "Faster scans", Attachments: []rjira.Attachment{
@@ -91,11 +86,7 @@ func TestPollQueuesEachPatchOnce(t *testing.T) {
 }
 
 func TestPollFetchesPatch(t *testing.T) {
-	st, err := store.Open(context.Background(), store.SQLite, filepath.Join(t.TempDir(), "db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.SQLite(t)
 	search := &fakeSearch{issues: []rjira.Issue{{Key: "STORE-3", Attachments: []rjira.Attachment{
 		{ID: "20001", Filename: "STORE-3.patch", Author: "dev", Content: "https://issues.example.org/secure/attachment/20001/STORE-3.patch"}}}}}
 	q := &fakeQueue{}

@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/review"
 	rjira "github.com/perfbot/perfbot/review/jira"
-	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/trigger"
 )
 
@@ -51,11 +50,7 @@ func TestPollTrackerPolicy(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			st, err := store.Open(context.Background(), store.SQLite, filepath.Join(t.TempDir(), "db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
+			st := storetest.SQLite(t)
 			var logs bytes.Buffer
 			var fetched []string
 			q, poster := &fakeQueue{}, &fakePoster{}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/bot"
-	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/trigger"
 )
 
@@ -83,11 +83,7 @@ func (q *fakeQueue) Enqueue(ctx context.Context, job bot.JobSpec) (int64, bool, 
 
 func TestPollAssemblesSeries(t *testing.T) {
 	dir := t.TempDir()
-	st, err := store.Open(context.Background(), store.SQLite, filepath.Join(t.TempDir(), "db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.SQLite(t)
 	now := time.Now().Add(-time.Hour).Truncate(time.Second)
 	cover := "20261130081500.1-cover@example.org"
 	sendEmail(t, dir, cover, "", "[PATCH v2 0/3] Faster WAL", "This series batches WAL syncs.\n", now)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,9 +12,9 @@ import (
 
 	gomail "github.com/emersion/go-message/mail"
 
+	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/mail"
 	"github.com/perfbot/perfbot/review"
-	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/trigger"
 )
 
@@ -47,11 +46,7 @@ func (f *fakePoster) Post(ctx context.Context, to review.Target, msg review.Mess
 // Every decision is logged with its reason.
 func TestPollSenderPolicy(t *testing.T) {
 	dir := t.TempDir()
-	st, err := store.Open(context.Background(), store.SQLite, filepath.Join(t.TempDir(), "db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.SQLite(t)
 	now := time.Now().Add(-time.Hour).Truncate(time.Second)
 	sendEmailFrom(t, dir, "Dev Eloper <dev@example.org>", "ok@example.org", "", "[PATCH] wal: batch syncs", patchBody("wal/wal.go"), now)
 	sendEmailFrom(t, dir, "Drive By <drive-by@elsewhere.test>", "stranger@elsewhere.test", "", "[PATCH] cache: bigger", patchBody("cache.go"), now.Add(time.Second))
@@ -121,11 +116,7 @@ func TestPollSenderPolicy(t *testing.T) {
 // TestPollDefaultPolicyRefusesAll: without senders, no mailed patch runs.
 func TestPollDefaultPolicyRefusesAll(t *testing.T) {
 	dir := t.TempDir()
-	st, err := store.Open(context.Background(), store.SQLite, filepath.Join(t.TempDir(), "db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.SQLite(t)
 	sendEmail(t, dir, "lone@example.org", "", "[PATCH] docs: fix typo", patchBody("README"), time.Now().Add(-time.Minute))
 	q, poster := &fakeQueue{}, &fakePoster{}
 	p := &Poller{Source: MaildirSource(dir), Queue: q, Tested: st, Poster: poster}

@@ -2,12 +2,11 @@ package reviewboard
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/perfbot/perfbot/bot"
+	"github.com/perfbot/perfbot/internal/storetest"
 	rrb "github.com/perfbot/perfbot/review/reviewboard"
-	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/trigger"
 )
 
@@ -25,11 +24,7 @@ func (q *fakeQueue) Enqueue(ctx context.Context, job bot.JobSpec) (int64, bool, 
 }
 
 func TestPollQueuesNewRevisions(t *testing.T) {
-	st, err := store.Open(context.Background(), store.SQLite, filepath.Join(t.TempDir(), "db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.SQLite(t)
 	list := &fakeList{reqs: []rrb.Request{
 		{ID: 42, Summary: "Faster scans", DiffRevision: 1, Submitter: "dev"},
 		{ID: 43, Summary: "No diff yet"},

@@ -4,13 +4,12 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/review"
 	rrb "github.com/perfbot/perfbot/review/reviewboard"
-	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/trigger"
 )
 
@@ -28,11 +27,7 @@ func (f *fakePoster) Post(ctx context.Context, to review.Target, msg review.Mess
 // fetched or queued, is answered once on its review request, and the
 // decisions are logged.
 func TestPollTrackerPolicy(t *testing.T) {
-	st, err := store.Open(context.Background(), store.SQLite, filepath.Join(t.TempDir(), "db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.SQLite(t)
 	list := &fakeList{reqs: []rrb.Request{
 		{ID: 42, Summary: "Faster scans", DiffRevision: 1, Submitter: "dev"},
 		{ID: 44, Summary: "Mine", DiffRevision: 3, Submitter: "drive-by"},
