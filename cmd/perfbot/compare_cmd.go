@@ -15,6 +15,7 @@ import (
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/report"
+	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/runner"
 )
 
@@ -172,9 +173,13 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := emit(cmp, f.format, f.out, stdout); err != nil {
 		return err
 	}
-	flames, err := flameFiles(outcome)
-	if err != nil {
-		return fmt.Errorf("flame graphs: %w", err)
+	// The graphs go to --out and to posted answers; without either there
+	// is nothing to draw them for.
+	var flames []review.Attachment
+	if f.out != "" || len(targets) > 0 {
+		if flames, err = flameFiles(outcome); err != nil {
+			return fmt.Errorf("flame graphs: %w", err)
+		}
 	}
 	if f.out != "" {
 		if err := writeResults(f.out, outcome); err != nil {
