@@ -211,7 +211,7 @@ func runMethod(s suite, m method, cfg config) ([]compare.Verdict, error) {
 		sort.SliceStable(order, func(i, j int) bool { return cands[order[i]].P < cands[order[j]].P })
 		added := false
 		for _, b := range order {
-			if n[b]+2 <= len(s.base[b]) && used+2 <= budget {
+			if used+2 <= budget {
 				n[b] += 2
 				used += 2
 				added = true
