@@ -74,6 +74,12 @@ func (b *Bubblewrap) Run(ctx context.Context, spec Spec) (*Result, error) {
 	if spec.Dir == "" {
 		return nil, errors.New("sandbox: a sandboxed command needs a working directory (Spec.Dir)")
 	}
+	if spec.Session != nil {
+		return spec.Session.run(ctx, b, spec)
+	}
+	if spec.Service {
+		return nil, errors.New("sandbox: a service command needs a session (Spec.Session)")
+	}
 	bwrap, err := b.bwrapPath()
 	if err != nil {
 		return nil, err
@@ -86,19 +92,7 @@ func (b *Bubblewrap) Run(ctx context.Context, spec Spec) (*Result, error) {
 			return nil, fmt.Errorf("sandbox: setpriv (util-linux) is needed to drop root: %w", err)
 		}
 	}
-	plan := mountPlan{checkUID: -1, stat: hostStat}
-	if asRoot {
-		plan.checkUID, plan.checkGID = uid, gid
-	}
-	hidden := append(append(append([]string(nil), DefaultHiddenPaths...), b.HiddenPaths...), spec.HiddenPaths...)
-	if spec.Network != FullNetwork {
-		// Without network the command needs nothing from /run (the
-		// resolver's files live there) and must not reach the host's
-		// services through their Unix sockets.
-		hidden = append(hidden, "/run")
-	}
-	hidden = resolveHidden(hidden)
-	mounts, err := plan.args(spec, hidden)
+	mounts, err := b.mounts(spec, asRoot)
 	if err != nil {
 		return nil, err
 	}
@@ -122,6 +116,24 @@ func (b *Bubblewrap) Run(ctx context.Context, spec Spec) (*Result, error) {
 	host := spec
 	host.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
 	return runProcessGroup(ctx, host, argv, hooks)
+}
+
+// mounts returns the bwrap mount arguments of spec: the hidden paths
+// (the runner's, the spec's and, without full network, /run), the private
+// scratch directories and the binds of spec's directories.
+func (b *Bubblewrap) mounts(spec Spec, asRoot bool) ([]string, error) {
+	plan := mountPlan{checkUID: -1, stat: hostStat}
+	if asRoot {
+		plan.checkUID, plan.checkGID = b.ids()
+	}
+	hidden := append(append(append([]string(nil), DefaultHiddenPaths...), b.HiddenPaths...), spec.HiddenPaths...)
+	if spec.Network != FullNetwork {
+		// Without network the command needs nothing from /run (the
+		// resolver's files live there) and must not reach the host's
+		// services through their Unix sockets.
+		hidden = append(hidden, "/run")
+	}
+	return plan.args(spec, resolveHidden(hidden))
 }
 
 func (b *Bubblewrap) bwrapPath() (string, error) {

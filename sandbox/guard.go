@@ -31,3 +31,6 @@ func (g Guard) Run(ctx context.Context, spec Spec) (*Result, error) {
 	res.Note = g.Secrets.String(res.Note)
 	return res, nil
 }
+
+// Unwrap returns the Runner g wraps.
+func (g Guard) Unwrap() Runner { return g.Runner }

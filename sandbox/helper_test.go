@@ -13,7 +13,7 @@ import (
 )
 
 // helperEnv names the variable that turns the test binary into a probe run
-// inside the sandbox: "dial:ADDR", "loopback" or "alloc:MiB".
+// inside the sandbox: "dial:ADDR", "serve:ADDR", "loopback" or "alloc:MiB".
 const helperEnv = "PERFBOT_SANDBOX_HELPER"
 
 func TestMain(m *testing.M) {
@@ -45,6 +45,21 @@ func helper(mode string) int {
 		c.Close()
 		fmt.Println("connected")
 		return 0
+	case "serve":
+		// Answers "pong" to every connection until killed.
+		l, err := net.Listen("tcp", arg)
+		if err != nil {
+			fmt.Println("listen failed:", err)
+			return 1
+		}
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return 1
+			}
+			c.Write([]byte("pong"))
+			c.Close()
+		}
 	case "loopback":
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {

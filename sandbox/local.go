@@ -20,6 +20,17 @@ func (Local) Run(ctx context.Context, spec Spec) (*Result, error) {
 	if len(spec.Argv) == 0 {
 		return nil, errors.New("sandbox: empty command")
 	}
+	if spec.Session != nil && !spec.Session.host {
+		return nil, errors.New("sandbox: a sandboxed session cannot run a command of sandbox.Local")
+	}
+	if spec.Service {
+		if spec.Session == nil {
+			return nil, errors.New("sandbox: a service command needs a session (Spec.Session)")
+		}
+		// On the host, what a service starts in the background stays
+		// running until its teardown ends it.
+		return runProcessGroup(ctx, spec, spec.Argv, &procHooks{leaveGroup: true})
+	}
 	hooks := limitHooks(spec, "", os.Geteuid() == 0)
 	argv := spec.Argv
 	if hooks.gated {

@@ -25,6 +25,10 @@ type procHooks struct {
 	// finish inspects how the command ended (cgroup events) and may set
 	// res.Limit and notes; it also releases what afterStart set up.
 	finish func(res *Result)
+	// leaveGroup leaves the processes that outlive the command running
+	// when it ends by itself (a session's service); a timeout or a
+	// cancelled ctx still ends them.
+	leaveGroup bool
 }
 
 // waitDelay is how long output is still read after the command ended.
@@ -138,9 +142,11 @@ func runProcessGroup(ctx context.Context, spec Spec, argv []string, h *procHooks
 		return nil, ctx.Err()
 	}
 	// Children that outlived the leader still hold the group: end them.
-	killGroup(cmd.Process.Pid)
-	if h.kill != nil {
-		h.kill()
+	if !h.leaveGroup || res.Limit == LimitTimeout {
+		killGroup(cmd.Process.Pid)
+		if h.kill != nil {
+			h.kill()
+		}
 	}
 	res.Duration = time.Since(start)
 	res.Stdout, res.Stderr = stdout.Bytes(), stderr.Bytes()

@@ -52,6 +52,15 @@ type Spec struct {
 	// MaxProcs caps the number of processes and threads of the tree (0: no
 	// cap).
 	MaxProcs int
+	// Session, when set, runs the command inside that session (see
+	// StartSession) instead of a sandbox of its own: it sees what the
+	// session's other commands see, such as a server on its loopback.
+	Session *Session
+	// Service, with Session, leaves the processes the command started in
+	// the background (a server) running in the session when the command
+	// ends, under the command's memory and process limits; without it they
+	// are ended with the command.
+	Service bool
 }
 
 // Result is how a command ended.

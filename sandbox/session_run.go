@@ -1,0 +1,245 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// run runs spec inside the session with b's limits.
+func (s *Session) run(ctx context.Context, b *Bubblewrap, spec Spec) (*Result, error) {
+	if s.host {
+		return nil, errors.New("sandbox: a session of the host (sandbox.Local) cannot run a sandboxed command")
+	}
+	if s.b != b {
+		return nil, errors.New("sandbox: the session was started by another runner")
+	}
+	if err := s.admits(spec); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended() {
+		return nil, fmt.Errorf("sandbox: the session has ended: %s", strings.TrimSpace(string(s.stderr.Bytes())))
+	}
+	argv := s.enterArgv(spec)
+	var hooks *procHooks
+	var before map[int]procInfo
+	if spec.Service {
+		hooks = s.serviceHooks(spec)
+	} else {
+		hooks = limitHooks(spec, b.CgroupParent, false)
+		before = s.processes()
+	}
+	if hooks.gated {
+		argv = gateArgv(argv)
+	}
+	host := spec
+	host.Dir = "/"
+	host.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
+	res, err := runProcessGroup(ctx, host, argv, hooks)
+	if !spec.Service {
+		s.sweep(before)
+	}
+	if err == nil && s.ended() {
+		res.addNote("the session ended while the command ran")
+	}
+	return res, err
+}
+
+// admits checks that spec asks for nothing the session does not give:
+// the session's mounts and network are fixed when it starts.
+func (s *Session) admits(spec Spec) error {
+	if spec.Network == FullNetwork {
+		return errors.New("sandbox: a command in a session has only the session's loopback, not the network it asks for")
+	}
+	if strings.Contains(spec.Argv[0], "=") {
+		return fmt.Errorf("sandbox: program name %q holds '=': give its path", spec.Argv[0])
+	}
+	for _, kv := range spec.Env {
+		k, _, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || strings.HasPrefix(k, "-") {
+			return fmt.Errorf("sandbox: environment entry %q is not KEY=VALUE", kv)
+		}
+	}
+	for _, d := range append([]string{spec.Dir}, spec.Writable...) {
+		if !filepath.IsAbs(d) || !withinAny(filepath.Clean(d), s.writable) {
+			return fmt.Errorf("sandbox: %s is not writable in the session (writable: %s)", d, strings.Join(s.writable, ", "))
+		}
+	}
+	for _, d := range spec.ReadOnly {
+		d = filepath.Clean(d)
+		if !withinAny(d, s.writable) && !withinAny(d, s.readOnly) && withinAny(d, s.hidden) {
+			return fmt.Errorf("sandbox: %s is hidden in the session: list it in the session's read-only paths", d)
+		}
+	}
+	for _, h := range resolveHidden(spec.HiddenPaths) {
+		if !withinAny(h, s.hidden) {
+			return fmt.Errorf("sandbox: %s is not hidden in the session: list it in the session's hidden paths", h)
+		}
+	}
+	return nil
+}
+
+func withinAny(path string, dirs []string) bool {
+	for _, d := range dirs {
+		if within(path, d) {
+			return true
+		}
+	}
+	return false
+}
+
+// enterArgv is the command line that runs spec in the session: nsenter
+// into its namespaces, setpriv to the sandbox user without capabilities
+// or new privileges, env for exactly spec.Env.
+func (s *Session) enterArgv(spec Spec) []string {
+	argv := []string{s.nsenter, "--target", strconv.Itoa(s.pid), "--mount", "--net", "--pid", "--ipc", "--uts"}
+	if s.cgroupNS {
+		argv = append(argv, "--cgroup")
+	}
+	if s.userNS {
+		argv = append(argv, "--user", "--preserve-credentials")
+	}
+	argv = append(argv, "--root", "--wd="+filepath.Clean(spec.Dir), "--", s.setpriv)
+	if !s.userNS {
+		argv = append(argv, fmt.Sprintf("--reuid=%d", s.uid), fmt.Sprintf("--regid=%d", s.gid), "--clear-groups",
+			"--inh-caps=-all", "--bounding-set=-all")
+	}
+	argv = append(argv, "--no-new-privs", "--", s.envPath, "-i", "--")
+	argv = append(argv, spec.Env...)
+	return append(argv, spec.Argv...)
+}
+
+// serviceHooks are the limits of a service command: like limitHooks, but
+// the cgroup outlives the command, holding the server it started until
+// the session ends.
+func (s *Session) serviceHooks(spec Spec) *procHooks {
+	h := &procHooks{leaveGroup: true}
+	if spec.MemoryBytes <= 0 && spec.MaxProcs <= 0 {
+		return h
+	}
+	cg := cgroupSystem{Parent: s.b.CgroupParent}.newCgroups(spec.MemoryBytes, spec.MaxProcs)
+	memRlimit := spec.MemoryBytes > 0 && (cg == nil || cg.mem == nil)
+	procRlimit := spec.MaxProcs > 0 && (cg == nil || cg.pids == nil)
+	h.gated = true
+	h.afterStart = func(pid int) error {
+		if cg != nil {
+			if err := cg.attach(pid); err != nil {
+				return err
+			}
+		}
+		if memRlimit {
+			if err := setRlimit(pid, syscall.RLIMIT_AS, uint64(spec.MemoryBytes)); err != nil {
+				return fmt.Errorf("RLIMIT_AS: %w", err)
+			}
+		}
+		if procRlimit {
+			if err := setRlimit(pid, rlimitNPROC, uint64(spec.MaxProcs)); err != nil {
+				return fmt.Errorf("RLIMIT_NPROC: %w", err)
+			}
+		}
+		return nil
+	}
+	if cg == nil {
+		return h
+	}
+	s.services = append(s.services, cg)
+	h.kill = cg.kill
+	h.finish = func(res *Result) {
+		switch {
+		case cg.oomKilled():
+			res.Limit = LimitMemory
+			res.addNote(fmt.Sprintf("a process was killed at the %s memory limit", sizeString(spec.MemoryBytes)))
+		case cg.pidsExhausted():
+			res.Limit = LimitPids
+			res.addNote(fmt.Sprintf("process creation failed at the limit of %d processes", spec.MaxProcs))
+		}
+	}
+	return h
+}
+
+// procInfo is one process of the session as the host sees it.
+type procInfo struct {
+	ppid   int
+	zombie bool
+	start  string // start time in clock ticks since boot: tells a reused PID apart
+}
+
+// processes lists the session's processes by host PID.
+func (s *Session) processes() map[int]procInfo {
+	out := map[int]procInfo{}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return out
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if ns, err := os.Readlink("/proc/" + e.Name() + "/ns/pid"); err != nil || ns != s.pidNS {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces and parentheses.
+		i := strings.LastIndexByte(string(b), ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) < 20 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		out[pid] = procInfo{ppid: ppid, zombie: f[0] == "Z", start: f[19]}
+	}
+	return out
+}
+
+// sweep ends the processes a command left in the session: every process
+// that was not there before it, unless it descends from one that was
+// (other than the session's init), such as a server's worker forked for a
+// connection. A daemon a round started is reparented to the init and ends.
+func (s *Session) sweep(before map[int]procInfo) {
+	for pass := 0; pass < 20; pass++ {
+		now := s.processes()
+		old := func(pid int) bool {
+			p, ok := before[pid]
+			return ok && p.start == now[pid].start
+		}
+		killed := 0
+		for pid := range now {
+			if old(pid) || now[pid].zombie {
+				continue
+			}
+			keep := false
+			for a, n := now[pid].ppid, 0; n < 64 && a != s.pid; a, n = now[a].ppid, n+1 {
+				if _, in := now[a]; !in {
+					break
+				}
+				if old(a) {
+					keep = true
+					break
+				}
+			}
+			if !keep {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+				killed++
+			}
+		}
+		if killed == 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
