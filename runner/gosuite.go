@@ -36,6 +36,9 @@ type goSide struct {
 	failed map[string]bool
 	// extra are the variant's flags for the test binary.
 	extra []string
+	// vr holds the variant's session, where the rounds run when the
+	// suite has setup.
+	vr *variantRun
 }
 
 // args are the test binary's flags; names, when not nil, narrow the
@@ -77,7 +80,7 @@ func (g *goSide) args(names []string) []string {
 // (GOAMD64=v3 against v1, GOGC=off against the default); its args are
 // added to the test binary's flags (-test.cpu 4).
 func prepareGo(ctx context.Context, suite *config.Suite, s *side, vr *variantRun, opts Options, out *Outcome) (suiteSide, []string, error) {
-	g := &goSide{suite: suite, side: s, opts: opts, out: out, failed: map[string]bool{}}
+	g := &goSide{suite: suite, side: s, opts: opts, out: out, failed: map[string]bool{}, vr: vr}
 	g.env = vr.env
 	if vr.settings != nil && vr.settings.Args != "" {
 		g.extra = strings.Fields(config.Expand(vr.settings.Args, nil, vr.builtin(s, 0)))
@@ -176,7 +179,8 @@ func (g *goSide) round(ctx context.Context, r int, only map[string]bool) ([]*ben
 		}
 		res, err := g.opts.Sandbox.Run(ctx, sandbox.Spec{
 			Argv: append([]string{pkg.binary}, g.args(names)...),
-			Dir:  pkg.dir, Env: g.env, Timeout: durationOr(g.suite.Timeout, defaultTimeout), MaxOutput: g.opts.MaxOutput, Network: sandbox.NoNetwork,
+			Dir:  pkg.dir, Env: g.env, Timeout: durationOr(g.suite.Timeout, defaultTimeout), MaxOutput: g.opts.MaxOutput, Network: roundNetwork(g.suite),
+			Session: g.vr.session,
 			// The test binary and the rest of the tree (testdata of other
 			// packages) are read-only; only the package's directory is
 			// writable.
@@ -219,8 +223,8 @@ func (g *goSide) profile(ctx context.Context) ([]Profile, error) {
 		_ = os.Remove(path)
 		res, err := g.opts.Sandbox.Run(ctx, sandbox.Spec{
 			Argv: append(append([]string{pkg.binary}, g.args(nil)...), "-test.cpuprofile", path),
-			Dir:  pkg.dir, Env: g.env, Timeout: durationOr(g.suite.Timeout, defaultTimeout), MaxOutput: g.opts.MaxOutput, Network: sandbox.NoNetwork,
-			ReadOnly: []string{g.side.worktree},
+			Dir:  pkg.dir, Env: g.env, Timeout: durationOr(g.suite.Timeout, defaultTimeout), MaxOutput: g.opts.MaxOutput, Network: roundNetwork(g.suite),
+			ReadOnly: []string{g.side.worktree}, Session: g.vr.session,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("suite %s: profile %s on %s: %w", g.suite.Name, pkg.importPath, g.side.name, err)

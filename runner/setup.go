@@ -2,11 +2,8 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os/exec"
-	"syscall"
 	"time"
 
 	"github.com/perfbot/perfbot/compare"
@@ -19,29 +16,36 @@ const (
 	defaultTeardownTimeout = 2 * time.Minute
 )
 
-// roundNetwork is what a suite's rounds may reach. A suite whose setup
-// starts a server shares the host's network so that its rounds reach the
-// server on loopback; every other suite's rounds get none.
+// roundNetwork is what a suite's rounds may reach: none, or for a suite
+// whose setup starts a server, the loopback of the variant's session where
+// that server listens. Neither reaches the host.
 func roundNetwork(suite *config.Suite) sandbox.Network {
 	if suite.Setup != "" {
-		return sandbox.FullNetwork
+		return sandbox.Loopback
 	}
 	return sandbox.NoNetwork
 }
 
-// startVariants writes each side's configuration files and runs the suite's
-// setup for it. Every side's server is up before the first round, so the
+// startVariants writes each side's configuration files and, for a suite
+// with setup, starts the side's session (see startSession) and runs the
+// setup in it. Every side's server is up before the first round, so the
 // rounds can alternate between them and drift of the machine weighs on
 // every variant alike. It returns the sides whose setup worked, and a stop
 // function that runs the teardown of every side whose setup was started,
-// even when ctx is already cancelled, and then removes their data
-// directories.
+// even when ctx is already cancelled, and then ends its session.
 func startVariants(ctx context.Context, suite *config.Suite, sides []*side, runs map[string]*variantRun, opts Options, progress io.Writer, out *Outcome) ([]*side, func()) {
 	var started []*side
 	var ready []*side
 	stop := func() {
+		// In reverse: variants that share the baseline's worktree give
+		// it back in the order they borrowed it.
 		for i := len(started) - 1; i >= 0; i-- {
-			teardown(ctx, suite, started[i], runs[started[i].name], opts, progress, out)
+			vr := runs[started[i].name]
+			teardown(ctx, suite, started[i], vr, opts, progress, out)
+			if err := vr.session.Close(); err != nil {
+				out.Warnings = append(out.Warnings, fmt.Sprintf("suite %s: %s: ending its sandbox: %v", suite.Name, started[i].name, err))
+			}
+			vr.session = nil
 		}
 	}
 	for _, s := range sides {
@@ -58,8 +62,12 @@ func startVariants(ctx context.Context, suite *config.Suite, sides []*side, runs
 			break
 		}
 		fmt.Fprintf(progress, "perfbot: suite %s: setup %s (port %d, data %s)\n", suite.Name, s.name, vr.port, vr.datadir)
+		if err := startSession(ctx, suite, s, vr, opts); err != nil {
+			out.Failures = append(out.Failures, compare.Failure{Variant: s.name, Stage: "setup", Message: fmt.Sprintf("suite %s: %v", suite.Name, err)})
+			continue
+		}
 		started = append(started, s)
-		res, err := runScript(ctx, suite, s, vr, suite.Setup, durationOr(suite.Timeout, defaultSetupTimeout), opts)
+		res, err := runScript(ctx, suite, s, vr, suite.Setup, durationOr(suite.Timeout, defaultSetupTimeout), true, opts)
 		if err != nil {
 			out.Failures = append(out.Failures, compare.Failure{Variant: s.name, Stage: "setup", Message: fmt.Sprintf("suite %s: setup: %v", suite.Name, err)})
 			continue
@@ -82,7 +90,7 @@ func teardown(ctx context.Context, suite *config.Suite, s *side, vr *variantRun,
 	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), defaultTeardownTimeout)
 	defer cancel()
 	fmt.Fprintf(progress, "perfbot: suite %s: teardown %s\n", suite.Name, s.name)
-	res, err := runScript(tctx, suite, s, vr, suite.Teardown, defaultTeardownTimeout, opts)
+	res, err := runScript(tctx, suite, s, vr, suite.Teardown, defaultTeardownTimeout, false, opts)
 	if err != nil {
 		out.Failures = append(out.Failures, compare.Failure{Variant: s.name, Stage: "teardown", Message: fmt.Sprintf("suite %s: teardown: %v", suite.Name, err)})
 		return
@@ -93,62 +101,20 @@ func teardown(ctx context.Context, suite *config.Suite, s *side, vr *variantRun,
 }
 
 // runScript runs a setup or teardown script through /bin/sh -e in the
-// suite's directory of the side's worktree.
-//
-// Setup and teardown come from the config, not from the patch, and run on
-// the host, outside the sandbox: a sandbox ends every process a command
-// started when the command returns, and the server that setup starts must
-// outlive it. They get the same allow-listed environment as the rounds.
-func runScript(ctx context.Context, suite *config.Suite, s *side, vr *variantRun, script string, timeout time.Duration, opts Options) (*sandbox.Result, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "/bin/sh", "-ec", config.Expand(script, nil, vr.builtin(s, 0)))
-	cmd.Dir = suiteDir(suite, s)
-	cmd.Env = vr.env
-	// At the timeout or an interrupt, end the script with what it started
-	// in the foreground (not the daemons, which left its process group).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	var stdout, stderr cappedWriter
-	stdout.limit, stderr.limit = scriptOutput, scriptOutput
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	// A daemon that kept the script's stdout open must not hold up the
-	// wait once the script itself has returned.
-	cmd.WaitDelay = 2 * time.Second
-	start := time.Now()
-	err := cmd.Run()
-	res := &sandbox.Result{Stdout: stdout.buf, Stderr: stderr.buf, Duration: time.Since(start), Dropped: stdout.dropped + stderr.dropped}
-	var exit *exec.ExitError
-	switch {
-	case err == nil, errors.Is(err, exec.ErrWaitDelay):
-	case ctx.Err() == context.DeadlineExceeded:
-		res.ExitCode, res.Limit = -1, sandbox.LimitTimeout
-	case errors.As(err, &exit):
-		res.ExitCode = exit.ExitCode()
-	default:
-		return nil, err
-	}
-	return res, nil
+// suite's directory of the side's worktree, inside the side's session,
+// with the same allow-listed environment as the rounds. A setup is a
+// service: what it starts in the background (the server) keeps running in
+// the session after the script returns.
+func runScript(ctx context.Context, suite *config.Suite, s *side, vr *variantRun, script string, timeout time.Duration, setup bool, opts Options) (*sandbox.Result, error) {
+	return opts.Sandbox.Run(ctx, sandbox.Spec{
+		Argv: []string{"/bin/sh", "-ec", config.Expand(script, nil, vr.builtin(s, 0))},
+		Dir:  suiteDir(suite, s), Env: vr.env, Timeout: timeout, MaxOutput: scriptOutput,
+		Network: sandbox.Loopback, Writable: vr.roundWritable(), Session: vr.session, Service: setup,
+	})
 }
 
 // scriptOutput is how much of a setup or teardown script's output is kept.
 const scriptOutput = 64 << 10
-
-// cappedWriter keeps the first limit bytes written to it.
-type cappedWriter struct {
-	buf     []byte
-	limit   int
-	dropped int64
-}
-
-func (w *cappedWriter) Write(p []byte) (int, error) {
-	room := min(w.limit-len(w.buf), len(p))
-	if room > 0 {
-		w.buf = append(w.buf, p[:room]...)
-	}
-	w.dropped += int64(len(p) - max(room, 0))
-	return len(p), nil
-}
 
 func suiteDir(suite *config.Suite, s *side) string {
 	if suite.Dir == "" {

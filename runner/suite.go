@@ -307,7 +307,7 @@ func (cs *commandSide) round(ctx context.Context, r int, only map[string]bool) (
 		res, err := cs.opts.Sandbox.Run(ctx, sandbox.Spec{
 			Argv: argv, Dir: cs.dir, Env: cs.env,
 			Timeout: durationOr(cs.suite.Timeout, defaultTimeout), MaxOutput: cs.opts.MaxOutput, Network: roundNetwork(cs.suite),
-			Writable: cs.vr.roundWritable(cs.suite),
+			Writable: cs.vr.roundWritable(), Session: cs.vr.session,
 		})
 		if err != nil {
 			return nil, nil, fmt.Errorf("suite %s: %s: %w", cs.suite.Name, cs.side.name, err)

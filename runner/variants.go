@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/sandbox"
 )
 
 // VariantCandidates turns the variants of the suites (the first suite that
@@ -59,6 +60,9 @@ type variantRun struct {
 	scratch string
 	env     []string
 	vars    map[string]string
+	// session is the variant's own sandbox, in which a suite's setup,
+	// rounds and teardown run (nil without setup).
+	session *sandbox.Session
 }
 
 // newVariantRun prepares side s for suite: the suite's own variant of the
@@ -68,7 +72,7 @@ func newVariantRun(suite *config.Suite, s *side, opts Options) (*variantRun, err
 	if v, ok := suite.Variants.Lookup(s.name); ok {
 		vr.settings = v
 	}
-	port, err := freePort()
+	port, err := variantPort(suite, opts)
 	if err != nil {
 		return nil, fmt.Errorf("suite %s: %s: no free port: %w", suite.Name, s.name, err)
 	}
@@ -157,13 +161,10 @@ func (vr *variantRun) writeFiles(s *side) error {
 	return nil
 }
 
-// roundWritable lists what a round may write: the scratch directory, and
-// the data directory unless a server started by setup owns it (lending it
-// to the sandbox user would take it from the server).
-func (vr *variantRun) roundWritable(suite *config.Suite) []string {
-	if suite.Setup != "" {
-		return []string{vr.scratch}
-	}
+// roundWritable lists what a round may write besides its directory: the
+// scratch and data directories. With setup, the server started in the
+// variant's session shares the data directory with the rounds.
+func (vr *variantRun) roundWritable() []string {
 	return []string{vr.scratch, vr.datadir}
 }
 
