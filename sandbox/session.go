@@ -36,7 +36,7 @@ type SessionSpec struct {
 // A command runs in a session when its Spec.Session is set; see
 // Spec.Service for the commands whose background processes stay.
 //
-// Under Bubblewrap a session is one bwrap sandbox with its own mount, PID,
+// Under Bubblewrap (perfbot running as root) a session is one bwrap sandbox with its own mount, PID,
 // IPC, UTS, cgroup and network namespaces (its own loopback only: no route
 // to the host's loopback or anywhere else), the same read-only host, hidden
 // paths and private /tmp as a single command, and its Writable directories
@@ -55,10 +55,7 @@ type Session struct {
 	pid   int
 	pidNS string
 	// cgroupNS says the session has its own cgroup namespace.
-	cgroupNS bool
-	// userNS says the session has its own user namespace (perfbot is not
-	// root).
-	userNS           bool
+	cgroupNS         bool
 	nsenter, setpriv string
 	envPath          string
 	uid, gid         int
@@ -139,7 +136,15 @@ func (b *Bubblewrap) startSession(ctx context.Context, spec SessionSpec) (*Sessi
 	if err != nil {
 		return nil, err
 	}
-	s := &Session{b: b, userNS: os.Geteuid() != 0, done: make(chan struct{}), stderr: &cappedBuffer{limit: 64 << 10}}
+	if os.Geteuid() != 0 {
+		// bwrap without root runs the sandbox in a nested user namespace
+		// that does not own the sandbox's other namespaces, so nsenter
+		// could not enter them.
+		return nil, errors.New("sandbox: a suite with setup needs perfbot to run as root under bubblewrap " +
+			"(it drops to the sandbox user): without root, commands cannot join the sandbox the server runs in; " +
+			"run perfbot as root, or pass --no-sandbox for a patch you trust")
+	}
+	s := &Session{b: b, done: make(chan struct{}), stderr: &cappedBuffer{limit: 64 << 10}}
 	for _, tool := range []struct {
 		name string
 		dst  *string
@@ -149,7 +154,7 @@ func (b *Bubblewrap) startSession(ctx context.Context, spec SessionSpec) (*Sessi
 		}
 	}
 	s.uid, s.gid = b.ids()
-	asRoot := !s.userNS
+	const asRoot = true
 	base := Spec{Argv: []string{"/bin/sh", "-c", holderScript}, Dir: spec.Writable[0], Writable: spec.Writable[1:],
 		ReadOnly: spec.ReadOnly, HiddenPaths: spec.HiddenPaths, Network: Loopback}
 	mounts, err := b.mounts(base, asRoot)
@@ -169,10 +174,8 @@ func (b *Bubblewrap) startSession(ctx context.Context, spec SessionSpec) (*Sessi
 		s.readOnly = append(s.readOnly, filepath.Clean(d))
 	}
 	s.hidden = resolveHidden(append(append(append([]string(nil), DefaultHiddenPaths...), b.HiddenPaths...), append(spec.HiddenPaths, "/run")...))
-	if asRoot {
-		if s.restore, err = lend(s.writable, s.uid, s.gid); err != nil {
-			return nil, err
-		}
+	if s.restore, err = lend(s.writable, s.uid, s.gid); err != nil {
+		return nil, err
 	}
 	if err := s.startHolder(ctx, argv); err != nil {
 		if s.restore != nil {

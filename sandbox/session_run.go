@@ -104,15 +104,9 @@ func (s *Session) enterArgv(spec Spec) []string {
 	if s.cgroupNS {
 		argv = append(argv, "--cgroup")
 	}
-	if s.userNS {
-		argv = append(argv, "--user", "--preserve-credentials")
-	}
-	argv = append(argv, "--root", "--wd="+filepath.Clean(spec.Dir), "--", s.setpriv)
-	if !s.userNS {
-		argv = append(argv, fmt.Sprintf("--reuid=%d", s.uid), fmt.Sprintf("--regid=%d", s.gid), "--clear-groups",
-			"--inh-caps=-all", "--bounding-set=-all")
-	}
-	argv = append(argv, "--no-new-privs", "--", s.envPath, "-i", "--")
+	argv = append(argv, "--root", "--wd="+filepath.Clean(spec.Dir), "--", s.setpriv,
+		fmt.Sprintf("--reuid=%d", s.uid), fmt.Sprintf("--regid=%d", s.gid), "--clear-groups",
+		"--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--", s.envPath, "-i", "--")
 	argv = append(argv, spec.Env...)
 	return append(argv, spec.Argv...)
 }
