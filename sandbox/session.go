@@ -57,7 +57,7 @@ type Session struct {
 	// cgroupNS says the session has its own cgroup namespace.
 	cgroupNS         bool
 	nsenter, setpriv string
-	envPath          string
+	envPath, mount   string
 	uid, gid         int
 	writable         []string
 	readOnly         []string
@@ -148,7 +148,7 @@ func (b *Bubblewrap) startSession(ctx context.Context, spec SessionSpec) (*Sessi
 	for _, tool := range []struct {
 		name string
 		dst  *string
-	}{{"nsenter", &s.nsenter}, {"setpriv", &s.setpriv}, {"env", &s.envPath}} {
+	}{{"nsenter", &s.nsenter}, {"setpriv", &s.setpriv}, {"env", &s.envPath}, {"mount", &s.mount}} {
 		if *tool.dst, err = exec.LookPath(tool.name); err != nil {
 			return nil, fmt.Errorf("sandbox: %s (util-linux, coreutils) is needed to run commands in a session: %w", tool.name, err)
 		}

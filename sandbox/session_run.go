@@ -28,6 +28,9 @@ func (s *Session) run(ctx context.Context, b *Bubblewrap, spec Spec) (*Result, e
 	if s.ended() {
 		return nil, fmt.Errorf("sandbox: the session has ended: %s", strings.TrimSpace(string(s.stderr.Bytes())))
 	}
+	if err := s.hide(ctx, spec.HiddenPaths); err != nil {
+		return nil, err
+	}
 	argv := s.enterArgv(spec)
 	var hooks *procHooks
 	var before map[int]procInfo
@@ -80,9 +83,45 @@ func (s *Session) admits(spec Spec) error {
 		}
 	}
 	for _, h := range resolveHidden(spec.HiddenPaths) {
-		if !withinAny(h, s.hidden) {
-			return fmt.Errorf("sandbox: %s is not hidden in the session: list it in the session's hidden paths", h)
+		if !filepath.IsAbs(h) || h == "/" {
+			return fmt.Errorf("sandbox: hidden path %q: want an absolute path other than /", h)
 		}
+	}
+	return nil
+}
+
+// hide hides the paths the session does not hide yet, for the rest of its
+// life: an empty tmpfs over a directory, /dev/null over a file, mounted in
+// the session's mount namespace (never the host's: bwrap made its mounts
+// private). A Runner may hide more for some commands than the session
+// was started with; hiding more from the others too is harmless.
+func (s *Session) hide(ctx context.Context, paths []string) error {
+	for _, h := range resolveHidden(paths) {
+		if withinAny(h, s.hidden) {
+			continue
+		}
+		pi := hostStat(h)
+		if !pi.exists {
+			continue
+		}
+		// Not in the session's view at all (under its private /tmp, or
+		// under a hidden directory): nothing to hide.
+		if _, err := os.Lstat(fmt.Sprintf("/proc/%d/root%s", s.pid, h)); err != nil {
+			continue
+		}
+		args := []string{"--bind", "/dev/null", h}
+		if pi.dir {
+			args = []string{"-t", "tmpfs", "-o", "mode=0755,size=64k", "tmpfs", h}
+		}
+		argv := append([]string{s.nsenter, "--target", strconv.Itoa(s.pid), "--mount", "--", s.mount}, args...)
+		res, err := runProcessGroup(ctx, Spec{Dir: "/", Env: []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}, Timeout: 30 * time.Second}, argv, nil)
+		if err != nil {
+			return fmt.Errorf("sandbox: hide %s in the session: %w", h, err)
+		}
+		if !res.OK() {
+			return fmt.Errorf("sandbox: hide %s in the session: %s", h, strings.TrimSpace(string(res.Stderr)))
+		}
+		s.hidden = append(s.hidden, h)
 	}
 	return nil
 }

@@ -152,6 +152,39 @@ func TestSessionLimits(t *testing.T) {
 	if !res.OK() || string(res.Stdout) != "0\n0\n" {
 		t.Errorf("hidden paths: want /root and /run empty, got %q", res.Stdout)
 	}
+	// A path the session was not started with is hidden from then on.
+	// It must lie outside /tmp, which the session replaces anyway.
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets, err := os.MkdirTemp(wd, ".session-hidden-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(secrets)
+	if err := os.Chmod(secrets, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(secrets, "token")
+	lone := filepath.Join(wd, filepath.Base(secrets)+".yaml")
+	defer os.Remove(lone)
+	for _, f := range []string{file, lone} {
+		if err := os.WriteFile(f, []byte(testToken), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res = run(t, b, Spec{Dir: dir, Session: s, Argv: sh("cat " + lone)})
+	if !strings.Contains(string(res.Stdout), testToken) {
+		t.Fatalf("the test's secret is not visible in the session before it is hidden: the test proves nothing")
+	}
+	for i := 0; i < 2; i++ {
+		res = run(t, b, Spec{Dir: dir, Session: s, HiddenPaths: []string{secrets, lone}, Argv: sh("ls " + secrets + " | wc -l; cat " + lone + " " + file)})
+		assertNoToken(t, res)
+		if !strings.HasPrefix(string(res.Stdout), "0\n") {
+			t.Errorf("a hidden path added to a session is not hidden: %q", res.Stdout)
+		}
+	}
 }
 
 // TestSessionRefuses: what a session cannot give is refused, not given
@@ -161,12 +194,12 @@ func TestSessionRefuses(t *testing.T) {
 	other := worktree(t)
 	s := startSession(t, b, SessionSpec{Writable: []string{dir}})
 	for name, spec := range map[string]Spec{
-		"full network":   {Dir: dir, Network: FullNetwork},
-		"outside dir":    {Dir: other},
-		"outside write":  {Dir: dir, Writable: []string{other}},
-		"new hidden":     {Dir: dir, HiddenPaths: []string{other}},
-		"hidden read":    {Dir: dir, ReadOnly: []string{"/root"}},
-		"argv0 with '='": {Dir: dir, Argv: []string{"A=B"}},
+		"full network":    {Dir: dir, Network: FullNetwork},
+		"outside dir":     {Dir: other},
+		"outside write":   {Dir: dir, Writable: []string{other}},
+		"relative hidden": {Dir: dir, HiddenPaths: []string{"etc"}},
+		"hidden read":     {Dir: dir, ReadOnly: []string{"/root"}},
+		"argv0 with '='":  {Dir: dir, Argv: []string{"A=B"}},
 	} {
 		if spec.Argv == nil {
 			spec.Argv = []string{"/bin/true"}
