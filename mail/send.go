@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strings"
 	"time"
 
@@ -30,10 +32,21 @@ type SMTPConfig struct {
 	// loopback.
 	User, Password string
 	// ImplicitTLS speaks TLS from the first byte (port 465) instead of
-	// upgrading with STARTTLS, which is used whenever the server offers it.
+	// upgrading with STARTTLS.
 	ImplicitTLS bool
-	// TLSConfig verifies the server; nil means the system roots and the
-	// host of Addr.
+	// StartTLS says when to upgrade a plain connection: StartTLSRequire,
+	// StartTLSOpportunistic or StartTLSOff. Empty means require, except
+	// for a server on loopback, where it means opportunistic.
+	StartTLS StartTLSMode
+	// TLSServerName is the name the server's certificate must carry;
+	// empty means the host of Addr. A local relay on 127.0.0.1 whose
+	// certificate names only "localhost" needs "localhost" here.
+	TLSServerName string
+	// CAFile is a PEM file of certificates trusted besides the system
+	// roots (a local relay's self-signed certificate).
+	CAFile string
+	// TLSConfig, when set, replaces the system roots and CAFile; its
+	// ServerName defaults to TLSServerName, then the host of Addr.
 	TLSConfig *tls.Config
 	// LocalName is the EHLO name (default "localhost").
 	LocalName string
@@ -44,11 +57,30 @@ type SMTPConfig struct {
 	Retry retry.Policy
 }
 
+// StartTLSMode says when a plain SMTP connection is upgraded to TLS.
+type StartTLSMode string
+
+// STARTTLS modes. With TLS the server's certificate is always verified,
+// against TLSServerName (or the host of Addr); a certificate that does not
+// verify fails the delivery, in every mode, rather than falling back to
+// plain text.
+const (
+	// StartTLSRequire refuses a server that does not offer STARTTLS.
+	StartTLSRequire StartTLSMode = "require"
+	// StartTLSOpportunistic upgrades when the server offers STARTTLS and
+	// sends in plain text when it does not.
+	StartTLSOpportunistic StartTLSMode = "opportunistic"
+	// StartTLSOff never upgrades (a relay on loopback without TLS).
+	StartTLSOff StartTLSMode = "off"
+)
+
 // Sender sends answers by SMTP. It is safe for concurrent use.
 type Sender struct {
-	cfg  SMTPConfig
-	from *gomail.Address
-	host string
+	cfg      SMTPConfig
+	from     *gomail.Address
+	host     string
+	startTLS StartTLSMode
+	tls      *tls.Config
 }
 
 var _ review.Poster = (*Sender)(nil)
@@ -69,7 +101,54 @@ func NewSender(cfg SMTPConfig) (*Sender, error) {
 	if (cfg.User == "") != (cfg.Password == "") {
 		return nil, errors.New("mail: set both SMTP user and password (SMTP_USER, SMTP_PASSWORD), or neither")
 	}
-	return &Sender{cfg: cfg, from: from, host: host}, nil
+	mode := cfg.StartTLS
+	switch mode {
+	case "":
+		mode = StartTLSRequire
+		if isLoopback(host) {
+			mode = StartTLSOpportunistic
+		}
+	case StartTLSRequire, StartTLSOpportunistic, StartTLSOff:
+	default:
+		return nil, fmt.Errorf("mail: starttls %q: want require, opportunistic or off", cfg.StartTLS)
+	}
+	tc, err := tlsConfig(cfg, host)
+	if err != nil {
+		return nil, err
+	}
+	return &Sender{cfg: cfg, from: from, host: host, startTLS: mode, tls: tc}, nil
+}
+
+// tlsConfig is the configuration that verifies the server: the system
+// roots plus CAFile, and the name TLSServerName or host.
+func tlsConfig(cfg SMTPConfig, host string) (*tls.Config, error) {
+	name := cfg.TLSServerName
+	if name == "" {
+		name = host
+	}
+	if cfg.TLSConfig != nil {
+		c := cfg.TLSConfig.Clone()
+		if c.ServerName == "" {
+			c.ServerName = name
+		}
+		return c, nil
+	}
+	c := &tls.Config{ServerName: name, MinVersion: tls.VersionTLS12}
+	if cfg.CAFile != "" {
+		pem, err := os.ReadFile(cfg.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("mail: ca_file: %w", err)
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil || pool == nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("mail: ca_file %s: no PEM certificate in it", cfg.CAFile)
+		}
+		c.RootCAs = pool
+	}
+	return c, nil
 }
 
 // Post composes msg and sends it to where ("a@example.org,b@example.org").
@@ -128,12 +207,13 @@ func (s *Sender) deliver(ctx context.Context, rcpt []string, data []byte) error 
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	c, err := s.connect(ctx, false)
+	upgrade := !s.cfg.ImplicitTLS && s.startTLS == StartTLSRequire
+	c, err := s.connect(ctx, upgrade)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	if ok, _ := c.Extension("STARTTLS"); ok && !s.cfg.ImplicitTLS {
+	if ok, _ := c.Extension("STARTTLS"); ok && !s.cfg.ImplicitTLS && s.startTLS == StartTLSOpportunistic {
 		// go-smtp upgrades only on a fresh client: say goodbye and
 		// reconnect with STARTTLS.
 		_ = c.Quit()
@@ -176,19 +256,23 @@ func (s *Sender) connect(ctx context.Context, startTLS bool) (*smtp.Client, erro
 	// Closing the connection when ctx ends unblocks any read or write.
 	context.AfterFunc(ctx, func() { conn.Close() })
 	if s.cfg.ImplicitTLS {
-		tc := tls.Client(conn, s.tlsConfig())
+		tc := tls.Client(conn, s.tls)
 		if err := tc.HandshakeContext(ctx); err != nil {
 			conn.Close()
-			return nil, fmt.Errorf("TLS with %s: %w", s.cfg.Addr, err)
+			return nil, s.tlsError(err)
 		}
 		conn = tc
 	}
 	var c *smtp.Client
 	if startTLS {
-		if c, err = smtp.NewClientStartTLS(conn, s.tlsConfig()); err != nil {
+		if c, err = smtp.NewClientStartTLS(conn, s.tls); err != nil {
 			conn.Close()
-			return nil, classify(fmt.Errorf("STARTTLS with %s: %w", s.cfg.Addr, err))
+			if strings.Contains(err.Error(), "doesn't support STARTTLS") {
+				return nil, fmt.Errorf("%s offers no STARTTLS and starttls is require (set starttls: opportunistic or off to send in plain text)", s.cfg.Addr)
+			}
+			return nil, s.tlsError(err)
 		}
+
 	} else {
 		c = smtp.NewClient(conn)
 	}
@@ -196,22 +280,36 @@ func (s *Sender) connect(ctx context.Context, startTLS bool) (*smtp.Client, erro
 	if name == "" {
 		name = "localhost"
 	}
+	// With STARTTLS the handshake happens here, on first use.
 	if err := c.Hello(name); err != nil {
 		c.Close()
+		if startTLS {
+			return nil, s.tlsError(err)
+		}
 		return nil, classify(err)
 	}
 	return c, nil
 }
 
-func (s *Sender) tlsConfig() *tls.Config {
-	if s.cfg.TLSConfig != nil {
-		c := s.cfg.TLSConfig.Clone()
-		if c.ServerName == "" {
-			c.ServerName = s.host
-		}
-		return c
+// tlsError explains a failed TLS handshake: a certificate that does not
+// verify is permanent (retrying cannot help) and the message says which
+// setting fixes it.
+func (s *Sender) tlsError(err error) error {
+	var (
+		host x509.HostnameError
+		ua   x509.UnknownAuthorityError
+		inv  x509.CertificateInvalidError
+		ver  *tls.CertificateVerificationError
+	)
+	switch {
+	case errors.As(err, &host):
+		return fmt.Errorf("TLS with %s: the certificate does not name %q (set tls_server_name to a name it carries, or connect to that name): %w", s.cfg.Addr, s.tls.ServerName, err)
+	case errors.As(err, &ua):
+		return fmt.Errorf("TLS with %s: the certificate is signed by an unknown authority (set ca_file to the server's certificate or its CA): %w", s.cfg.Addr, err)
+	case errors.As(err, &inv), errors.As(err, &ver):
+		return fmt.Errorf("TLS with %s: %w", s.cfg.Addr, err)
 	}
-	return &tls.Config{ServerName: s.host, MinVersion: tls.VersionTLS12}
+	return classify(fmt.Errorf("TLS with %s: %w", s.cfg.Addr, err))
 }
 
 func isLoopback(host string) bool {

@@ -40,7 +40,8 @@ type testSMTP struct {
 }
 
 type smtpOptions struct {
-	tls        bool // offer STARTTLS
+	tls        bool             // offer STARTTLS, with a certificate for 127.0.0.1
+	cert       *tls.Certificate // offer STARTTLS with this certificate
 	user, pass string
 }
 
@@ -60,7 +61,10 @@ func startSMTP(t *testing.T, o smtpOptions) *testSMTP {
 	srv.ReadTimeout = 10 * time.Second
 	srv.WriteTimeout = 10 * time.Second
 	srv.MaxMessageBytes = 10 << 20
-	srv.AllowInsecureAuth = !o.tls
+	srv.AllowInsecureAuth = !o.tls && o.cert == nil
+	if o.cert != nil {
+		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{*o.cert}}
+	}
 	if o.tls {
 		cert, roots := selfSigned(t)
 		srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}}

@@ -105,6 +105,14 @@ type Mail struct {
 	// ImplicitTLS speaks TLS from the start (port 465) instead of
 	// STARTTLS.
 	ImplicitTLS bool `yaml:"implicit_tls"`
+	// StartTLS is "require" (the default, except on loopback),
+	// "opportunistic" (the default on loopback) or "off".
+	StartTLS string `yaml:"starttls"`
+	// TLSServerName is the name the server's certificate must carry
+	// (default: the host of SMTP); CAFile is a PEM file of extra trusted
+	// certificates (a local relay's self-signed one).
+	TLSServerName string `yaml:"tls_server_name"`
+	CAFile        string `yaml:"ca_file"`
 	// LocalName is the EHLO name (default "localhost").
 	LocalName string `yaml:"local_name"`
 	// List and IMAP are read by digests and intake, not by posting.

@@ -208,7 +208,8 @@ func newMail(c Mail, s secrets, opt Options) (string, *mail.Sender, error) {
 	if user == "" {
 		pass = ""
 	}
-	sc := mail.SMTPConfig{Addr: c.SMTP, From: c.From, User: user, Password: pass, ImplicitTLS: c.ImplicitTLS, LocalName: c.LocalName, Retry: opt.Retry}
+	sc := mail.SMTPConfig{Addr: c.SMTP, From: c.From, User: user, Password: pass, ImplicitTLS: c.ImplicitTLS, LocalName: c.LocalName, Retry: opt.Retry,
+		StartTLS: mail.StartTLSMode(c.StartTLS), TLSServerName: c.TLSServerName, CAFile: c.CAFile}
 	sn, err := mail.NewSender(sc)
 	return "mail", sn, err
 }
