@@ -1,7 +1,10 @@
-// Package mail composes perfbot's answers as mail and sends them over SMTP:
-// plain text with aligned columns and an HTML alternative, charts inline,
-// raw results attached, threaded under the patch it answers, with a stable
-// Message-ID per job so that a resent answer is recognisable.
+// Package mail composes perfbot's answers as mail and sends them over SMTP,
+// threaded under the patch or cover letter it answers, with a stable
+// Message-ID per job so that a resent answer is recognisable. By default an
+// answer is plain text only, as mailing lists expect: tables within 72
+// columns, prose wrapped at 78, no HTML part and no attachments; a Format
+// adds an HTML alternative with inline charts, or the charts and raw
+// results as attachments.
 package mail
 
 import (
@@ -10,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"strings"
 	"time"
 
@@ -27,7 +31,25 @@ type Outgoing struct {
 	Cc   []*gomail.Address
 	Date time.Time
 	Msg  review.Message
+	// Format says what the mail holds besides its plain text; the zero
+	// Format is plain text alone.
+	Format Format
 }
+
+// Format says what an answer mail holds besides its plain text part.
+type Format struct {
+	// HTML adds the HTML rendering as an alternative, with the charts
+	// inline (multipart/related).
+	HTML bool
+	// Attach attaches the charts (unless HTML shows them inline) and
+	// the raw results.
+	Attach bool
+}
+
+// omittedNote ends a plain answer whose charts or raw results were left
+// out, so the reader knows they exist.
+const omittedNote = "Charts and raw results (JSON) are not sent to this address as attachments;\n" +
+	"the tables above hold the measurements.\n"
 
 // MessageID is the stable Message-ID (without angle brackets) of the
 // answer with key, sent from an address in domain: the same job always
@@ -61,7 +83,10 @@ func domainOf(a *gomail.Address) string {
 }
 
 // Compose writes o as a MIME message and returns its Message-ID (without
-// angle brackets). The structure is
+// angle brackets). With the zero Format it is one text/plain part, laid
+// out by FitText, ending with a sentence saying that charts and raw
+// results were left out when the answer had any. With Format.HTML and
+// Format.Attach the structure is
 //
 //	multipart/mixed
 //	├── multipart/related          (only when there are inline images)
@@ -87,11 +112,42 @@ func Compose(w io.Writer, o Outgoing) (string, error) {
 	if date.IsZero() {
 		date = time.Now()
 	}
+	msg := o.Msg
+	if !o.Format.HTML {
+		msg.HTML = ""
+	}
+	var inline, attached []review.Attachment
+	omitted := false
+	for _, a := range msg.Attachments {
+		switch {
+		case a.Inline && o.Format.HTML:
+			inline = append(inline, a)
+		case o.Format.Attach:
+			a.Inline = false
+			attached = append(attached, a)
+		default:
+			omitted = true
+		}
+	}
+	msg.Text = FitText(textOf(msg))
+	if omitted {
+		if !strings.HasSuffix(msg.Text, "\n") {
+			msg.Text += "\n"
+		}
+		msg.Text += "\n" + omittedNote
+	}
+	single := msg.HTML == "" && len(inline) == 0 && len(attached) == 0
 	id := MessageID(o.Msg.Key, domainOf(o.From))
 	// go-message puts each new field above the earlier ones, so the
 	// fields are set bottom up: the header reads From, To, Subject, ...
 	var h gomail.Header
-	h.SetContentType("multipart/mixed", nil)
+	if single {
+		// Plain text alone: one text/plain part, no multipart wrapper.
+		h.Set("Content-Transfer-Encoding", "quoted-printable")
+		h.SetContentType("text/plain", map[string]string{"charset": "utf-8"})
+	} else {
+		h.SetContentType("multipart/mixed", nil)
+	}
 	h.Set("MIME-Version", "1.0")
 	h.SetText("X-Perfbot-Key", strings.Join(strings.Fields(o.Msg.Key), " "))
 	h.Set("Auto-Submitted", "auto-generated") // RFC 3834: no auto-replies back
@@ -118,13 +174,14 @@ func Compose(w io.Writer, o Outgoing) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("mail: %w", err)
 	}
-	var inline, attached []review.Attachment
-	for _, a := range o.Msg.Attachments {
-		if a.Inline {
-			inline = append(inline, a)
-		} else {
-			attached = append(attached, a)
+	if single {
+		if _, err := io.WriteString(mw, msg.Text); err != nil {
+			return "", fmt.Errorf("mail: %w", err)
 		}
+		if err := mw.Close(); err != nil {
+			return "", fmt.Errorf("mail: %w", err)
+		}
+		return id, nil
 	}
 	body := mw
 	if len(inline) > 0 {
@@ -134,7 +191,7 @@ func Compose(w io.Writer, o Outgoing) (string, error) {
 			return "", fmt.Errorf("mail: %w", err)
 		}
 	}
-	if err := writeAlternative(body, o.Msg); err != nil {
+	if err := writeAlternative(body, msg); err != nil {
 		return "", err
 	}
 	for _, a := range inline {
@@ -179,9 +236,6 @@ func trimID(id string) string {
 // multipart/alternative, or the text alone when there is no HTML.
 func writeAlternative(parent *message.Writer, m review.Message) error {
 	text := m.Text
-	if text == "" {
-		text = m.Markdown
-	}
 	if m.HTML == "" {
 		return writeTextPart(parent, "text/plain", text)
 	}
@@ -201,6 +255,14 @@ func writeAlternative(parent *message.Writer, m review.Message) error {
 		return fmt.Errorf("mail: %w", err)
 	}
 	return nil
+}
+
+// textOf is the plain text of m: its Text, else its Markdown.
+func textOf(m review.Message) string {
+	if m.Text != "" {
+		return m.Text
+	}
+	return m.Markdown
 }
 
 func writeTextPart(parent *message.Writer, typ, body string) error {
@@ -224,12 +286,19 @@ func writeAttachment(parent *message.Writer, a review.Attachment, disposition st
 	if a.Name == "" {
 		return errors.New("mail: attachment without a name")
 	}
-	ct := a.ContentType
-	if ct == "" {
-		ct = "application/octet-stream"
+	// A content type may carry parameters ("text/plain; charset=utf-8"):
+	// they are parsed and written back with the name, through
+	// mime.FormatMediaType, so the header is never empty or malformed.
+	ct, params, err := mime.ParseMediaType(a.ContentType)
+	if err != nil || !strings.Contains(ct, "/") {
+		ct, params = "application/octet-stream", nil
 	}
+	if params == nil {
+		params = map[string]string{}
+	}
+	params["name"] = a.Name
 	var ph message.Header
-	ph.SetContentType(ct, map[string]string{"name": a.Name})
+	ph.SetContentType(ct, params)
 	ph.SetContentDisposition(disposition, map[string]string{"filename": a.Name})
 	ph.Set("Content-Transfer-Encoding", "base64")
 	if disposition == "inline" {

@@ -27,7 +27,7 @@ func TestComposeGolden(t *testing.T) {
 	m := report()
 	m.Subject = "[PATCH v2 1/3] wal: batch syncs — 3.7× at 10 threads"
 	var buf bytes.Buffer
-	if _, err := Compose(&buf, Outgoing{From: from, To: to, Cc: cc, Date: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), Msg: m}); err != nil {
+	if _, err := Compose(&buf, Outgoing{From: from, To: to, Cc: cc, Date: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), Msg: m, Format: rich}); err != nil {
 		t.Fatal(err)
 	}
 	got := strings.ReplaceAll(buf.String(), "\r\n", "\n")
@@ -69,7 +69,7 @@ func BenchmarkCompose(b *testing.B) {
 	var buf bytes.Buffer
 	for b.Loop() {
 		buf.Reset()
-		if _, err := Compose(&buf, Outgoing{From: from, To: to, Msg: m}); err != nil {
+		if _, err := Compose(&buf, Outgoing{From: from, To: to, Msg: m, Format: rich}); err != nil {
 			b.Fatal(err)
 		}
 	}

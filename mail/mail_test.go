@@ -21,6 +21,9 @@ import (
 
 var png = []byte("\x89PNG\r\n\x1a\n fake chart bytes")
 
+// rich is the Format with everything: HTML, inline charts, attachments.
+var rich = Format{HTML: true, Attach: true}
+
 func report() review.Message {
 	return review.Message{
 		Key:     "job-42/wal",
@@ -140,11 +143,11 @@ func TestComposeStable(t *testing.T) {
 	from, _ := gomail.ParseAddress("perfbot <perfbot@example.org>")
 	to, _ := ParseRecipients("dev@lists.example.org")
 	var a, b bytes.Buffer
-	id1, err := Compose(&a, Outgoing{From: from, To: to, Msg: report()})
+	id1, err := Compose(&a, Outgoing{From: from, To: to, Msg: report(), Format: rich})
 	if err != nil {
 		t.Fatal(err)
 	}
-	id2, _ := Compose(&b, Outgoing{From: from, To: to, Msg: report()})
+	id2, _ := Compose(&b, Outgoing{From: from, To: to, Msg: report(), Format: rich})
 	if id1 != id2 || !strings.HasSuffix(id1, "@example.org") {
 		t.Errorf("ids %q %q: want one stable id in the sender's domain", id1, id2)
 	}
@@ -168,14 +171,14 @@ func TestComposeWithoutHTMLOrAttachments(t *testing.T) {
 	}
 	var parts []part
 	walk(t, e, "", &parts)
-	if len(parts) != 2 || parts[1].typ != "text/plain" || string(parts[1].body) != "plain" {
+	if len(parts) != 1 || parts[0].typ != "text/plain" || string(parts[0].body) != "plain" {
 		t.Errorf("parts %+v", parts)
 	}
 }
 
 func newSender(t *testing.T, ts *testSMTP, user, pass string) *Sender {
 	t.Helper()
-	cfg := SMTPConfig{Addr: ts.addr, From: "perfbot <perfbot@example.org>", User: user, Password: pass,
+	cfg := SMTPConfig{Addr: ts.addr, From: "perfbot <perfbot@example.org>", User: user, Password: pass, Format: rich,
 		Retry: retry.Policy{Attempts: 5, Sleep: func(ctx context.Context, d time.Duration) error { return ctx.Err() }}}
 	if ts.roots != nil {
 		cfg.TLSConfig = &tls.Config{RootCAs: ts.roots}
@@ -318,7 +321,7 @@ func TestPostfix(t *testing.T) {
 	}
 	rcpt := envOr("PERFBOT_TEST_POSTFIX_RCPT", "perfbot-test@localhost")
 	maildir := envOr("PERFBOT_TEST_POSTFIX_MAILDIR", "/home/perfbot-test/Maildir")
-	s, err := NewSender(SMTPConfig{Addr: "127.0.0.1:25", From: "perfbot <perfbot@localhost>", TLSConfig: &tls.Config{InsecureSkipVerify: true}})
+	s, err := NewSender(SMTPConfig{Addr: "127.0.0.1:25", From: "perfbot <perfbot@localhost>", TLSConfig: &tls.Config{InsecureSkipVerify: true}, Format: rich})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,24 +40,54 @@ func ReplyFor(h gomail.Header) Reply {
 	r.Subject, _ = h.Subject()
 	r.ListID = strings.TrimSpace(h.Get("List-Id"))
 
-	author := ""
-	for _, k := range []string{"Reply-To", "From"} {
-		if as, err := h.AddressList(k); err == nil && len(as) > 0 {
-			author = as[0].Address
-			break
-		}
+	var from, replyTo string
+	if as, err := h.AddressList("From"); err == nil && len(as) > 0 {
+		from = as[0].Address
 	}
-	list := listPostAddress(h.Get("List-Post"))
+	if as, err := h.AddressList("Reply-To"); err == nil && len(as) > 0 {
+		replyTo = as[0].Address
+	}
+	r.To, r.Cc = Recipients(from, replyTo, h.Get("List-Post"), "")
+	return r
+}
+
+// Recipients says where the answer to a mail goes, from its sender (From),
+// Reply-To and List-Post, as list etiquette asks: to the list with the
+// author in Cc. The list is List-Post's mailto: address, or list when the
+// mail has no List-Post; "List-Post: NO" (a list that takes no posts) and
+// mail from no list are answered to the author alone. The author is
+// Reply-To when set, unless the list rewrote Reply-To to itself, else From.
+// Addresses are bare ("dev@example.org").
+func Recipients(from, replyTo, listPost, list string) (to, cc []string) {
+	listAddr := list
+	if strings.TrimSpace(listPost) != "" {
+		listAddr = listPostAddress(listPost)
+	}
+	author := bare(replyTo)
+	if author == "" || strings.EqualFold(author, listAddr) {
+		author = bare(from)
+	}
 	switch {
-	case list != "":
-		r.To = []string{list}
-		if author != "" && !strings.EqualFold(author, list) {
-			r.Cc = []string{author}
+	case listAddr != "":
+		to = []string{listAddr}
+		if author != "" && !strings.EqualFold(author, listAddr) {
+			cc = []string{author}
 		}
 	case author != "":
-		r.To = []string{author}
+		to = []string{author}
 	}
-	return r
+	return to, cc
+}
+
+// bare returns the first address of an address list header value, or "".
+func bare(v string) string {
+	if strings.TrimSpace(v) == "" {
+		return ""
+	}
+	if as, err := gomail.ParseAddressList(v); err == nil && len(as) > 0 {
+		return as[0].Address
+	}
+	return ""
 }
 
 // listPostAddress returns the mailto: address of a List-Post header

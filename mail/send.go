@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -55,6 +56,12 @@ type SMTPConfig struct {
 	// Retry bounds retries of transient failures (SMTP 4xx replies,
 	// network errors).
 	Retry retry.Policy
+	// Format says what an answer holds besides its plain text; the zero
+	// Format (the default) is plain text alone, as lists expect.
+	Format Format
+	// Lists gives the Format of answers to a list, by its address: an
+	// answer with the list among its recipients uses it.
+	Lists map[string]Format
 }
 
 // StartTLSMode says when a plain SMTP connection is upgraded to TLS.
@@ -151,14 +158,49 @@ func tlsConfig(cfg SMTPConfig, host string) (*tls.Config, error) {
 	return c, nil
 }
 
-// Post composes msg and sends it to where ("a@example.org,b@example.org").
-// It returns the Message-ID, in angle brackets.
+// Post composes msg and sends it to where: "TO[,TO...]", with copies as a
+// mailto: URI puts them, "TO?cc=CC[,CC...]" ("dev@lists.example.org?cc=
+// author@example.org"). It returns the Message-ID, in angle brackets.
 func (s *Sender) Post(ctx context.Context, where string, msg review.Message) (string, error) {
-	to, err := ParseRecipients(where)
+	to, cc, err := ParseTarget(where)
 	if err != nil {
 		return "", err
 	}
-	return s.Send(ctx, to, nil, msg)
+	return s.Send(ctx, to, cc, msg)
+}
+
+// Target is the mail target for to with cc in copy, as Post reads it.
+func Target(to, cc []string) string {
+	t := strings.Join(to, ",")
+	if len(cc) > 0 {
+		t += "?" + url.Values{"cc": {strings.Join(cc, ",")}}.Encode()
+	}
+	return t
+}
+
+// ParseTarget reads a mail target, "TO[,TO...][?cc=CC[,CC...]]".
+func ParseTarget(where string) (to, cc []*gomail.Address, err error) {
+	addrs, query, hasQuery := strings.Cut(where, "?")
+	if to, err = ParseRecipients(addrs); err != nil {
+		return nil, nil, err
+	}
+	if hasQuery {
+		q, err := url.ParseQuery(query)
+		if err != nil {
+			return nil, nil, fmt.Errorf("mail target %q: %w", where, err)
+		}
+		for k := range q {
+			if k != "cc" {
+				return nil, nil, fmt.Errorf("mail target %q: unknown field %q (want ?cc=ADDRESS[,ADDRESS])", where, k)
+			}
+		}
+		if v := q.Get("cc"); v != "" {
+			if cc, err = ParseRecipients(v); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return to, cc, nil
 }
 
 // ParseRecipients reads "a@b,c@d" (display names allowed).
@@ -174,7 +216,7 @@ func ParseRecipients(where string) ([]*gomail.Address, error) {
 // failures. It returns the Message-ID, in angle brackets.
 func (s *Sender) Send(ctx context.Context, to, cc []*gomail.Address, msg review.Message) (string, error) {
 	var buf bytes.Buffer
-	id, err := Compose(&buf, Outgoing{From: s.from, To: to, Cc: cc, Date: time.Now(), Msg: msg})
+	id, err := Compose(&buf, Outgoing{From: s.from, To: to, Cc: cc, Date: time.Now(), Msg: msg, Format: s.format(to, cc)})
 	if err != nil {
 		return "", err
 	}
@@ -189,6 +231,19 @@ func (s *Sender) Send(ctx context.Context, to, cc []*gomail.Address, msg review.
 		return "", retry.Redact(err, s.cfg.Password, plainBlob(s.cfg.User, s.cfg.Password))
 	}
 	return "<" + id + ">", nil
+}
+
+// format is the Format of an answer to these recipients: a listed list's,
+// else the default.
+func (s *Sender) format(to, cc []*gomail.Address) Format {
+	for _, a := range append(append([]*gomail.Address(nil), to...), cc...) {
+		for list, f := range s.cfg.Lists {
+			if strings.EqualFold(list, a.Address) {
+				return f
+			}
+		}
+	}
+	return s.cfg.Format
 }
 
 // plainBlob is the AUTH PLAIN credential as it crosses the wire.

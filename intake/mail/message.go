@@ -17,8 +17,12 @@ type Message struct {
 	InReplyTo  string
 	References []string
 	From       string
-	Subject    string
-	Date       time.Time
+	// ReplyTo and ListPost are the Reply-To and List-Post headers, which
+	// say where an answer goes.
+	ReplyTo  string
+	ListPost string
+	Subject  string
+	Date     time.Time
 	// Raw is the whole message as received.
 	Raw []byte
 	// Body is the decoded text body (the patch of a patch mail).
@@ -45,6 +49,8 @@ func ParseMessage(raw []byte, name string) (*Message, error) {
 		InReplyTo:  trimID(m.Header.Get("In-Reply-To")),
 		References: ids(m.Header.Get("References")),
 		From:       m.Header.Get("From"),
+		ReplyTo:    m.Header.Get("Reply-To"),
+		ListPost:   m.Header.Get("List-Post"),
 		Subject:    strings.Join(strings.Fields(subject), " "),
 		Raw:        raw,
 		Body:       string(body),
