@@ -182,8 +182,14 @@ type Mail struct {
 	IMAPUserEnv string `yaml:"imap_user_env"`
 	IMAPPassEnv string `yaml:"imap_password_env"`
 	Mailbox     string `yaml:"mailbox"`
-	// List is the mailing list address, the default digest recipient.
+	// List is the mailing list address: answers to a mail without a
+	// List-Post header go to it (the author in Cc), and it is the default
+	// digest recipient.
 	List string `yaml:"list"`
+	// SeriesWait is how long the missing parts of a series are waited
+	// for after its first mail (default 336h, 14 days); then the thread
+	// gets a note and the series is dropped.
+	SeriesWait time.Duration `yaml:"series_wait"`
 }
 
 // Defaults fills in every unset field.

@@ -38,6 +38,9 @@ type JobSpec struct {
 	Patch    string `json:"patch,omitempty"`
 	// Title describes the request for logs and digests.
 	Title string `json:"title,omitempty"`
+	// Subject, when set, is the subject the answer keeps: a mail thread's
+	// (the cover letter's), answered with "Re: ".
+	Subject string `json:"subject,omitempty"`
 	// Requester is who asked.
 	Requester string `json:"requester,omitempty"`
 	// Thread holds a mail request's Message-ID (cover letter or first

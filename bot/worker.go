@@ -124,6 +124,9 @@ func (w *benchWorker) post(ctx context.Context, log *slog.Logger, spec JobSpec, 
 		msg.State = review.State(state)
 	}
 	msg.InReplyTo, msg.References = spec.InReplyTo, spec.References
+	if spec.Subject != "" {
+		msg.Subject = spec.Subject // the thread's; the verdict is in the body
+	}
 	var errs []error
 	for _, t := range spec.Targets {
 		target, err := review.ParseTarget(t)

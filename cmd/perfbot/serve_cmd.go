@@ -253,7 +253,7 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues post.Config, log *slog
 	}
 	if src != nil {
 		p := &mailintake.Poller{Source: src, Queue: svc, Tested: svc.Store(), List: v.Mail.List, Log: log.With("intake", "mail"),
-			Policy: policy, Poster: svc.Poster()}
+			Policy: policy, Poster: svc.Poster(), SeriesWait: v.Mail.SeriesWait}
 		if len(policy.AllowSenders) == 0 {
 			log.Warn("triggers.senders is empty: every mailed patch is refused with a polite reply")
 		}

@@ -25,6 +25,13 @@ func TestParseSubject(t *testing.T) {
 		{"[PATCH v2 0/2] Faster WAL", true, Subject{2, 0, 2, "Faster WAL"}},
 		{"[RFC PATCH net-next 1/2] x", true, Subject{1, 1, 2, "x"}},
 		{"[PATCH 01/12] zero-padded", true, Subject{1, 1, 12, "zero-padded"}},
+		{"[sums-dev] [PATCH v7 0/3] Faster sums", true, Subject{7, 0, 3, "Faster sums"}},
+		{"[PATCH v7 0/3] Faster sums", true, Subject{7, 0, 3, "Faster sums"}},
+		{"[RFC PATCH] idea", true, Subject{1, 1, 1, "idea"}},
+		{"[PATCH net-next v2 1/5] net: x", true, Subject{2, 1, 5, "net: x"}},
+		{"[sums-dev] [RFC PATCH net-next v3 2/4] y", true, Subject{3, 2, 4, "y"}},
+		{"[sums-dev] Re: [PATCH v7 0/3] Faster sums", false, Subject{}},
+		{"[sums-dev] release notes", false, Subject{}},
 		{"Re: [PATCH v2 1/2] x", false, Subject{}},
 		{"[ANNOUNCE] 2.5.0", false, Subject{}},
 		{"[PATCH 3/2] bad counter", false, Subject{}},
@@ -112,7 +119,7 @@ func TestPollAssemblesSeries(t *testing.T) {
 	if j.Key != "mail:"+cover+"/v2" || j.InReplyTo != cover || j.References[len(j.References)-1] != cover {
 		t.Errorf("series job threading = key %q in-reply-to %q refs %q", j.Key, j.InReplyTo, j.References)
 	}
-	if j.Targets[0] != "mail:store-dev@lists.example.org,dev@example.org" {
+	if j.Targets[0] != "mail:store-dev@lists.example.org?cc=dev%40example.org" || j.Subject != "[PATCH v2 0/3] Faster WAL" {
 		t.Errorf("targets = %q", j.Targets)
 	}
 	if strings.Count(j.Patch, "From perfbot ") != 3 || strings.Index(j.Patch, "wal/batch.go") > strings.Index(j.Patch, "wal/wal_test.go") {

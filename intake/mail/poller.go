@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/perfbot/perfbot/bot"
+	"github.com/perfbot/perfbot/mail"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/trigger"
 )
@@ -37,12 +39,16 @@ type Poller struct {
 	Source Source
 	Queue  Enqueuer
 	Tested Tested
-	// List is the mailing list the answer goes to, besides the author.
+	// List is the mailing list the answer goes to, with the author in Cc,
+	// when a mail has no List-Post header (a mail with one is answered to
+	// the list it names).
 	List string
-	// Window is how far back mails are read to assemble series (default
-	// 14 days).
-	Window time.Duration
-	Log    *slog.Logger
+	// SeriesWait is how long the parts of a series are waited for after
+	// its first mail (default 14 days). When it passes, the thread gets a
+	// note saying which parts never came, and the series is dropped.
+	// Mails are read back SeriesWait and one day more.
+	SeriesWait time.Duration
+	Log        *slog.Logger
 	// Policy decides whose patches are run: the sender (From:) of every
 	// mail of a series, the cover letter and each patch, must be on its
 	// AllowSenders. The zero Policy runs no mailed patch.
@@ -56,11 +62,12 @@ type Poller struct {
 // Poll reads recent mails and queues the series that became complete. It
 // returns how many jobs it queued.
 func (p *Poller) Poll(ctx context.Context) (int, error) {
-	window := p.Window
-	if window <= 0 {
-		window = 14 * 24 * time.Hour
+	wait := p.SeriesWait
+	if wait <= 0 {
+		wait = DefaultSeriesWait
 	}
-	msgs, readErr := p.Source(ctx, time.Now().Add(-window))
+	now := time.Now()
+	msgs, readErr := p.Source(ctx, now.Add(-wait-24*time.Hour))
 	log := p.Log
 	if log == nil {
 		log = slog.Default()
@@ -70,7 +77,13 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 	if readErr != nil {
 		errs = append(errs, readErr)
 	}
-	for _, s := range Assemble(msgs) {
+	complete, partial := AssembleAll(msgs)
+	for _, s := range partial {
+		if err := p.expire(ctx, log, s, now.Add(-wait), wait); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, s := range complete {
 		rev := fmt.Sprintf("v%d", s.Version)
 		fresh, err := p.Tested.MarkTested(ctx, "mail", s.Root, rev, s.Key())
 		if err != nil {
@@ -137,49 +150,119 @@ func (p *Poller) refuse(ctx context.Context, s *Series, sender *Message, d trigg
 	if addr == "" || strings.ContainsAny(addr, ", ") {
 		return nil // no address to answer (the decision is logged)
 	}
-	first := s.Patches[0]
-	if s.Cover != nil {
-		first = s.Cover
-	}
+	first := s.RootMail()
 	to := review.Target{Venue: "mail", Where: addr}
 	msg := bot.RefusalMessage(s.Key()+"/refused", first.Subject, d.Refusal)
-	msg.InReplyTo, msg.References = s.Root, dedupe(append(append([]string(nil), first.References...), s.Root))
+	msg.InReplyTo, msg.References = s.Root, threadRefs(first)
 	if _, err := p.Poster.Post(ctx, to, msg); err != nil {
 		return fmt.Errorf("answer refused mail series %s: %w", s.Root, err)
 	}
 	return nil
 }
 
+// DefaultSeriesWait is how long the parts of a series are waited for.
+const DefaultSeriesWait = 14 * 24 * time.Hour
+
 // job is the benchmark job of a series: the patches as one mbox, the
-// answer to the list and the author, in the thread.
+// answer in the thread, to the list with the author in Cc, under the
+// exact subject of the cover letter (or the single patch) with "Re: ".
 func (p *Poller) job(s *Series) bot.JobSpec {
-	first := s.Patches[0]
-	if s.Cover != nil {
-		first = s.Cover
-	}
-	var to []string
-	if p.List != "" {
-		to = append(to, p.List)
-	}
-	if a := first.Address(); a != "" && !strings.EqualFold(a, p.List) {
-		to = append(to, a)
-	}
-	refs := append([]string(nil), first.References...)
-	refs = append(refs, s.Root)
+	first := s.RootMail()
+	to, cc := mail.Recipients(first.From, first.ReplyTo, first.ListPost, p.List)
 	title := s.Subject.Title
 	if len(s.Patches) > 1 {
 		title = fmt.Sprintf("%s (v%d, %d patches)", title, s.Version, len(s.Patches))
 	}
 	return bot.JobSpec{
 		Key:        s.Key(),
-		Targets:    []string{"mail:" + strings.Join(to, ",")},
+		Targets:    []string{"mail:" + mail.Target(to, cc)},
 		Patch:      s.Mbox(),
 		Title:      title,
+		Subject:    first.Subject,
 		Requester:  first.From,
 		InReplyTo:  s.Root,
-		References: dedupe(refs),
+		References: threadRefs(first),
 		Source:     "mail",
 	}
+}
+
+// threadRefs is the References of an answer to m: m's own References,
+// root first, then m itself, the parent, last.
+func threadRefs(m *Message) []string {
+	refs := append([]string(nil), m.References...)
+	if m.InReplyTo != "" && !slices.Contains(refs, m.InReplyTo) {
+		refs = append(refs, m.InReplyTo)
+	}
+	return dedupe(append(refs, m.ID))
+}
+
+// expire ends the wait for a partial series whose first mail came before
+// deadline: once, it sends a note to the thread naming the parts that
+// never came, to the list and the author, if the policy would have run
+// the series.
+func (p *Poller) expire(ctx context.Context, log *slog.Logger, s *Series, deadline time.Time, wait time.Duration) error {
+	var mails []*Message
+	if s.Cover != nil {
+		mails = append(mails, s.Cover)
+	}
+	mails = append(mails, s.Patches...)
+	if len(mails) == 0 {
+		return nil
+	}
+	oldest := mails[0]
+	for _, m := range mails {
+		if m.Date.Before(oldest.Date) {
+			oldest = m
+		}
+	}
+	if !oldest.Date.Before(deadline) {
+		return nil // still waiting
+	}
+	rev := fmt.Sprintf("v%d/expired", s.Version)
+	fresh, err := p.Tested.MarkTested(ctx, "mail", s.Root, rev, s.Key()+"/expired")
+	if err != nil || !fresh {
+		return err
+	}
+	for _, m := range mails {
+		if d := p.Policy.Mail(m.From); !d.Allowed {
+			log.Info("mail series expired", "root", s.Root, "version", s.Version, "missing", s.Missing, "note", "none: sender not allowed")
+			return nil
+		}
+	}
+	first := s.RootMail()
+	if first == nil {
+		first = mails[0]
+	}
+	log.Info("mail series expired", "root", s.Root, "version", s.Version, "missing", s.Missing)
+	if p.Poster == nil {
+		return nil
+	}
+	var missing []string
+	for _, i := range s.Missing {
+		missing = append(missing, fmt.Sprintf("%d/%d", i, s.Total))
+	}
+	text := fmt.Sprintf("perfbot waited %s for the rest of this series, but patch %s never arrived, "+
+		"so it has stopped waiting and will not benchmark this version. Send the complete series "+
+		"again (a new version) to have it benchmarked.", waitText(wait), strings.Join(missing, ", "))
+	to, cc := mail.Recipients(first.From, first.ReplyTo, first.ListPost, p.List)
+	msg := bot.RefusalMessage(s.Key()+"/expired", first.Subject, text)
+	msg.Summary = "not run: the series is incomplete"
+	msg.InReplyTo, msg.References = first.ID, threadRefs(first)
+	if _, err := p.Poster.Post(ctx, review.Target{Venue: "mail", Where: mail.Target(to, cc)}, msg); err != nil {
+		if uerr := p.Tested.UnmarkTested(ctx, "mail", s.Root, rev); uerr != nil {
+			return errors.Join(err, uerr)
+		}
+		return fmt.Errorf("note on incomplete mail series %s: %w", s.Root, err)
+	}
+	return nil
+}
+
+// waitText says a duration in days or hours.
+func waitText(d time.Duration) string {
+	if d >= 48*time.Hour && d%(24*time.Hour) == 0 {
+		return fmt.Sprintf("%d days", d/(24*time.Hour))
+	}
+	return d.Round(time.Minute).String()
 }
 
 func dedupe(ss []string) []string {

@@ -115,9 +115,22 @@ type Mail struct {
 	CAFile        string `yaml:"ca_file"`
 	// LocalName is the EHLO name (default "localhost").
 	LocalName string `yaml:"local_name"`
+	// HTML adds an HTML alternative with inline charts to answers, and
+	// Attachments attaches the charts and raw results; both default to
+	// false: plain text alone, as mailing lists expect. Lists overrides
+	// them for answers to one list address.
+	HTML        bool                  `yaml:"html"`
+	Attachments bool                  `yaml:"attachments"`
+	Lists       map[string]MailFormat `yaml:"lists"`
 	// List and IMAP are read by digests and intake, not by posting.
 	List string `yaml:"list"`
 	IMAP string `yaml:"imap"`
+}
+
+// MailFormat is what answers to one list hold besides plain text.
+type MailFormat struct {
+	HTML        bool `yaml:"html"`
+	Attachments bool `yaml:"attachments"`
 }
 
 // Environment variables that give venue addresses.

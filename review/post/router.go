@@ -209,7 +209,14 @@ func newMail(c Mail, s secrets, opt Options) (string, *mail.Sender, error) {
 		pass = ""
 	}
 	sc := mail.SMTPConfig{Addr: c.SMTP, From: c.From, User: user, Password: pass, ImplicitTLS: c.ImplicitTLS, LocalName: c.LocalName, Retry: opt.Retry,
-		StartTLS: mail.StartTLSMode(c.StartTLS), TLSServerName: c.TLSServerName, CAFile: c.CAFile}
+		StartTLS: mail.StartTLSMode(c.StartTLS), TLSServerName: c.TLSServerName, CAFile: c.CAFile,
+		Format: mail.Format{HTML: c.HTML, Attach: c.Attachments}}
+	for list, f := range c.Lists {
+		if sc.Lists == nil {
+			sc.Lists = map[string]mail.Format{}
+		}
+		sc.Lists[list] = mail.Format{HTML: f.HTML, Attach: f.Attachments}
+	}
 	sn, err := mail.NewSender(sc)
 	return "mail", sn, err
 }

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +32,7 @@ func TestConfigFromEnv(t *testing.T) {
 		GitHub: GitHub{URL: "https://ghe.example.com/api/v3/"}, JIRA: JIRA{URL: "https://issues.example.org"},
 		ReviewBoard: ReviewBoard{URL: "https://reviews.example.org"}, Mail: Mail{SMTP: "smtp.example.org:587", From: "perfbot <perfbot@example.org>"},
 	}
-	if cfg != want {
+	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("got %+v", cfg)
 	}
 	// config.yaml wins over the environment.
