@@ -232,15 +232,9 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues post.Config, log *slog
 		if err != nil {
 			return fmt.Errorf("review board intake: %w", err)
 		}
-		p := &rbintake.Poller{List: c, Queue: svc, Tested: svc.Store(), URL: venues.ReviewBoard.URL,
+		p := &rbintake.Poller{List: c, Diffs: c, Queue: svc, Tested: svc.Store(),
 			Repository: v.ReviewBoard.Repository, Log: log.With("intake", "reviewboard"),
-			Policy: &policy, Poster: svc.Poster(),
-			Fetch: func(ctx context.Context, url string) (string, error) {
-				if err := onSite(url, venues.ReviewBoard.URL); err != nil {
-					return "", err
-				}
-				return fetchPatch(ctx, url, func(req *http.Request) { req.Header.Set("Authorization", "token "+token) })
-			}}
+			Policy: &policy, Poster: svc.Poster()}
 		svc.AddPoller("reviewboard", every, func(ctx context.Context) error { _, err := p.Poll(ctx); return err })
 	}
 	var src mailintake.Source

@@ -8,7 +8,8 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
-	"strings"
+	"sync"
+	"time"
 
 	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/review"
@@ -16,9 +17,18 @@ import (
 	"github.com/perfbot/perfbot/trigger"
 )
 
-// Lister lists review requests; *review/reviewboard.Client is one.
+// Lister lists review requests updated since a time (all when zero);
+// *review/reviewboard.Client is one.
 type Lister interface {
-	ListRequests(ctx context.Context, repository, status string) ([]rrb.Request, error)
+	ListRequests(ctx context.Context, repository, status string, since time.Time) ([]rrb.Request, error)
+}
+
+// Differ downloads one diff revision as a patch, refusing what is not
+// one with a *review/reviewboard.NotPatchError; *review/reviewboard.Client
+// is one.
+type Differ interface {
+	Diff(ctx context.Context, id, revision int) (string, error)
+	DiffURL(id, revision int) string
 }
 
 // Enqueuer queues jobs; *bot.Service is one.
@@ -37,15 +47,13 @@ type Poller struct {
 	List   Lister
 	Queue  Enqueuer
 	Tested Tested
-	// URL is the site's address, for the diff download link.
-	URL string
+	// Diffs downloads each diff at intake through the API's diff
+	// resource, with the venue's credentials, so that the job carries the
+	// patch and benchmark hosts need no secrets.
+	Diffs Differ
 	// Repository is the repository id the requests are filtered by.
 	Repository string
 	Log        *slog.Logger
-	// Fetch, when set, downloads the patch at intake, with the venue's
-	// credentials, so that the job carries it and benchmark hosts need
-	// no secrets; otherwise the job holds only its URL.
-	Fetch func(ctx context.Context, url string) (string, error)
 	// Policy decides whose diffs are run, by the review request's
 	// submitter, the only user who can upload its diffs (see
 	// bot.Triggers.Policy). Nil means trigger.Default(), which runs none.
@@ -53,6 +61,11 @@ type Poller struct {
 	// Poster answers a refused diff on its review request with the
 	// policy's polite text. When nil, a refusal is only logged.
 	Poster bot.Poster
+
+	mu sync.Mutex
+	// since is the latest last_updated seen: the next poll lists only
+	// the requests updated at or after it.
+	since time.Time
 }
 
 // JobKey is the job of one diff revision of one review request.
@@ -61,13 +74,34 @@ func JobKey(id, revision int) string {
 }
 
 // Poll queues each diff revision not yet tested and returns how many jobs
-// it queued. The job fetches the patch from the "Download Diff" link
-// (/r/ID/diff/REVISION/raw/).
+// it queued. The first poll lists every pending request; later ones only
+// those updated since the latest update the poll before saw (the site's
+// own times, so the clocks need not agree). A request whose diff could
+// not be fetched or queued holds that mark back, to be listed again.
 func (p *Poller) Poll(ctx context.Context) (int, error) {
-	reqs, err := p.List.ListRequests(ctx, p.Repository, "pending")
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	reqs, err := p.List.ListRequests(ctx, p.Repository, "pending", p.since)
 	if err != nil {
 		return 0, fmt.Errorf("review board poll: %w", err)
 	}
+	next, hold := p.since, time.Time{}
+	for _, r := range reqs {
+		if r.LastUpdated.After(next) {
+			next = r.LastUpdated
+		}
+	}
+	retryLater := func(r rrb.Request) {
+		if !r.LastUpdated.IsZero() && (hold.IsZero() || r.LastUpdated.Before(hold)) {
+			hold = r.LastUpdated
+		}
+	}
+	defer func() {
+		if !hold.IsZero() && hold.Before(next) {
+			next = hold
+		}
+		p.since = next
+	}()
 	log := p.Log
 	if log == nil {
 		log = slog.Default()
@@ -86,6 +120,7 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 		key := JobKey(r.ID, r.DiffRevision)
 		fresh, err := p.Tested.MarkTested(ctx, "reviewboard", id, rev, key)
 		if err != nil {
+			retryLater(r)
 			errs = append(errs, err)
 			continue
 		}
@@ -100,6 +135,7 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 				if uerr := p.Tested.UnmarkTested(ctx, "reviewboard", id, rev); uerr != nil {
 					errs = append(errs, uerr)
 				}
+				retryLater(r)
 				errs = append(errs, err)
 			}
 			continue
@@ -108,24 +144,32 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 		job := bot.JobSpec{
 			Key:       key,
 			Targets:   []string{"reviewboard:" + id},
-			PatchURL:  fmt.Sprintf("%s/r/%d/diff/%d/raw/", strings.TrimSuffix(p.URL, "/"), r.ID, r.DiffRevision),
+			PatchURL:  p.Diffs.DiffURL(r.ID, r.DiffRevision),
 			Title:     fmt.Sprintf("r/%d diff %d: %s", r.ID, r.DiffRevision, r.Summary),
 			Requester: r.Submitter,
 			Source:    "reviewboard",
 		}
-		if p.Fetch != nil {
-			if job.Patch, err = p.Fetch(ctx, job.PatchURL); err != nil {
-				if uerr := p.Tested.UnmarkTested(ctx, "reviewboard", id, rev); uerr != nil {
-					errs = append(errs, uerr)
-				}
-				errs = append(errs, fmt.Errorf("fetch %s: %w", job.PatchURL, err))
+		if job.Patch, err = p.Diffs.Diff(ctx, r.ID, r.DiffRevision); err != nil {
+			if uerr := p.Tested.UnmarkTested(ctx, "reviewboard", id, rev); uerr != nil {
+				errs = append(errs, uerr)
+			}
+			var np *rrb.NotPatchError
+			if errors.As(err, &np) {
+				// Never applied, never answered: the site or perfbot's
+				// token is at fault, not the author. Listed again when
+				// the request changes or perfbot restarts.
+				log.Warn("review board diff is not a patch: not run, no review posted", "request", r.ID, "revision", r.DiffRevision, "reason", np.Reason)
 				continue
 			}
+			retryLater(r)
+			errs = append(errs, fmt.Errorf("fetch diff %d of review request %d: %w", r.DiffRevision, r.ID, err))
+			continue
 		}
 		if _, _, err := p.Queue.Enqueue(ctx, job); err != nil {
 			if uerr := p.Tested.UnmarkTested(ctx, "reviewboard", id, rev); uerr != nil {
 				errs = append(errs, uerr)
 			}
+			retryLater(r)
 			errs = append(errs, err)
 			continue
 		}

@@ -33,22 +33,17 @@ func TestPollTrackerPolicy(t *testing.T) {
 		{ID: 44, Summary: "Mine", DiffRevision: 3, Submitter: "drive-by"},
 	}}
 	var logs bytes.Buffer
-	var fetched []string
 	q, poster := &fakeQueue{}, &fakePoster{}
-	p := &Poller{List: list, Queue: q, Tested: st, URL: "https://reviews.example.org", Repository: "3",
+	p := &Poller{List: list, Diffs: list, Queue: q, Tested: st, Repository: "3",
 		Policy: &trigger.Policy{AllowUsers: []string{"reviewboard:dev"}, RequireWrite: true}, Poster: poster,
-		Log: slog.New(slog.NewTextHandler(&logs, nil)),
-		Fetch: func(ctx context.Context, url string) (string, error) {
-			fetched = append(fetched, url)
-			return "diff --git a/x b/x\n", nil
-		}}
+		Log: slog.New(slog.NewTextHandler(&logs, nil))}
 	for i, want := range []int{1, 0} {
 		if n, err := p.Poll(context.Background()); err != nil || n != want {
 			t.Fatalf("poll %d queued %d, %v; want %d", i, n, err, want)
 		}
 	}
-	if len(q.jobs) != 1 || q.jobs[0].Key != "reviewboard:42/diff/1" || len(fetched) != 1 {
-		t.Errorf("jobs %+v, fetched %v; want only r/42", q.jobs, fetched)
+	if len(q.jobs) != 1 || q.jobs[0].Key != "reviewboard:42/diff/1" || len(list.fetched) != 1 {
+		t.Errorf("jobs %+v, fetched %v; want only r/42", q.jobs, list.fetched)
 	}
 	if len(poster.posts) != 1 || poster.posts[0].Key != "reviewboard:44/diff/3/refused" ||
 		!strings.Contains(poster.posts[0].ReviewBoardMarkdown, "drive") || !strings.HasPrefix(poster.posts[0].Text, "Thank you for the patch, drive-by.") {

@@ -84,11 +84,6 @@ func (e *APIError) Error() string {
 	return s
 }
 
-// Review Board error codes perfbot reacts to.
-const (
-	codePermissionDenied = 101
-)
-
 // resolve turns an API path ("api/review-requests/1/reviews/") or an
 // absolute link from an answer into a URL on the site.
 func (c *Client) resolve(ref string) (*url.URL, error) {

@@ -9,16 +9,22 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // fakeRB serves the Web API 2.0 resources perfbot uses, as Review Board
-// does: form-encoded writes, {"stat": ...} JSON answers, list paging with
-// links.next, token auth, and published reviews that cannot change.
+// documents them: form-encoded writes, {"stat": ...} JSON answers, list
+// paging with links.next, token auth, the last-updated-from filter, the
+// diff resource as a patch for Accept: text/x-patch, and published reviews
+// that cannot change. Its web pages (/r/...) require a login: they
+// redirect to /account/login/, as a site that is not public does.
 type fakeRB struct {
-	t       *testing.T
-	srv     *httptest.Server
-	token   string
-	mutable bool // let published reviews change (some extensions do)
+	t     *testing.T
+	srv   *httptest.Server
+	token string
+	// diffHTML makes the diff resource answer with an HTML page (a proxy
+	// or single sign-on page in front of the site).
+	diffHTML bool
 
 	mu       sync.Mutex
 	reviews  []fakeReview
@@ -42,6 +48,17 @@ func newFakeRB(t *testing.T) *fakeRB {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /rb/api/review-requests/", f.auth(f.listRequests))
 	mux.HandleFunc("GET /rb/api/review-requests/{id}/diffs/", f.auth(f.listDiffs))
+	mux.HandleFunc("GET /rb/api/review-requests/{id}/diffs/{rev}/", f.auth(f.diff))
+	mux.HandleFunc("GET /rb/r/", func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		f.requests = append(f.requests, r.Method+" "+r.URL.Path)
+		f.mu.Unlock()
+		http.Redirect(w, r, "/rb/account/login/?next="+r.URL.Path, http.StatusFound)
+	})
+	mux.HandleFunc("GET /rb/account/login/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, loginPage)
+	})
 	mux.HandleFunc("GET /rb/api/review-requests/{id}/reviews/", f.auth(f.listReviews))
 	mux.HandleFunc("POST /rb/api/review-requests/{id}/reviews/", f.auth(f.createReview))
 	mux.HandleFunc("PUT /rb/api/review-requests/{id}/reviews/{rid}/", f.auth(f.updateReview))
@@ -99,7 +116,7 @@ func (f *fakeRB) auth(h http.HandlerFunc) http.HandlerFunc {
 			rbFail(w, 401, 103, msg)
 			return
 		}
-		if !strings.HasPrefix(r.Header.Get("Accept"), "application/json") {
+		if !strings.HasPrefix(r.Header.Get("Accept"), "application/json") && r.PathValue("rev") == "" {
 			f.t.Errorf("%s %s: Accept %q", r.Method, r.URL.Path, r.Header.Get("Accept"))
 		}
 		if strings.Contains(r.URL.Path, "/reviews/") && r.PathValue("id") != "42" {
@@ -215,7 +232,7 @@ func (f *fakeRB) updateReview(w http.ResponseWriter, r *http.Request) {
 		if f.reviews[i].ID != rid {
 			continue
 		}
-		if f.reviews[i].Public && !f.mutable {
+		if f.reviews[i].Public {
 			rbFail(w, 403, 101, "You don't have permission for this")
 			return
 		}
@@ -254,18 +271,37 @@ func (f *fakeRB) createReply(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, 201, map[string]any{"reply": f.reviewJSON(rp, "reply")})
 }
 
+// updated is when the fake's review request 42+i was last updated.
+func updated(i int) time.Time {
+	return time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute)
+}
+
 func (f *fakeRB) listRequests(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Query().Get("repository") != "3" {
 		writeJSON(w, 200, map[string]any{"review_requests": []any{}, "total_results": 0, "links": map[string]any{}})
 		return
 	}
-	const n = 30
+	var ids []int
+	for i := range 30 {
+		if from := r.URL.Query().Get("last-updated-from"); from != "" {
+			t, err := time.Parse(time.RFC3339, from)
+			if err != nil {
+				rbFail(w, 400, 105, "One or more fields had errors")
+				return
+			}
+			if updated(i).Before(t) {
+				continue
+			}
+		}
+		ids = append(ids, i)
+	}
+	n := len(ids)
 	lo, hi, links := f.page(r, n)
 	out := []map[string]any{}
-	for i := lo; i < hi; i++ {
+	for _, i := range ids[lo:hi] {
 		out = append(out, map[string]any{
 			"id": 42 + i, "summary": fmt.Sprintf("Speed up WAL sync %d", i), "status": "pending", "public": true,
-			"absolute_url": fmt.Sprintf("%sr/%d/", f.url(), 42+i), "last_updated": "2026-11-29T08:07:06Z",
+			"absolute_url": fmt.Sprintf("%sr/%d/", f.url(), 42+i), "last_updated": updated(i).Format(time.RFC3339),
 			"links": map[string]any{"submitter": map[string]string{"href": f.url() + "api/users/alice/", "method": "GET", "title": "alice"},
 				"diffs": map[string]string{"href": fmt.Sprintf("%sapi/review-requests/%d/diffs/", f.url(), 42+i), "method": "GET"}},
 		})
@@ -279,4 +315,34 @@ func (f *fakeRB) listDiffs(w http.ResponseWriter, r *http.Request) {
 		out = append(out, map[string]any{"id": 500 + rev, "revision": rev, "name": "diff", "timestamp": "2026-11-29T08:07:06Z", "basedir": "/"})
 	}
 	writeJSON(w, 200, map[string]any{"diffs": out, "total_results": 3, "links": map[string]any{}})
+}
+
+const loginPage = `<!DOCTYPE html>
+<html><head><title>Log In | Review Board</title></head>
+<body><form method="post" action="/rb/account/login/"><input name="username"><input name="password" type="password"></form></body></html>
+`
+
+// fakePatch is the diff of every revision.
+const fakePatch = "diff --git a/wal.go b/wal.go\nindex 1111111..2222222 100644\n--- a/wal.go\n+++ b/wal.go\n@@ -1 +1 @@\n-old\n+new\n"
+
+// diff is the diff resource: the patch for Accept: text/x-patch, else
+// the diff's JSON.
+func (f *fakeRB) diff(w http.ResponseWriter, r *http.Request) {
+	rev, _ := strconv.Atoi(r.PathValue("rev"))
+	if rev < 1 || rev > 3 {
+		rbFail(w, 404, 100, "Object does not exist")
+		return
+	}
+	if f.diffHTML {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, loginPage)
+		return
+	}
+	if r.Header.Get("Accept") == "text/x-patch" {
+		w.Header().Set("Content-Type", "text/x-patch")
+		w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=diffset-%d.diff", rev))
+		fmt.Fprint(w, fakePatch)
+		return
+	}
+	writeJSON(w, 200, map[string]any{"diff": map[string]any{"id": 500 + rev, "revision": rev, "name": "diff", "timestamp": "2026-11-29T08:07:06Z", "basedir": "/"}})
 }

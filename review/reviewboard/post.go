@@ -2,7 +2,6 @@ package reviewboard
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -51,11 +50,11 @@ func Body(msg review.Message) string {
 // Post publishes msg as a review on the review request where (its numeric
 // ID) and returns a link to the review.
 //
-// On a rerun it finds its earlier review by the marker and leaves it alone
-// when the text is unchanged; otherwise it updates the review in place
-// (PUT). Review Board lets only draft reviews change, so when the server
-// refuses to edit a published one (403), perfbot publishes the new text as
-// a reply to the earlier review, which keeps the answers in one thread.
+// On a retry or rerun it finds its latest published review by the marker
+// and leaves it alone when the text is unchanged; otherwise it publishes a
+// new review. It never edits a published review (Review Board refuses
+// that by design); creating a review reuses perfbot's own unpublished
+// draft on the request, if a failed attempt left one, and publishes it.
 func (c *Client) Post(ctx context.Context, where string, msg review.Message) (string, error) {
 	id, err := strconv.Atoi(where)
 	if err != nil || id <= 0 {
@@ -92,28 +91,23 @@ func (c *Client) Post(ctx context.Context, where string, msg review.Message) (st
 			out = c.reviewLink(id, *old)
 			return nil
 		}
-		var updated struct {
+		var created struct {
 			Review rbReview `json:"review"`
 		}
-		err = c.do(ctx, "PUT", fmt.Sprintf("api/review-requests/%d/reviews/%d/", id, old.ID), form, &updated)
-		var ae *APIError
-		if errors.As(err, &ae) && ae.Status == 403 && ae.Code == codePermissionDenied {
-			out, err = c.reply(ctx, id, *old, body)
+		if err := c.do(ctx, "POST", fmt.Sprintf("api/review-requests/%d/reviews/", id), form, &created); err != nil {
 			return err
 		}
-		if err != nil {
-			return err
-		}
-		out = c.reviewLink(id, updated.Review)
+		out = c.reviewLink(id, created.Review)
 		return nil
 	})
 	return out, err
 }
 
 // findReview pages through the published reviews (GET
-// /api/review-requests/{id}/reviews/) for the one carrying key.
+// /api/review-requests/{id}/reviews/) for the latest one carrying key.
 func (c *Client) findReview(ctx context.Context, id int, key, marker string) (*rbReview, error) {
 	next := fmt.Sprintf("api/review-requests/%d/reviews/?max-results=200", id)
+	var found *rbReview
 	for next != "" {
 		var page struct {
 			Reviews      []rbReview      `json:"reviews"`
@@ -125,35 +119,12 @@ func (c *Client) findReview(ctx context.Context, id int, key, marker string) (*r
 		}
 		for i := range page.Reviews {
 			if page.Reviews[i].matches(key, marker) {
-				return &page.Reviews[i], nil
+				found = &page.Reviews[i]
 			}
 		}
 		next = page.Links["next"].Href
 	}
-	return nil, nil
-}
-
-// reply publishes body as a reply to the earlier review, unless its last
-// reply already says the same (a retry).
-func (c *Client) reply(ctx context.Context, id int, old rbReview, body string) (string, error) {
-	path := fmt.Sprintf("api/review-requests/%d/reviews/%d/replies/", id, old.ID)
-	var list struct {
-		Replies []rbReview `json:"replies"`
-	}
-	if err := c.do(ctx, "GET", path+"?max-results=200", nil, &list); err != nil {
-		return "", err
-	}
-	if n := len(list.Replies); n > 0 && list.Replies[n-1].BodyTop == body {
-		return c.reviewLink(id, list.Replies[n-1]), nil
-	}
-	var created struct {
-		Reply rbReview `json:"reply"`
-	}
-	form := url.Values{"body_top": {body}, "body_top_text_type": {"markdown"}, "public": {"true"}}
-	if err := c.do(ctx, "POST", path, form, &created); err != nil {
-		return "", err
-	}
-	return c.reviewLink(id, created.Reply), nil
+	return found, nil
 }
 
 // reviewLink is the review's absolute_url (Review Board 3.0 and later), or

@@ -2,6 +2,7 @@ package reviewboard
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -27,51 +28,43 @@ func msg(key, md string) review.Message {
 }
 
 func TestPostCreatesThenRerun(t *testing.T) {
-	for _, mutable := range []bool{false, true} {
-		f := newFakeRB(t)
-		f.mutable = mutable
-		for i := range 30 { // a page and more of others' reviews
-			f.reviews = append(f.reviews, fakeReview{ID: i + 1, BodyTop: "Ship it!", TextType: "plain", Public: true})
-		}
-		var waits []time.Duration
-		c := newClient(t, f, f.token, &waits)
-		ctx := context.Background()
-		link, err := c.Post(ctx, "42", msg("job-1", "| Threads | Diff |\n|---|---|\n| 10 | 3.7x |\n"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := f.url() + "r/42/#review101"; link != want {
-			t.Errorf("link %q, want %q", link, want)
-		}
-		last := f.reviews[len(f.reviews)-1]
-		if !last.Public || last.TextType != "markdown" || last.ExtraData["perfbot_key"] != "job-1" || !strings.HasPrefix(last.BodyTop, "[//]: # (perfbot:job-1)\n\n| Threads") {
-			t.Errorf("review %+v", last)
-		}
-		// Same text again: nothing new.
-		if l, err := c.Post(ctx, "42", msg("job-1", "| Threads | Diff |\n|---|---|\n| 10 | 3.7x |\n")); err != nil || l != link {
-			t.Fatalf("retry: %q, %v", l, err)
-		}
-		// New text: an edit where Review Board allows it, a reply where not.
-		l2, err := c.Post(ctx, "42", msg("job-1", "rerun\n"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(f.reviews) != 31 {
-			t.Fatalf("mutable=%v: %d reviews, want 31 (no duplicate)", mutable, len(f.reviews))
-		}
-		if mutable {
-			if !strings.HasSuffix(f.reviews[30].BodyTop, "\n\nrerun\n") || l2 != link {
-				t.Errorf("not edited: %+v %q", f.reviews[30], l2)
-			}
-		} else {
-			rs := f.replies[101]
-			if len(rs) != 1 || !strings.HasSuffix(rs[0].BodyTop, "rerun\n") || rs[0].TextType != "markdown" || !rs[0].Public {
-				t.Errorf("replies %+v", rs)
-			}
-			// A retry of the reply does not reply twice.
-			if _, err := c.Post(ctx, "42", msg("job-1", "rerun\n")); err != nil || len(f.replies[101]) != 1 {
-				t.Errorf("retry of reply: %d replies, %v", len(f.replies[101]), err)
-			}
+	f := newFakeRB(t)
+	for i := range 30 { // a page and more of others' reviews
+		f.reviews = append(f.reviews, fakeReview{ID: i + 1, BodyTop: "Ship it!", TextType: "plain", Public: true})
+	}
+	var waits []time.Duration
+	c := newClient(t, f, f.token, &waits)
+	ctx := context.Background()
+	link, err := c.Post(ctx, "42", msg("job-1", "| Threads | Diff |\n|---|---|\n| 10 | 3.7x |\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := f.url() + "r/42/#review101"; link != want {
+		t.Errorf("link %q, want %q", link, want)
+	}
+	last := f.reviews[len(f.reviews)-1]
+	if !last.Public || last.TextType != "markdown" || last.ExtraData["perfbot_key"] != "job-1" || !strings.HasPrefix(last.BodyTop, "[//]: # (perfbot:job-1)\n\n| Threads") {
+		t.Errorf("review %+v", last)
+	}
+	// Same text again (a retry): nothing new.
+	if l, err := c.Post(ctx, "42", msg("job-1", "| Threads | Diff |\n|---|---|\n| 10 | 3.7x |\n")); err != nil || l != link {
+		t.Fatalf("retry: %q, %v", l, err)
+	}
+	// New text (a rerun): a new published review, the old one untouched.
+	l2, err := c.Post(ctx, "42", msg("job-1", "rerun\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.reviews) != 32 || !strings.HasSuffix(f.reviews[31].BodyTop, "\n\nrerun\n") || !f.reviews[31].Public || l2 == link {
+		t.Fatalf("%d reviews, last %+v, link %q: want a second published review", len(f.reviews), f.reviews[31], l2)
+	}
+	// Its retry finds the latest review and adds nothing.
+	if _, err := c.Post(ctx, "42", msg("job-1", "rerun\n")); err != nil || len(f.reviews) != 32 {
+		t.Errorf("retry of rerun: %d reviews, %v", len(f.reviews), err)
+	}
+	for _, r := range f.requests {
+		if strings.HasPrefix(r, "PUT ") {
+			t.Errorf("%s: a published review was edited", r)
 		}
 	}
 }
@@ -128,12 +121,62 @@ func TestListRequests(t *testing.T) {
 	f := newFakeRB(t)
 	var waits []time.Duration
 	c := newClient(t, f, f.token, &waits)
-	got, err := c.ListRequests(context.Background(), "3", "")
+	got, err := c.ListRequests(context.Background(), "3", "", time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 30 || got[29].ID != 71 || got[0].DiffRevision != 3 || got[0].Submitter != "alice" || got[0].LastUpdated.IsZero() {
+	if len(got) != 30 || got[29].ID != 71 || got[0].DiffRevision != 3 || got[0].Submitter != "alice" || !got[0].LastUpdated.Equal(updated(0)) {
 		t.Errorf("%d requests, first %+v", len(got), got[0])
+	}
+	// Since a time: only the requests updated then or later, and only
+	// their diffs are listed.
+	f.requests = nil
+	got, err = c.ListRequests(context.Background(), "3", "", updated(27))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0].ID != 69 || len(f.requests) != 4 || !strings.Contains(f.requests[0], "/api/review-requests/") {
+		t.Errorf("since: %d requests (%+v), %d calls %v; want 3 and 4", len(got), got, len(f.requests), f.requests)
+	}
+}
+
+// TestDiff fetches a revision through the API's diff resource as a patch;
+// the web page (/r/ID/diff/REV/raw/) is a login redirect on this site and
+// is never asked for; an answer that is not a patch is refused.
+func TestDiff(t *testing.T) {
+	f := newFakeRB(t)
+	var waits []time.Duration
+	c := newClient(t, f, f.token, &waits)
+	got, err := c.Diff(context.Background(), 42, 2)
+	if err != nil || got != fakePatch {
+		t.Fatalf("Diff = %q, %v", got, err)
+	}
+	if f.requests[0] != "GET /rb/api/review-requests/42/diffs/2/" {
+		t.Errorf("requests %v", f.requests)
+	}
+	f.diffHTML = true
+	_, err = c.Diff(context.Background(), 42, 2)
+	var np *NotPatchError
+	if !errors.As(err, &np) || !strings.Contains(err.Error(), `Content-Type "text/html; charset=utf-8"`) {
+		t.Errorf("HTML answer: %v", err)
+	}
+	// Pointed at the web page, as perfbot once was: a redirect, refused.
+	c2 := newClient(t, f, f.token, &waits)
+	c2.base.Path = "/rb/r/" // the diff resolves to a web page
+	if _, err := c2.Diff(context.Background(), 42, 2); !errors.As(err, &np) || !strings.Contains(err.Error(), "redirected") {
+		t.Errorf("login redirect: %v", err)
+	}
+	for _, tc := range []struct{ text, why string }{
+		{"", "empty"},
+		{"<!DOCTYPE html><html>", "HTML"},
+		{"just some text\n", "file header"},
+		{"--- a/x\n+++ b/x\n", "hunk"},
+		{fakePatch, ""},
+		{"diff --git a/p.png b/p.png\nindex 1..2\nBinary files a/p.png and b/p.png differ\n", ""},
+	} {
+		if got := notUnifiedDiff(tc.text); (tc.why == "") != (got == "") || !strings.Contains(got, tc.why) {
+			t.Errorf("notUnifiedDiff(%q) = %q, want %q", tc.text, got, tc.why)
+		}
 	}
 }
 

@@ -3,8 +3,14 @@ package reviewboard
 import (
 	"context"
 	"fmt"
+	"io"
+	"mime"
+	"net/http"
 	"net/url"
+	"strings"
 	"time"
+
+	"github.com/perfbot/perfbot/review/retry"
 )
 
 // Request is a review request with its latest diff, for intake.
@@ -22,12 +28,17 @@ type Request struct {
 // ListRequests returns the review requests on repository (a repository ID,
 // as the API's repository filter takes) with the given status ("pending"
 // when empty; "all" for every status), each with its latest diff revision
-// (GET /api/review-requests/ then .../diffs/).
-func (c *Client) ListRequests(ctx context.Context, repository, status string) ([]Request, error) {
+// (GET /api/review-requests/ then .../diffs/ of each). A non-zero since
+// lists only the requests last updated at or after it (the API's
+// last-updated-from filter), so that a poll reads only what changed.
+func (c *Client) ListRequests(ctx context.Context, repository, status string, since time.Time) ([]Request, error) {
 	if status == "" {
 		status = "pending"
 	}
 	q := url.Values{"repository": {repository}, "status": {status}, "max-results": {"200"}}
+	if !since.IsZero() {
+		q.Set("last-updated-from", since.UTC().Format(time.RFC3339))
+	}
 	next := "api/review-requests/?" + q.Encode()
 	var out []Request
 	for next != "" {
@@ -87,4 +98,102 @@ func (c *Client) latestDiff(ctx context.Context, id int) (int, error) {
 		next = page.Links["next"].Href
 	}
 	return best, nil
+}
+
+// NotPatchError is a diff download that is not a patch: a web page, a
+// login form, an error page. It is permanent: perfbot must not apply it.
+type NotPatchError struct {
+	URL, Reason string
+}
+
+func (e *NotPatchError) Error() string {
+	return fmt.Sprintf("%s is not a patch: %s", e.URL, e.Reason)
+}
+
+// DiffURL is the API's diff resource of one revision of a review request.
+func (c *Client) DiffURL(id, revision int) string {
+	u, _ := c.resolve(fmt.Sprintf("api/review-requests/%d/diffs/%d/", id, revision))
+	return u.String()
+}
+
+// Diff downloads one diff revision of review request id as a patch,
+// through the API's diff resource (GET
+// /api/review-requests/ID/diffs/REVISION/ with Accept: text/x-patch), never
+// the web page. A redirect (a login form), an answer that is not
+// text/x-patch, or a body that is not a unified diff is a *NotPatchError.
+func (c *Client) Diff(ctx context.Context, id, revision int) (string, error) {
+	u := c.DiffURL(id, revision)
+	hc := *c.hc
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	var out string
+	err := c.call(ctx, fmt.Sprintf("reviewboard: diff %d of %d", revision, id), func(ctx context.Context) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Authorization", "token "+c.token)
+		req.Header.Set("Accept", "text/x-patch")
+		resp, err := hc.Do(req)
+		if err != nil {
+			if retry.NetworkTransient(err) {
+				return retry.Transient(err)
+			}
+			return err
+		}
+		defer resp.Body.Close()
+		data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+		if err != nil {
+			return retry.Transient(fmt.Errorf("GET %s: reading answer: %w", u, err))
+		}
+		switch {
+		case resp.StatusCode >= 300 && resp.StatusCode < 400:
+			return &NotPatchError{URL: u, Reason: fmt.Sprintf("redirected (%s) to %s, a login page or another site; is the API token valid?", resp.Status, resp.Header.Get("Location"))}
+		case resp.StatusCode == http.StatusTooManyRequests:
+			return retry.After(fmt.Errorf("GET %s: %s", u, resp.Status), retry.RetryAfter(resp.Header, time.Now()))
+		case retry.HTTPStatusTransient(resp.StatusCode):
+			return retry.Transient(fmt.Errorf("GET %s: %s", u, resp.Status))
+		case resp.StatusCode != http.StatusOK:
+			return fmt.Errorf("GET %s: %s", u, resp.Status)
+		}
+		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/x-patch" {
+			return &NotPatchError{URL: u, Reason: fmt.Sprintf("Content-Type %q, want text/x-patch", resp.Header.Get("Content-Type"))}
+		}
+		if why := notUnifiedDiff(string(data)); why != "" {
+			return &NotPatchError{URL: u, Reason: why}
+		}
+		out = string(data)
+		return nil
+	})
+	return out, err
+}
+
+// notUnifiedDiff says why text is not a unified diff, or "" when it is
+// one: every file has "--- " and "+++ " header lines and hunks start with
+// "@@ -", or git's binary and rename-only forms.
+func notUnifiedDiff(text string) string {
+	if strings.TrimSpace(text) == "" {
+		return "the diff is empty"
+	}
+	if t := strings.TrimSpace(text); strings.HasPrefix(t, "<") {
+		return "it is an HTML or XML document"
+	}
+	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	files, hunks, gitOnly := 0, 0, 0
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ "):
+			files++
+		case strings.HasPrefix(l, "@@ -"):
+			hunks++
+		case strings.HasPrefix(l, "Binary files "), strings.HasPrefix(l, "GIT binary patch"), strings.HasPrefix(l, "rename to "), strings.HasPrefix(l, "new mode "):
+			gitOnly++
+		}
+	}
+	switch {
+	case files > 0 && hunks > 0, gitOnly > 0 && strings.Contains(text, "diff --git "):
+		return ""
+	case files == 0:
+		return "no \"--- \" and \"+++ \" file header lines"
+	}
+	return "no \"@@\" hunk"
 }
