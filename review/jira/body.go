@@ -2,28 +2,70 @@ package jira
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/perfbot/perfbot/review"
 )
 
-// CommentBody is the comment perfbot posts for msg: the marker, then
-// msg.JIRA, or msg.ShortJIRA when the full rendering would pass
-// CommentLimit, cut further at a line boundary if even that is too long.
+// CommentBody is the comment perfbot posts for msg: msg.JIRA, or
+// msg.ShortJIRA when the full rendering would pass CommentLimit, cut
+// further at a line boundary if even that is too long; then the charts
+// among msg.Attachments, shown with !NAME!. The marker goes on a line of
+// its own, after the first line when that is a heading (a heading only
+// renders at the start of its line), else before it.
 func CommentBody(msg review.Message) string {
-	head := Marker(msg.Key)
-	room := CommentLimit - utf8.RuneCountInString(head)
-	for _, w := range []string{msg.JIRA, msg.ShortJIRA} {
-		if w != "" && utf8.RuneCountInString(w) <= room {
-			return head + w
+	marker := Marker(msg.Key) + "\n"
+	charts := chartLines(msg.Attachments)
+	room := CommentLimit - utf8.RuneCountInString(marker) - utf8.RuneCountInString(charts)
+	w := ""
+	for _, r := range []string{msg.JIRA, msg.ShortJIRA} {
+		if r != "" && utf8.RuneCountInString(r) <= room {
+			w = r
+			break
 		}
 	}
-	w := msg.ShortJIRA
 	if w == "" {
-		w = msg.JIRA
+		w = msg.ShortJIRA
+		if w == "" {
+			w = msg.JIRA
+		}
+		w = Cut(w, room)
 	}
-	return head + Cut(w, room)
+	return placeMarker(w, marker) + charts
+}
+
+// heading matches a JIRA heading line, "h1. " to "h6. ".
+var heading = regexp.MustCompile(`^h[1-6]\. `)
+
+// placeMarker puts the marker line after w's first line when that is a
+// heading, else before w.
+func placeMarker(w, marker string) string {
+	first, rest, ok := strings.Cut(w, "\n")
+	if heading.MatchString(first) {
+		if !ok {
+			return first + "\n" + marker
+		}
+		return first + "\n" + marker + rest
+	}
+	return marker + w
+}
+
+// chartLines shows each image attachment (a chart) with !NAME!, under a
+// heading; names that wiki markup cannot quote are left out.
+func chartLines(atts []review.Attachment) string {
+	var b strings.Builder
+	for _, a := range atts {
+		if !strings.HasPrefix(a.ContentType, "image/") || a.Name == "" || strings.ContainsAny(a.Name, "!|\r\n{}[]") {
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString("\n*Charts*\n")
+		}
+		b.WriteString("!" + a.Name + "!\n")
+	}
+	return b.String()
 }
 
 // toggles are the wiki-markup blocks whose lines must not be cut apart

@@ -70,6 +70,7 @@ type Client struct {
 
 	mu       sync.Mutex
 	detected Deployment
+	me       identity
 }
 
 var _ review.Poster = (*Client)(nil)

@@ -42,6 +42,8 @@ type fakeComment struct {
 type fakeAttachment struct {
 	ID, Filename, MimeType string
 	Data                   []byte
+	// Author is who uploaded it (default: perfbot's account).
+	Author string
 }
 
 func newFakeJIRA(t *testing.T) *fakeJIRA {
@@ -53,6 +55,9 @@ func newFakeJIRA(t *testing.T) *fakeJIRA {
 	mux.HandleFunc("PUT /rest/api/2/issue/{key}/comment/{id}", f.auth(f.updateComment))
 	mux.HandleFunc("GET /rest/api/2/issue/{key}", f.auth(f.getIssue))
 	mux.HandleFunc("POST /rest/api/2/issue/{key}/attachments", f.auth(f.addAttachment))
+	mux.HandleFunc("GET /rest/api/2/myself", f.auth(f.myself))
+	mux.HandleFunc("DELETE /rest/api/2/attachment/{id}", f.auth(f.deleteAttachment))
+	mux.HandleFunc("GET /secure/attachment/{id}/{name}", f.auth(f.attachmentContent))
 	mux.HandleFunc("GET /rest/api/2/search", f.auth(f.searchV2))
 	mux.HandleFunc("GET /rest/api/3/search/jql", f.auth(f.searchJQL))
 	f.srv = httptest.NewServer(mux)
@@ -104,7 +109,7 @@ func (f *fakeJIRA) auth(h http.HandlerFunc) http.HandlerFunc {
 			jiraError(w, http.StatusUnauthorized, msg)
 			return
 		}
-		if r.Header.Get("Accept") != "application/json" {
+		if r.Header.Get("Accept") != "application/json" && !strings.HasPrefix(r.URL.Path, "/secure/attachment/") {
 			f.t.Errorf("%s %s: Accept %q", r.Method, r.URL.Path, r.Header.Get("Accept"))
 		}
 		h(w, r)
@@ -246,10 +251,56 @@ func (f *fakeJIRA) updateComment(w http.ResponseWriter, r *http.Request) {
 	jiraError(w, http.StatusNotFound, "Can not find a comment for the id: "+r.PathValue("id")+".")
 }
 
+// author is a user as JIRA writes it: Cloud hides the user name and gives
+// an account ID.
+func (f *fakeJIRA) author(name string) map[string]any {
+	if f.cloud {
+		return map[string]any{"accountId": "5b10ac8d82e05b22cc7d4ef5-" + name, "displayName": name}
+	}
+	return map[string]any{"name": name, "key": name, "displayName": name}
+}
+
+// myself is GET /rest/api/2/myself: the signed-in user.
+func (f *fakeJIRA) myself(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, f.author(f.user))
+}
+
+// deleteAttachment is DELETE /rest/api/2/attachment/{id}: 204.
+func (f *fakeJIRA) deleteAttachment(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i, a := range f.attachments {
+		if a.ID == r.PathValue("id") {
+			f.attachments = slices.Delete(f.attachments, i, i+1)
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+	}
+	jiraError(w, http.StatusNotFound, "The attachment with id '"+r.PathValue("id")+"' does not exist")
+}
+
+// attachmentContent serves an attachment's content link.
+func (f *fakeJIRA) attachmentContent(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, a := range f.attachments {
+		if a.ID == r.PathValue("id") {
+			w.Header().Set("Content-Type", a.MimeType)
+			w.Write(a.Data)
+			return
+		}
+	}
+	http.NotFound(w, r)
+}
+
 func (f *fakeJIRA) attachmentJSON(a fakeAttachment) map[string]any {
+	author := a.Author
+	if author == "" {
+		author = f.user
+	}
 	return map[string]any{
 		"self": f.srv.URL + "/rest/api/2/attachment/" + a.ID, "id": a.ID, "filename": a.Filename,
-		"author": map[string]any{"name": "perfbot"}, "created": "2026-11-30T09:00:00.000+0000",
+		"author": f.author(author), "created": "2026-11-30T09:00:00.000+0000",
 		"size": len(a.Data), "mimeType": a.MimeType,
 		"content": f.srv.URL + "/secure/attachment/" + a.ID + "/" + a.Filename,
 	}

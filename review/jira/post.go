@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
@@ -13,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/review/retry"
 )
 
 // CommentLimit is the longest comment JIRA stores, in characters.
@@ -61,7 +64,8 @@ func answerProperty(key string) property {
 }
 
 // answers reports whether the comment carries the property for key or
-// starts with marker.
+// the marker, on a line of its own or (comments written before) at the
+// start.
 func (c *comment) answers(key, marker string) bool {
 	for _, p := range c.Properties {
 		if p.Key != propertyKey {
@@ -74,13 +78,25 @@ func (c *comment) answers(key, marker string) bool {
 			return true
 		}
 	}
-	return strings.HasPrefix(strings.TrimSpace(c.Body), marker)
+	body := strings.TrimSpace(c.Body)
+	if strings.HasPrefix(body, marker) {
+		return true
+	}
+	for _, l := range strings.Split(body, "\n") {
+		if strings.TrimSpace(l) == marker {
+			return true
+		}
+	}
+	return false
 }
 
 // Post writes msg as a comment on the issue where ("KEY-123"), editing the
-// comment that starts with msg.Key's marker when one exists, and attaches
-// msg.Attachments that the issue does not already hold. It returns a link
-// to the comment.
+// comment that carries msg.Key's marker when one exists, and attaches
+// msg.Attachments first, so that the comment can show the charts. A rerun
+// replaces perfbot's earlier attachments of the same names (uploaded by
+// its own account) instead of adding more: the new file is uploaded, then
+// the old one deleted; a file identical to the one already there is kept.
+// It returns a link to the comment.
 func (c *Client) Post(ctx context.Context, where string, msg review.Message) (string, error) {
 	if !issueKey.MatchString(where) {
 		return "", fmt.Errorf("jira target %q: want an issue key such as STORE-123", where)
@@ -88,9 +104,13 @@ func (c *Client) Post(ctx context.Context, where string, msg review.Message) (st
 	if msg.Key == "" {
 		return "", fmt.Errorf("jira %s: message has no key; without one a rerun cannot find its comment", where)
 	}
+	stale, err := c.attach(ctx, where, msg.Attachments)
+	if err != nil {
+		return "", err
+	}
 	body := CommentBody(msg)
 	var id string
-	err := c.call(ctx, "jira: comment on "+where, func(ctx context.Context) error {
+	err = c.call(ctx, "jira: comment on "+where, func(ctx context.Context) error {
 		var err error
 		id, err = c.upsertComment(ctx, where, msg.Key, body)
 		return err
@@ -99,8 +119,17 @@ func (c *Client) Post(ctx context.Context, where string, msg review.Message) (st
 		return "", err
 	}
 	link := fmt.Sprintf("%s/browse/%s?focusedCommentId=%s&page=com.atlassian.jira.plugin.system.issuetabpanels:comment-tabpanel#comment-%s", c.base, where, id, id)
-	if err := c.attach(ctx, where, msg.Attachments); err != nil {
-		return link, err
+	for _, a := range stale {
+		err := c.call(ctx, "jira: delete old attachment "+a.Filename+" of "+where, func(ctx context.Context) error {
+			req, err := c.api.NewRequestWithContext(ctx, http.MethodDelete, "rest/api/2/attachment/"+a.ID, nil)
+			if err != nil {
+				return err
+			}
+			return c.do(req, nil)
+		})
+		if err != nil {
+			return link, err
+		}
 	}
 	return link, nil
 }
@@ -173,22 +202,36 @@ func (c *Client) findComment(ctx context.Context, issue, key string) (*comment, 
 	}
 }
 
-// attach uploads each attachment the issue does not already hold under the
-// same name and size, so a retry does not attach the results twice.
-func (c *Client) attach(ctx context.Context, issue string, atts []review.Attachment) error {
+// issueAttachment is a file on an issue, as the issue's fields list it.
+type issueAttachment struct {
+	ID       string `json:"id"`
+	Filename string `json:"filename"`
+	Size     int64  `json:"size"`
+	Content  string `json:"content"`
+	Author   struct {
+		Name      string `json:"name"`
+		AccountID string `json:"accountId"`
+	} `json:"author"`
+}
+
+// attach uploads the attachments and returns perfbot's earlier ones of
+// the same names, to delete once the comment points at the new ones. An
+// earlier one identical to the new file is kept and nothing is uploaded,
+// so a retry adds nothing.
+func (c *Client) attach(ctx context.Context, issue string, atts []review.Attachment) ([]issueAttachment, error) {
 	if len(atts) == 0 {
-		return nil
+		return nil, nil
+	}
+	me, err := c.myself(ctx)
+	if err != nil {
+		return nil, err
 	}
 	var have struct {
 		Fields struct {
-			Attachment []struct {
-				ID       string `json:"id"`
-				Filename string `json:"filename"`
-				Size     int64  `json:"size"`
-			} `json:"attachment"`
+			Attachment []issueAttachment `json:"attachment"`
 		} `json:"fields"`
 	}
-	err := c.call(ctx, "jira: attachments of "+issue, func(ctx context.Context) error {
+	err = c.call(ctx, "jira: attachments of "+issue, func(ctx context.Context) error {
 		req, err := c.api.NewRequestWithContext(ctx, http.MethodGet, "rest/api/2/issue/"+issue+"?fields=attachment", nil)
 		if err != nil {
 			return err
@@ -196,23 +239,112 @@ func (c *Client) attach(ctx context.Context, issue string, atts []review.Attachm
 		return c.do(req, &have)
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-next:
+	var stale []issueAttachment
 	for _, a := range atts {
+		var mine []issueAttachment
 		for _, h := range have.Fields.Attachment {
-			if h.Filename == a.Name && h.Size == int64(len(a.Data)) {
-				continue next
+			if h.Filename == a.Name && me.wrote(h) {
+				mine = append(mine, h)
 			}
+		}
+		same := false
+		for _, h := range mine {
+			if !same && h.Size == int64(len(a.Data)) {
+				data, err := c.download(ctx, h)
+				if err != nil {
+					return nil, err
+				}
+				if bytes.Equal(data, a.Data) {
+					same = true
+					continue
+				}
+			}
+			stale = append(stale, h)
+		}
+		if same {
+			// Keep the identical file; any other of the name goes.
+			continue
 		}
 		err := c.call(ctx, "jira: attach "+a.Name+" to "+issue, func(ctx context.Context) error {
 			return c.upload(ctx, issue, a)
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return stale, nil
+}
+
+// download reads an attachment's content.
+func (c *Client) download(ctx context.Context, a issueAttachment) ([]byte, error) {
+	var data []byte
+	err := c.call(ctx, "jira: read attachment "+a.Filename, func(ctx context.Context) error {
+		if !strings.HasPrefix(a.Content, c.base+"/") {
+			return fmt.Errorf("attachment %s: content link %q is not on %s", a.ID, a.Content, c.base)
+		}
+		req, err := c.api.NewRequestWithContext(ctx, http.MethodGet, a.Content, nil)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Accept", "*/*")
+		resp, err := c.api.Do(req, nil)
+		if resp == nil {
+			if err == nil {
+				err = errors.New("no response")
+			}
+			return retry.Transient(fmt.Errorf("GET %s: %w", req.URL.Path, err))
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			se := &StatusError{Method: req.Method, Path: req.URL.Path, Code: resp.StatusCode}
+			if retry.HTTPStatusTransient(resp.StatusCode) {
+				return retry.Transient(se)
+			}
+			return se
+		}
+		data, err = io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+		return err
+	})
+	return data, err
+}
+
+// identity is the account perfbot signs in as.
+type identity struct{ name, accountID string }
+
+// wrote reports whether the account uploaded a.
+func (me identity) wrote(a issueAttachment) bool {
+	return me.accountID != "" && a.Author.AccountID == me.accountID || me.name != "" && a.Author.Name == me.name
+}
+
+// myself asks who perfbot is (GET /rest/api/2/myself), once.
+func (c *Client) myself(ctx context.Context) (identity, error) {
+	c.mu.Lock()
+	me := c.me
+	c.mu.Unlock()
+	if me != (identity{}) {
+		return me, nil
+	}
+	var out struct {
+		Name      string `json:"name"`
+		AccountID string `json:"accountId"`
+	}
+	err := c.call(ctx, "jira: who am I", func(ctx context.Context) error {
+		req, err := c.api.NewRequestWithContext(ctx, http.MethodGet, "rest/api/2/myself", nil)
+		if err != nil {
+			return err
+		}
+		return c.do(req, &out)
+	})
+	if err != nil {
+		return identity{}, err
+	}
+	me = identity{name: out.Name, accountID: out.AccountID}
+	c.mu.Lock()
+	c.me = me
+	c.mu.Unlock()
+	return me, nil
 }
 
 // quoteEscaper escapes a form-data parameter as mime/multipart does.
