@@ -116,7 +116,7 @@ func (p Policy) Tracker(venue, user string) Decision {
 	user = strings.TrimPrefix(strings.TrimSpace(user), "@")
 	name := venueName(venue)
 	if user == "" {
-		return refuse("no "+name+" user given", trackerRefusal(""))
+		return refuse("no "+name+" user given", trackerRefusal(venue, ""))
 	}
 	if p.listed(venue, user) {
 		return allow(fmt.Sprintf("%s user %s is listed in the trigger allow list", name, user))
@@ -124,7 +124,7 @@ func (p Policy) Tracker(venue, user string) Decision {
 	if !p.RequireWrite || p.AnyTrackerUser {
 		return allow(fmt.Sprintf("%s user %s may start runs: the allow list is not required", name, user))
 	}
-	return refuse(fmt.Sprintf("%s user %s is not in the trigger allow list", name, user), trackerRefusal(user))
+	return refuse(fmt.Sprintf("%s user %s is not in the trigger allow list", name, user), trackerRefusal(venue, user))
 }
 
 // Mail decides whether the patch mailed by sender (a From header value,
@@ -132,12 +132,12 @@ func (p Policy) Tracker(venue, user string) Decision {
 func (p Policy) Mail(sender string) Decision {
 	addr, err := mail.ParseAddress(sender)
 	if err != nil {
-		return refuse(fmt.Sprintf("unreadable sender address %q: %v", sender, err), mailRefusal)
+		return refuse(fmt.Sprintf("unreadable sender address %q: %v", sender, err), mailRefusal(""))
 	}
 	a := strings.ToLower(addr.Address)
 	at := strings.LastIndexByte(a, '@')
 	if at < 0 {
-		return refuse(fmt.Sprintf("sender %q has no domain", a), mailRefusal)
+		return refuse(fmt.Sprintf("sender %q has no domain", a), mailRefusal(""))
 	}
 	for _, s := range p.AllowSenders {
 		s = strings.ToLower(strings.TrimSpace(s))
@@ -149,7 +149,7 @@ func (p Policy) Mail(sender string) Decision {
 			return allow(fmt.Sprintf("sender %s is in the sender allow list", a))
 		}
 	}
-	return refuse(fmt.Sprintf("sender %s is not in the sender allow list", a), mailRefusal)
+	return refuse(fmt.Sprintf("sender %s is not in the sender allow list", a), mailRefusal(a))
 }
 
 // listed reports whether user appears in AllowUsers for venue.
@@ -197,14 +197,34 @@ func githubRefusal(login string) string {
 		"(or listed in perfbot's configuration) asks, so it has not started this run. A maintainer can start it for you."
 }
 
-func trackerRefusal(user string) string {
+// trackerRefusal says what a JIRA or Review Board user can do: no one on
+// the tracker can start a run for them, so the way in is to be listed.
+func trackerRefusal(venue, user string) string {
 	greet := "Thank you for the patch."
+	who := "your " + venueName(venue) + " user name"
 	if plainName.MatchString(user) {
 		greet = fmt.Sprintf("Thank you for the patch, %s.", user)
+		who = fmt.Sprintf("your %s user name (%s)", venueName(venue), user)
 	}
-	return greet + " perfbot benchmarks unmerged patches only for the users listed in its configuration, " +
-		"so it has not started this run. A committer can start it for you."
+	where := "patches attached to issues"
+	if strings.EqualFold(venue, ReviewBoard) {
+		where = "diffs on review requests"
+	}
+	return greet + " perfbot benchmarks " + where + " only for the users listed in its configuration, " +
+		"so it has not run this one. To have your patches benchmarked, ask a maintainer of this project's " +
+		"perfbot to add " + who + " to its tracker_users (in config.yaml, under triggers)."
 }
 
-const mailRefusal = "Thank you for the patch. perfbot benchmarks patches from this list only for senders on its " +
-	"allow list, so it has not run this one. A committer can ask for a run, or ask for you to be added."
+// plainAddress matches addresses safe to repeat in a refusal.
+var plainAddress = regexp.MustCompile(`^[a-z0-9][a-z0-9._+-]{0,63}@[a-z0-9][a-z0-9.-]{0,253}$`)
+
+// mailRefusal says what a sender can do: be listed.
+func mailRefusal(addr string) string {
+	who := "your address"
+	if plainAddress.MatchString(addr) {
+		who = "your address (" + addr + ")"
+	}
+	return "Thank you for the patch. perfbot benchmarks patches from this list only for the senders listed in " +
+		"its configuration, so it has not run this one. To have your patches benchmarked, ask the list's " +
+		"maintainers to add " + who + " to perfbot's senders (in config.yaml, under triggers)."
+}
