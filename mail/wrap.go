@@ -47,8 +47,8 @@ func FitText(s string) string {
 func fitBlock(block []string) []string {
 	start := 0
 	var out []string
-	if len(block) > 2 && len(gaps(block[1:])) > 0 && len(gaps(block)) == 0 {
-		// A title above the table.
+	if len(block) > 2 && !strings.Contains(strings.TrimSpace(block[0]), "  ") && len(gaps(block[1:])) > 0 {
+		// A title above the table: a line without column gaps of its own.
 		out = append(out, wrap(block[0], TextWidth)...)
 		start = 1
 	}
@@ -192,6 +192,9 @@ func fitTable(rows []string, g []span) []string {
 				cells = append(cells, cell(r, c))
 			}
 			body := strings.Join(cells, "  ")
+			if gi > 0 && strings.TrimSpace(body) == "" {
+				continue // nothing of this row in this part of the table
+			}
 			if ownLine {
 				if k := keyOf(r); k != "" {
 					out = append(out, wrap(k, TextWidth)...)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -20,6 +21,9 @@ func TestFitTextReports(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no text reports: %v", err)
 	}
+	// perfbot report --format text of cmd/perfbot/testdata/wal-*.txt: long
+	// titles above tables of 99 columns.
+	files = append(files, "testdata/wal-report.txt")
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -37,17 +41,21 @@ func TestFitTextReports(t *testing.T) {
 				t.Errorf("%s:%d: %d columns (limit %d): %q", f, i+1, n, limit, l)
 			}
 		}
+		if strings.Contains(out, "\n    (p=") {
+			t.Errorf("%s: a table was laid out as prose:\n%s", f, out)
+		}
 		if got, want := figures(out), figures(in); strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Errorf("%s: figures differ after layout:\n got %v\nwant %v", f, got, want)
 		}
 	}
 }
 
-// figures returns the numbers of a text, sorted.
+// figures returns the distinct numbers of a text (a split table repeats
+// its row names), sorted.
 func figures(s string) []string {
 	f := number.FindAllString(s, -1)
 	sort.Strings(f)
-	return f
+	return slices.Compact(f)
 }
 
 func TestFitText(t *testing.T) {
@@ -61,8 +69,17 @@ func TestFitText(t *testing.T) {
 			t.Errorf("prose line %q: want at most 78 columns, indent kept", l)
 		}
 	}
+	// A title above a wide table stays a title; the table is split.
+	titled := "github.com/acme/store/wal · sec/op\n" +
+		"                 base.txt          patch.txt  vs base.txt  verdict\n" +
+		"Append-2  872.15n ± 47%  69.55n ± 3%  -92.02%  better  (p=0.000 n=10)\n" +
+		"geomean          402.8n       113.8n  -71.73%\n"
+	out := FitText(titled)
+	if !strings.HasPrefix(out, "github.com/acme/store/wal · sec/op\n") || !strings.Contains(out, "Append-2  ") || strings.Contains(out, "\n    (p=") {
+		t.Errorf("titled table laid out as prose:\n%s", out)
+	}
 	wide := "bench     " + strings.Repeat("  column-name", 8) + "\n" + "BenchmarkA" + strings.Repeat("      1,234.5", 8) + "\n"
-	out := FitText(wide)
+	out = FitText(wide)
 	if !strings.Contains(out, "\n\nbench") || strings.Count(out, "BenchmarkA") < 2 {
 		t.Errorf("a wide table is not split into narrower ones repeating the name:\n%s", out)
 	}
