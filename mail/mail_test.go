@@ -295,6 +295,8 @@ func TestReplyFor(t *testing.T) {
 		{"list", "From: Alice <alice@sender.example>\nMessage-ID: <p1@sender.example>\nReferences: <c0@sender.example>\nSubject: [PATCH 1/2] x\nList-Id: Store developers <dev.store.example.org>\nList-Post: <mailto:dev@store.example.org>", "dev@store.example.org", "alice@sender.example"},
 		{"list takes no posts", "From: alice@sender.example\nMessage-ID: <p1@sender.example>\nList-Id: <announce.example.org>\nList-Post: NO", "alice@sender.example", ""},
 		{"reply-to wins", "From: alice@sender.example\nReply-To: bob@sender.example\nMessage-ID: <p1@sender.example>", "bob@sender.example", ""},
+		{"list with reply-to", "From: alice@sender.example\nReply-To: Bob <bob@sender.example>\nMessage-ID: <p1@sender.example>\nList-Post: <mailto:dev@store.example.org>", "dev@store.example.org", "bob@sender.example"},
+		{"reply-to rewritten to the list", "From: alice@sender.example\nReply-To: dev@store.example.org\nMessage-ID: <p1@sender.example>\nList-Post: <mailto:dev@store.example.org?subject=x>", "dev@store.example.org", "alice@sender.example"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
