@@ -70,7 +70,7 @@ type Attachment struct {
 }
 
 // Target is a parsed --post destination: "github:OWNER/REPO#N",
-// "jira:KEY-123", "reviewboard:ID" or "mail:ADDRESS[,ADDRESS]".
+// "jira:KEY-123", "reviewboard:ID" or "mail:ADDRESS[,ADDRESS][?cc=ADDRESS[,ADDRESS]]".
 type Target struct {
 	Venue string // "github", "jira", "reviewboard", "mail"
 	Where string // the rest, as the venue reads it
