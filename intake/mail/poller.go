@@ -186,6 +186,10 @@ func (p *Poller) job(s *Series) bot.JobSpec {
 	}
 }
 
+// maxRefs bounds the References of an answer; a longer chain keeps its
+// root and its newest entries, as mail clients trim it.
+const maxRefs = 20
+
 // threadRefs is the References of an answer to m: m's own References,
 // root first, then m itself, the parent, last.
 func threadRefs(m *Message) []string {
@@ -193,7 +197,11 @@ func threadRefs(m *Message) []string {
 	if m.InReplyTo != "" && !slices.Contains(refs, m.InReplyTo) {
 		refs = append(refs, m.InReplyTo)
 	}
-	return dedupe(append(refs, m.ID))
+	refs = dedupe(append(refs, m.ID))
+	if len(refs) > maxRefs {
+		refs = append(refs[:1], refs[len(refs)-maxRefs+1:]...)
+	}
+	return refs
 }
 
 // expire ends the wait for a partial series whose first mail came before

@@ -285,3 +285,14 @@ func TestSeriesWaitExpires(t *testing.T) {
 		t.Errorf("note %s: %+v", n.to, n.msg)
 	}
 }
+
+func TestThreadRefsBounded(t *testing.T) {
+	m := &Message{ID: "me@x", InReplyTo: "r99@x"}
+	for i := range 100 {
+		m.References = append(m.References, fmt.Sprintf("r%d@x", i))
+	}
+	refs := threadRefs(m)
+	if len(refs) != maxRefs || refs[0] != "r0@x" || refs[len(refs)-2] != "r99@x" || refs[len(refs)-1] != "me@x" {
+		t.Errorf("refs = %v: want the root, the newest, then the mail itself, %d in all", refs, maxRefs)
+	}
+}
