@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"log/slog"
 	"mime"
 	"strings"
 	"testing"
@@ -11,8 +12,10 @@ import (
 
 	"github.com/emersion/go-message"
 	gomail "github.com/emersion/go-message/mail"
+	"github.com/emersion/go-smtp"
 
 	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/review/retry"
 )
 
 // TestSendPlainToList: by default an answer to a list is one text/plain
@@ -107,4 +110,30 @@ func TestSendPlainToList(t *testing.T) {
 
 func attachment(name, typ, data string) review.Attachment {
 	return review.Attachment{Name: name, ContentType: typ, Data: []byte(data)}
+}
+
+// TestSendSkipsRefusedRecipient: a recipient the relay refuses for good
+// (an author's address it will not relay to) does not keep the answer from
+// the list; when every recipient is refused, the send fails for good.
+func TestSendSkipsRefusedRecipient(t *testing.T) {
+	ts := startSMTP(t, smtpOptions{})
+	refuse := &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 7, 1}, Message: "Recipient address rejected"}
+	ts.failRcpt = []*smtp.SMTPError{refuse}
+	var logs bytes.Buffer
+	s, err := NewSender(SMTPConfig{Addr: ts.addr, From: "perfbot@example.org", Retry: noRetry(), Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Post(context.Background(), "dev@lists.example.org?cc=author%40far.example", report()); err != nil {
+		t.Fatal(err)
+	}
+	// The first RCPT (the list) was refused here; the author got it.
+	if len(ts.rcpts) != 1 || strings.Join(ts.rcpts[0], ",") != "author@far.example" || !strings.Contains(logs.String(), "recipient dev@lists.example.org") {
+		t.Errorf("delivered to %v; log %s", ts.rcpts, logs.String())
+	}
+	ts.failRcpt = []*smtp.SMTPError{refuse, refuse}
+	_, err = s.Post(context.Background(), "dev@lists.example.org?cc=author%40far.example", report())
+	if err == nil || !strings.Contains(err.Error(), "Recipient address rejected") || retry.IsTransient(err) || len(ts.rcpts) != 1 {
+		t.Errorf("all refused: %v, delivered %v", err, ts.rcpts)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/url"
 	"os"
@@ -62,6 +63,9 @@ type SMTPConfig struct {
 	// Lists gives the Format of answers to a list, by its address: an
 	// answer with the list among its recipients uses it.
 	Lists map[string]Format
+	// Log receives recipients the server refused while taking the others
+	// (default slog.Default()).
+	Log *slog.Logger
 }
 
 // StartTLSMode says when a plain SMTP connection is upgraded to TLS.
@@ -289,12 +293,53 @@ func (s *Sender) deliver(ctx context.Context, rcpt []string, data []byte) error 
 			return classify(fmt.Errorf("AUTH PLAIN: %w", err))
 		}
 	}
-	if err := c.SendMail(s.from.Address, rcpt, bytes.NewReader(data)); err != nil {
+	if err := c.Mail(s.from.Address, nil); err != nil {
 		return classify(err)
+	}
+	// A recipient refused for good (5xx: an author's address the relay
+	// will not take) does not keep the answer from the others, the list
+	// first; a refusal that may pass (4xx) retries the whole transaction,
+	// before any data was sent.
+	var accepted int
+	var refused []error
+	for _, r := range rcpt {
+		err := c.Rcpt(r, nil)
+		var se *smtp.SMTPError
+		switch {
+		case err == nil:
+			accepted++
+		case errors.As(err, &se) && se.Code >= 500:
+			refused = append(refused, fmt.Errorf("recipient %s: %w", r, err))
+		default:
+			return classify(fmt.Errorf("recipient %s: %w", r, err))
+		}
+	}
+	if accepted == 0 {
+		return errors.Join(refused...)
+	}
+	w, err := c.Data()
+	if err != nil {
+		return classify(err)
+	}
+	if _, err := w.Write(data); err != nil {
+		return classify(err)
+	}
+	if err := w.Close(); err != nil {
+		return classify(err)
+	}
+	for _, err := range refused {
+		s.log().Warn("mail recipient refused; sent to the others", "server", s.cfg.Addr, "err", err)
 	}
 	// The message is accepted; a lost QUIT reply changes nothing.
 	_ = c.Quit()
 	return nil
+}
+
+func (s *Sender) log() *slog.Logger {
+	if s.cfg.Log != nil {
+		return s.cfg.Log
+	}
+	return slog.Default()
 }
 
 // connect dials the server and greets it, upgrading with STARTTLS when
