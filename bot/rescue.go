@@ -71,13 +71,17 @@ func (s *Service) rescueOnce(ctx context.Context) error {
 	return nil
 }
 
-// pruneLoop forgets old webhook delivery ids once an hour.
+// pruneLoop forgets old webhook delivery ids and the records of throttled
+// replies ("reply:..." claims, a day after they were made) once an hour.
 func (s *Service) pruneLoop(ctx context.Context) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
 		if _, err := s.st.PruneDeliveries(ctx, time.Now().Add(-7*24*time.Hour)); err != nil && ctx.Err() == nil {
 			s.log.Warn("prune deliveries", "err", err)
+		}
+		if _, err := s.st.PruneClaims(ctx, "reply:", time.Now().Add(-24*time.Hour)); err != nil && ctx.Err() == nil {
+			s.log.Warn("prune reply claims", "err", err)
 		}
 		select {
 		case <-ctx.Done():

@@ -80,3 +80,48 @@ func (s *Store) PruneDeliveries(ctx context.Context, before time.Time) (int64, e
 	}
 	return res.RowsAffected()
 }
+
+// DeliveryHandled reports whether a webhook delivery id was recorded by
+// SeeDelivery.
+func (s *Store) DeliveryHandled(ctx context.Context, id string) (bool, error) {
+	var n int
+	if err := s.queryRow(ctx, `SELECT COUNT(*) FROM deliveries WHERE id = ?`, id).Scan(&n); err != nil {
+		return false, fmt.Errorf("look up delivery %s: %w", id, err)
+	}
+	return n > 0, nil
+}
+
+// ClaimEvery records that the named action happens at now, unless it was
+// recorded less than every before now; it reports whether it recorded it.
+// Two processes claiming at once cannot both win. The names share the
+// schedule_runs table with the schedules.
+func (s *Store) ClaimEvery(ctx context.Context, name string, now time.Time, every time.Duration) (bool, error) {
+	res, err := s.exec(ctx, `INSERT INTO schedule_runs (name, last_at) VALUES (?, ?)
+		ON CONFLICT (name) DO UPDATE SET last_at = excluded.last_at WHERE schedule_runs.last_at <= ?`,
+		name, fmtTime(now), fmtTime(now.Add(-every)))
+	if err != nil {
+		return false, fmt.Errorf("claim %s: %w", name, err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// Unclaim forgets the claim ClaimEvery recorded at at, when the action
+// did not happen after all.
+func (s *Store) Unclaim(ctx context.Context, name string, at time.Time) error {
+	if _, err := s.exec(ctx, `DELETE FROM schedule_runs WHERE name = ? AND last_at = ?`, name, fmtTime(at)); err != nil {
+		return fmt.Errorf("forget claim %s: %w", name, err)
+	}
+	return nil
+}
+
+// PruneClaims forgets claims whose name starts with prefix and that were
+// made before t.
+func (s *Store) PruneClaims(ctx context.Context, prefix string, before time.Time) (int64, error) {
+	res, err := s.exec(ctx, `DELETE FROM schedule_runs WHERE name LIKE ? ESCAPE '!' AND last_at < ?`,
+		likePrefix(prefix), fmtTime(before))
+	if err != nil {
+		return 0, fmt.Errorf("prune claims %s: %w", prefix, err)
+	}
+	return res.RowsAffected()
+}

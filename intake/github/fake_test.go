@@ -24,6 +24,11 @@ type fakeGitHub struct {
 	replies     []string          // "NUMBER:BODY"
 	comments    []Comment         // listed by the comments endpoint
 	issues      map[int]Issue
+	// permFailures is how many permission lookups to answer 500, as
+	// GitHub does in an outage, before answering again.
+	permFailures int
+	// paths records every request's method and path.
+	paths []string
 }
 
 func newFakeGitHub(t *testing.T) *fakeGitHub {
@@ -60,11 +65,17 @@ func (f *fakeGitHub) auth(h http.HandlerFunc) http.HandlerFunc {
 		}
 		f.mu.Lock()
 		defer f.mu.Unlock()
+		f.paths = append(f.paths, r.Method+" "+r.URL.Path)
 		h(w, r)
 	}
 }
 
 func (f *fakeGitHub) permission(w http.ResponseWriter, r *http.Request) {
+	if f.permFailures > 0 {
+		f.permFailures--
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"message": "Server Error"})
+		return
+	}
 	user := r.PathValue("user")
 	role, ok := f.permissions[user]
 	if !ok {

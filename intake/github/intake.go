@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/perfbot/perfbot/bot"
@@ -18,9 +19,14 @@ type Enqueuer interface {
 	Enqueue(ctx context.Context, job bot.JobSpec) (id int64, duplicate bool, err error)
 }
 
-// Seen remembers deliveries and handled comments; *store.Store is one.
+// Seen remembers deliveries, handled comments and refusals; *store.Store
+// is one.
 type Seen interface {
+	DeliveryHandled(ctx context.Context, id string) (bool, error)
 	SeeDelivery(ctx context.Context, id string) (bool, error)
+	ClaimEvery(ctx context.Context, name string, now time.Time, every time.Duration) (bool, error)
+	Unclaim(ctx context.Context, name string, at time.Time) error
+	UnmarkTested(ctx context.Context, venue, item, revision string) error
 	MarkTested(ctx context.Context, venue, item, revision, jobKey string) (bool, error)
 	ScheduleLast(ctx context.Context, name string) (time.Time, error)
 	SetScheduleLast(ctx context.Context, name string, t time.Time) error
@@ -48,6 +54,23 @@ type Intake struct {
 	Log     *slog.Logger
 	// Metrics, if set, counts deliveries and outcomes.
 	Metrics *bot.Metrics
+
+	// ReadSlots caps the webhook bodies read (and so not yet
+	// authenticated) at once (default 4); ReadWait is how long a delivery
+	// waits for a slot before it is answered 503 (default 5s); ReadTimeout
+	// bounds the reading of one body (default 1m).
+	ReadSlots   int
+	ReadWait    time.Duration
+	ReadTimeout time.Duration
+	// RefusalEvery is the least time between two refusals posted to one
+	// user on one pull request (default an hour); the refusals between
+	// are logged and counted, not posted.
+	RefusalEvery time.Duration
+
+	once     sync.Once
+	reads    chan struct{}
+	mu       sync.Mutex
+	inFlight map[string]bool // delivery ids being handled
 }
 
 // Outcome is what became of a comment.
@@ -60,6 +83,9 @@ const (
 	Duplicate Outcome = "duplicate" // the job already existed
 	Refused   Outcome = "refused"   // the commenter may not start runs
 	Invalid   Outcome = "invalid"   // a malformed command, answered with usage
+	// Throttled is a refusal not posted, because the same user was
+	// refused on the same pull request within RefusalEvery.
+	Throttled Outcome = "throttled"
 )
 
 func (in *Intake) log() *slog.Logger {
@@ -99,8 +125,9 @@ func (in *Intake) HandleComment(ctx context.Context, repo string, issue Issue, c
 	log := in.log().With("repo", repo, "number", issue.Number, "comment", c.ID, "user", c.User.Login)
 	if issue.PullRequest == nil {
 		log.Info("command on an issue, not a pull request")
-		return Ignored, in.Client.Reply(ctx, repo, issue.Number, fmt.Sprintf(
+		_, err := in.replyEvery(ctx, log, "not-a-pull-request", repo, issue.Number, c.User.Login, fmt.Sprintf(
 			"@%s perfbot benchmarks pull requests; this is an issue, so there is nothing to run.", c.User.Login))
+		return Ignored, err
 	}
 	d, err := in.decide(ctx, repo, c.User.Login)
 	if err != nil {
@@ -109,7 +136,7 @@ func (in *Intake) HandleComment(ctx context.Context, repo string, issue Issue, c
 	if !d.Allowed {
 		log.Info("run refused", "reason", d.Reason)
 		in.count("perfbot_trigger_decisions_total", "venue", trigger.GitHub, "decision", "refused")
-		return Refused, in.Client.Reply(ctx, repo, issue.Number, d.Refusal)
+		return in.refuse(ctx, log, repo, issue.Number, c.User.Login, d.Refusal)
 	}
 	log.Info("run allowed", "reason", d.Reason)
 	in.count("perfbot_trigger_decisions_total", "venue", trigger.GitHub, "decision", "allowed")
@@ -137,6 +164,46 @@ func (in *Intake) HandleComment(ctx context.Context, repo string, issue Issue, c
 		log.Warn("acknowledge with a reaction", "err", err)
 	}
 	return Queued, nil
+}
+
+// refuse answers a refused request, at most once per RefusalEvery for one
+// user on one pull request.
+func (in *Intake) refuse(ctx context.Context, log *slog.Logger, repo string, number int, user, text string) (Outcome, error) {
+	posted, err := in.replyEvery(ctx, log, "refusal", repo, number, user, text)
+	if err != nil {
+		return "", err
+	}
+	if !posted {
+		return Throttled, nil
+	}
+	return Refused, nil
+}
+
+// replyEvery posts text on a pull request or issue unless a reply of the
+// same kind went to the same user there within RefusalEvery (default an
+// hour), and reports whether it posted. The reply is recorded in the store
+// before it is posted and forgotten again when posting fails, so that a
+// redelivery of the request is answered.
+func (in *Intake) replyEvery(ctx context.Context, log *slog.Logger, kind, repo string, number int, user, text string) (bool, error) {
+	every := or(in.RefusalEvery, time.Hour)
+	name := fmt.Sprintf("reply:%s:github:%s#%d:%s", kind, strings.ToLower(repo), number, strings.ToLower(user))
+	now := time.Now()
+	ok, err := in.Seen.ClaimEvery(ctx, name, now, every)
+	if err != nil {
+		return false, err
+	}
+	if !ok {
+		log.Info("reply not posted: the same reply went to this user here recently", "kind", kind, "every", every)
+		in.count("perfbot_replies_throttled_total", "venue", "github", "kind", kind)
+		return false, nil
+	}
+	if err := in.Client.Reply(ctx, repo, number, text); err != nil {
+		if uerr := in.Seen.Unclaim(context.WithoutCancel(ctx), name, now); uerr != nil {
+			log.Warn("forget the reply that was not posted", "err", uerr)
+		}
+		return false, err
+	}
+	return true, nil
 }
 
 // policy is the trigger policy in force.
@@ -188,6 +255,9 @@ func (in *Intake) Poll(ctx context.Context) error {
 		word = "/perfbot"
 	}
 	latest := since
+	// retry is the creation time of the first comment whose handling
+	// failed: the cursor stays before it, so the next poll lists it again.
+	var retry time.Time
 	var errs []error
 	for _, c := range comments {
 		if c.Created.After(latest) {
@@ -216,12 +286,20 @@ func (in *Intake) Poll(ctx context.Context) error {
 		out, err := in.HandleComment(ctx, in.Repo, *issue, c)
 		if err != nil {
 			errs = append(errs, err)
+			if uerr := in.Seen.UnmarkTested(ctx, "github-comment", in.Repo, strconv.FormatInt(c.ID, 10)); uerr != nil {
+				errs = append(errs, uerr)
+			} else if retry.IsZero() || c.Created.Before(retry) {
+				retry = c.Created
+			}
 		}
 		in.count("perfbot_requests_total", "source", "github-poll", "result", string(out))
 	}
 	// Comments are listed by update time; step back a little so that a
 	// comment created in the same second as the cursor is not missed
 	// (MarkTested keeps it from being handled twice).
+	if !retry.IsZero() && retry.Before(latest) {
+		latest = retry
+	}
 	if err := in.Seen.SetScheduleLast(ctx, cursor, latest.Add(-time.Second)); err != nil {
 		errs = append(errs, err)
 	}

@@ -1,102 +1,231 @@
 package github
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
+	"mime"
 	"net/http"
-	"strings"
+	"strconv"
+	"time"
+
+	gh "github.com/google/go-github/v60/github"
 )
 
 // maxPayload is GitHub's largest webhook payload (25 MB).
 const maxPayload = 25 << 20
 
-// ValidSignature reports whether sig (the X-Hub-Signature-256 header,
-// "sha256=HEX") is the HMAC-SHA256 of body under secret, comparing in
-// constant time.
-func ValidSignature(secret, body []byte, sig string) bool {
-	hexSig, ok := strings.CutPrefix(sig, "sha256=")
-	if !ok || len(secret) == 0 {
-		return false
+// Defaults of the webhook's limits on unauthenticated reads.
+const (
+	defaultReadSlots   = 4
+	defaultReadWait    = 5 * time.Second
+	defaultReadTimeout = time.Minute
+	// retryAfter is the Retry-After, in seconds, of a delivery turned
+	// away because every read slot was busy.
+	retryAfter = 10
+)
+
+// ServeHTTP is the webhook endpoint. The signature is checked while the
+// body is read: at most ReadSlots bodies are read at once (a delivery that
+// finds no slot within ReadWait is answered 503 with Retry-After), each
+// capped at GitHub's 25 MB and kept in memory only up to 1 MiB, the rest
+// in a temporary file. Nothing is parsed before the signature matched. A
+// delivery whose signature does not verify is answered 401 and nothing
+// else happens; a delivery id handled before is acknowledged and ignored;
+// an issue_comment "created" event is handled as HandleComment says. A
+// delivery is recorded as handled only once its request was queued,
+// refused or ignored for good: when handling fails (the GitHub API or the
+// store), it is answered 5xx and GitHub's redelivery is handled afresh.
+func (in *Intake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	in.once.Do(in.init)
+	delivery := r.Header.Get("X-GitHub-Delivery")
+	event := r.Header.Get("X-GitHub-Event")
+	reject := func(code int, reason, text string) {
+		in.count("perfbot_webhook_deliveries_total", "result", reason)
+		in.log().Warn("webhook delivery rejected", "reason", reason, "status", code, "detail", text,
+			"remote", r.RemoteAddr, "delivery", delivery, "event", event)
+		http.Error(w, text, code)
 	}
-	got, err := hex.DecodeString(hexSig)
+	if r.Method != http.MethodPost {
+		reject(http.StatusMethodNotAllowed, "bad_method", "webhook deliveries are POSTed")
+		return
+	}
+	sig := r.Header.Get("X-Hub-Signature-256")
+	want, err := parseSignature(sig)
+	if err != nil || len(in.Secret) == 0 {
+		reject(http.StatusUnauthorized, "bad_signature", "signature does not match")
+		return
+	}
+	if r.ContentLength > maxPayload {
+		reject(http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("payload larger than %d bytes", maxPayload))
+		return
+	}
+	ctype, err := mediaType(r.Header.Get("Content-Type"))
 	if err != nil {
-		return false
+		reject(http.StatusUnsupportedMediaType, "bad_content_type", err.Error())
+		return
 	}
-	mac := hmac.New(sha256.New, secret)
-	mac.Write(body)
-	return hmac.Equal(got, mac.Sum(nil))
+	if !in.acquireRead(r.Context()) {
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
+		reject(http.StatusServiceUnavailable, "busy", "too many deliveries being read; retry later")
+		return
+	}
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Now().Add(or(in.ReadTimeout, defaultReadTimeout)))
+	body, ok, err := spool(http.MaxBytesReader(w, r.Body, maxPayload), in.Secret, want, maxPayload)
+	in.releaseRead()
+	rc.SetReadDeadline(time.Time{})
+	if err != nil {
+		if _, big := errors.AsType[*http.MaxBytesError](err); big {
+			reject(http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("payload larger than %d bytes", maxPayload))
+		} else {
+			reject(http.StatusBadRequest, "unreadable", "payload unreadable")
+		}
+		return
+	}
+	defer body.Close()
+	if !ok {
+		reject(http.StatusUnauthorized, "bad_signature", "signature does not match")
+		return
+	}
+	if delivery == "" {
+		reject(http.StatusBadRequest, "no_delivery_id", "missing X-GitHub-Delivery")
+		return
+	}
+	// The signature matched: only now is the body read into memory, and
+	// go-github takes the JSON out of a form-encoded delivery (checking
+	// the signature over the raw form body once more).
+	rd, err := body.Reader()
+	if err != nil {
+		in.log().Error("read spooled delivery", "delivery", delivery, "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	payload, err := gh.ValidatePayloadFromBody(ctype, rd, sig, in.Secret)
+	if err != nil {
+		reject(http.StatusBadRequest, "bad_payload", "payload: "+err.Error())
+		return
+	}
+	body.Close()
+	code, result, text := in.handleDelivery(r.Context(), delivery, event, payload)
+	in.count("perfbot_webhook_deliveries_total", "result", result)
+	if code >= 400 {
+		http.Error(w, text, code)
+		return
+	}
+	w.WriteHeader(code)
+	fmt.Fprintln(w, text)
 }
 
-// ServeHTTP is the webhook endpoint. A delivery whose signature does not
-// verify is answered 401 and nothing else happens; a delivery id seen
-// before is acknowledged and ignored; an issue_comment "created" event is
-// handled as HandleComment says.
-func (in *Intake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
-		http.Error(w, "webhook deliveries are POSTed", http.StatusMethodNotAllowed)
-		return
+// handleDelivery acts on a verified delivery and says what to answer: the
+// status, the result counted in the metrics and the response text.
+func (in *Intake) handleDelivery(ctx context.Context, delivery, event string, payload []byte) (int, string, string) {
+	if !in.beginDelivery(delivery) {
+		return http.StatusConflict, "in_flight", "delivery is being handled"
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxPayload+1))
-	if err != nil || len(body) > maxPayload {
-		http.Error(w, "payload unreadable or too large", http.StatusBadRequest)
-		return
-	}
-	if !ValidSignature(in.Secret, body, r.Header.Get("X-Hub-Signature-256")) {
-		in.count("perfbot_webhook_deliveries_total", "result", "bad_signature")
-		in.log().Warn("webhook signature mismatch", "remote", r.RemoteAddr, "delivery", r.Header.Get("X-GitHub-Delivery"))
-		http.Error(w, "signature does not match", http.StatusUnauthorized)
-		return
-	}
-	delivery := r.Header.Get("X-GitHub-Delivery")
-	if delivery == "" {
-		http.Error(w, "missing X-GitHub-Delivery", http.StatusBadRequest)
-		return
-	}
-	fresh, err := in.Seen.SeeDelivery(r.Context(), delivery)
+	defer in.endDelivery(delivery)
+	handled, err := in.Seen.DeliveryHandled(ctx, delivery)
 	if err != nil {
-		in.log().Error("record delivery", "delivery", delivery, "err", err)
-		http.Error(w, "internal error", http.StatusInternalServerError)
-		return
+		in.log().Error("look up delivery", "delivery", delivery, "err", err)
+		return http.StatusServiceUnavailable, "error", "internal error"
 	}
-	if !fresh {
-		in.count("perfbot_webhook_deliveries_total", "result", "replayed")
-		fmt.Fprintln(w, "delivery already handled")
-		return
+	if handled {
+		return http.StatusOK, "replayed", "delivery already handled"
 	}
-	event := r.Header.Get("X-GitHub-Event")
-	if event == "ping" {
-		in.count("perfbot_webhook_deliveries_total", "result", "ping")
-		fmt.Fprintln(w, "pong")
-		return
+	code, result, text := http.StatusOK, "", ""
+	switch {
+	case event == "ping":
+		result, text = "ping", "pong"
+	case event != "issue_comment":
+		code, result, text = http.StatusAccepted, "ignored", fmt.Sprintf("event %q ignored", event)
+	default:
+		var ev IssueCommentEvent
+		if err := json.Unmarshal(payload, &ev); err != nil {
+			code, result, text = http.StatusBadRequest, "bad_payload", "issue_comment payload: "+err.Error()
+			break
+		}
+		if ev.Action != "created" {
+			code, result, text = http.StatusAccepted, "ignored", fmt.Sprintf("action %q ignored", ev.Action)
+			break
+		}
+		out, err := in.HandleComment(ctx, ev.Repository.FullName, ev.Issue, ev.Comment)
+		if err != nil {
+			// Not recorded: GitHub's redelivery of this delivery is
+			// handled afresh.
+			in.log().Error("handle comment", "delivery", delivery, "err", err)
+			return http.StatusInternalServerError, "error", "internal error"
+		}
+		result, text = string(out), string(out)
 	}
-	if event != "issue_comment" {
-		in.count("perfbot_webhook_deliveries_total", "result", "ignored")
-		w.WriteHeader(http.StatusAccepted)
-		fmt.Fprintf(w, "event %q ignored\n", event)
-		return
+	if _, err := in.Seen.SeeDelivery(ctx, delivery); err != nil {
+		in.log().Error("record delivery", "delivery", delivery, "result", result, "err", err)
+		return http.StatusInternalServerError, "error", "internal error"
 	}
-	var ev IssueCommentEvent
-	if err := json.Unmarshal(body, &ev); err != nil {
-		http.Error(w, "issue_comment payload: "+err.Error(), http.StatusBadRequest)
-		return
+	return code, result, text
+}
+
+// mediaType is the media type of a delivery: JSON (also when the header is
+// missing) or a form with the JSON in its payload field, as GitHub sends
+// them.
+func mediaType(header string) (string, error) {
+	if header == "" {
+		return "application/json", nil
 	}
-	if ev.Action != "created" {
-		in.count("perfbot_webhook_deliveries_total", "result", "ignored")
-		w.WriteHeader(http.StatusAccepted)
-		fmt.Fprintf(w, "action %q ignored\n", ev.Action)
-		return
+	t, _, err := mime.ParseMediaType(header)
+	if err != nil || (t != "application/json" && t != "application/x-www-form-urlencoded") {
+		return "", fmt.Errorf("Content-Type %q: want application/json or application/x-www-form-urlencoded", header)
 	}
-	out, err := in.HandleComment(r.Context(), ev.Repository.FullName, ev.Issue, ev.Comment)
-	if err != nil {
-		in.count("perfbot_webhook_deliveries_total", "result", "error")
-		in.log().Error("handle comment", "delivery", delivery, "err", err)
-		http.Error(w, "internal error", http.StatusInternalServerError)
-		return
+	return t, nil
+}
+
+func (in *Intake) init() {
+	in.reads = make(chan struct{}, or(in.ReadSlots, defaultReadSlots))
+	in.inFlight = map[string]bool{}
+}
+
+// acquireRead waits up to ReadWait for one of the ReadSlots read slots.
+func (in *Intake) acquireRead(ctx context.Context) bool {
+	select {
+	case in.reads <- struct{}{}:
+		return true
+	default:
 	}
-	in.count("perfbot_webhook_deliveries_total", "result", string(out))
-	fmt.Fprintln(w, out)
+	t := time.NewTimer(or(in.ReadWait, defaultReadWait))
+	defer t.Stop()
+	select {
+	case in.reads <- struct{}{}:
+		return true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return false
+}
+
+func (in *Intake) releaseRead() { <-in.reads }
+
+// beginDelivery marks a delivery as being handled; it is false when the
+// same delivery is being handled already.
+func (in *Intake) beginDelivery(id string) bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.inFlight[id] {
+		return false
+	}
+	in.inFlight[id] = true
+	return true
+}
+
+func (in *Intake) endDelivery(id string) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	delete(in.inFlight, id)
+}
+
+func or[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
 }
