@@ -39,13 +39,17 @@ type Store struct {
 
 // Open opens (creating if needed) the history at dsn and brings its schema
 // up to date. For SQLite dsn is a file path; for PostgreSQL a connection
-// URL or key=value string.
+// URL or key=value string. A SQLite file is created 0600, in directories
+// created 0700 (see prepareSQLiteFile).
 func Open(ctx context.Context, driver, dsn string) (*Store, error) {
 	var db *sql.DB
 	var err error
 	switch driver {
 	case SQLite, "":
 		driver = SQLite
+		if err := prepareSQLiteFile(dsn); err != nil {
+			return nil, fmt.Errorf("open sqlite store %s: %w", dsn, err)
+		}
 		db, err = sql.Open("sqlite", SQLiteDSN(dsn))
 		if err == nil {
 			// SQLite has one writer; one connection avoids SQLITE_BUSY
