@@ -10,11 +10,15 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	ghreview "github.com/perfbot/perfbot/review/github"
 )
 
 // Client is the small part of the GitHub REST API the intake uses.
 type Client struct {
-	// BaseURL is the API root, such as https://api.github.com/.
+	// BaseURL is venues.github.url: empty for github.com, or a GitHub
+	// Enterprise Server address with or without /api/v3/; posting reads it
+	// the same way (review/github.APIBaseURL).
 	BaseURL string
 	// Token authenticates the requests.
 	Token string
@@ -30,11 +34,11 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 		}
 		rd = bytes.NewReader(b)
 	}
-	base := strings.TrimSuffix(c.BaseURL, "/")
-	if base == "" {
-		base = "https://api.github.com"
+	base, err := ghreview.APIBaseURL(c.BaseURL)
+	if err != nil {
+		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, method, base+path, rd)
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(base, "/")+path, rd)
 	if err != nil {
 		return err
 	}

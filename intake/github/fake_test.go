@@ -39,7 +39,9 @@ func newFakeGitHub(t *testing.T) *fakeGitHub {
 	mux.HandleFunc("POST /repos/{owner}/{repo}/issues/{number}/comments", f.auth(f.reply))
 	mux.HandleFunc("GET /repos/{owner}/{repo}/issues/comments", f.auth(f.listComments))
 	mux.HandleFunc("GET /repos/{owner}/{repo}/issues/{number}", f.auth(f.issue))
-	f.srv = httptest.NewServer(mux)
+	// A GitHub Enterprise Server: the API lives under /api/v3/ (a
+	// loopback address is never api.github.com).
+	f.srv = httptest.NewServer(http.StripPrefix("/api/v3", mux))
 	t.Cleanup(f.srv.Close)
 	return f
 }

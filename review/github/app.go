@@ -62,7 +62,11 @@ func newAppTransport(app App, baseURL string, base http.RoundTripper) (*appTrans
 	t := &appTransport{app: app, key: key, base: base}
 	t.jwtc = gh.NewClient(&http.Client{Transport: jwtTransport{t}, Timeout: defaultTimeout})
 	if baseURL != "" {
-		if t.jwtc, err = t.jwtc.WithEnterpriseURLs(baseURL, uploadURL(baseURL)); err != nil {
+		api, err := APIBaseURL(baseURL)
+		if err != nil {
+			return nil, err
+		}
+		if t.jwtc, err = t.jwtc.WithEnterpriseURLs(api, uploadURL(api)); err != nil {
 			return nil, fmt.Errorf("github: base URL %q: %w", baseURL, err)
 		}
 	}

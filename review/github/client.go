@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	gh "github.com/google/go-github/v60/github"
@@ -90,14 +91,40 @@ func New(cfg Config) (*Poster, error) {
 		client = gh.NewClient(&http.Client{Transport: base, Timeout: hc.Timeout, CheckRedirect: hc.CheckRedirect, Jar: hc.Jar}).WithAuthToken(cfg.Token)
 	}
 	if cfg.BaseURL != "" {
-		var err error
-		client, err = client.WithEnterpriseURLs(cfg.BaseURL, uploadURL(cfg.BaseURL))
+		api, err := APIBaseURL(cfg.BaseURL)
 		if err != nil {
+			return nil, err
+		}
+		if client, err = client.WithEnterpriseURLs(api, uploadURL(api)); err != nil {
 			return nil, fmt.Errorf("github: base URL %q: %w", cfg.BaseURL, err)
 		}
 	}
 	p.client = client
 	return p, nil
+}
+
+// APIBaseURL is the REST API root for a configured venues.github.url, the
+// one rule that intake and posting both follow: empty, github.com or
+// api.github.com mean https://api.github.com/; a GitHub Enterprise Server
+// address is taken with or without its /api/v3/ and always ends in it
+// (go-github's WithEnterpriseURLs rule), so requests go to
+// https://HOST/api/v3/repos/....
+func APIBaseURL(raw string) (string, error) {
+	if raw == "" {
+		return "https://api.github.com/", nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return "", fmt.Errorf("github: base URL %q: want https://api.github.com/ or https://HOST/api/v3/ of a GitHub Enterprise Server", raw)
+	}
+	if strings.EqualFold(u.Host, "github.com") || strings.EqualFold(u.Host, "www.github.com") {
+		return "https://api.github.com/", nil
+	}
+	c, err := gh.NewClient(nil).WithEnterpriseURLs(raw, uploadURL(raw))
+	if err != nil {
+		return "", fmt.Errorf("github: base URL %q: %w", raw, err)
+	}
+	return c.BaseURL.String(), nil
 }
 
 // uploadURL derives the Enterprise upload root from the API root.
