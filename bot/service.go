@@ -36,6 +36,9 @@ type Deps struct {
 	// Digest builds digests; nil disables digest jobs.
 	Digest Digester
 	Logger *slog.Logger
+	// Scrub replaces host paths in answers; nil means the paths of
+	// HostPaths(DefaultCacheDir()).
+	Scrub *Scrubber
 }
 
 // Service is a running perfbot service process.
@@ -68,6 +71,9 @@ func Open(ctx context.Context, cfg *Config, mode Mode, deps Deps) (*Service, err
 	}
 	if deps.Render == nil {
 		deps.Render = RenderSummary
+	}
+	if deps.Scrub == nil {
+		deps.Scrub = NewScrubber(HostPaths(DefaultCacheDir())...)
 	}
 	s := &Service{cfg: cfg, mode: mode, deps: deps, log: deps.Logger, metrics: NewMetrics(), mux: http.NewServeMux()}
 	st, err := store.Open(ctx, cfg.Store.Driver, cfg.StoreDSN())

@@ -116,9 +116,11 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[JobSpec]) error {
 }
 
 // post renders and posts the answer to every target, recording each post.
+// Host paths are scrubbed from the comparison before it is rendered, and
+// from the rendered answer.
 func (w *benchWorker) post(ctx context.Context, log *slog.Logger, spec JobSpec, cmp *compare.Comparison, state string) error {
 	s := w.svc
-	msg := s.deps.Render(cmp)
+	msg := s.deps.Scrub.Message(s.deps.Render(s.deps.Scrub.Comparison(cmp)))
 	msg.Key = spec.Key
 	if state != "" {
 		msg.State = review.State(state)
