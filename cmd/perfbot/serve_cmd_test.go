@@ -51,6 +51,10 @@ type e2eGitHub struct {
 	statuses []string
 	reacted  []string
 	headSHA  string
+	// permFailures is how many permission lookups fail with 500 first;
+	// roles overrides the "write" every user has.
+	permFailures int
+	roles        map[string]string
 }
 
 func (g *e2eGitHub) handler(t *testing.T) http.Handler {
@@ -76,7 +80,16 @@ func (g *e2eGitHub) handler(t *testing.T) http.Handler {
 		}
 	}
 	mux.HandleFunc("GET /repos/acme/store/collaborators/{user}/permission", guard(func(w http.ResponseWriter, r *http.Request) {
-		js(w, http.StatusOK, map[string]any{"permission": "write", "role_name": "write", "user": map[string]any{"login": r.PathValue("user")}})
+		if g.permFailures > 0 {
+			g.permFailures--
+			js(w, http.StatusInternalServerError, map[string]string{"message": "Server Error"})
+			return
+		}
+		role := "write"
+		if r, ok := g.roles[r.PathValue("user")]; ok {
+			role = r
+		}
+		js(w, http.StatusOK, map[string]any{"permission": role, "role_name": role, "user": map[string]any{"login": r.PathValue("user")}})
 	}))
 	mux.HandleFunc("POST /repos/acme/store/issues/comments/{id}/reactions", guard(func(w http.ResponseWriter, r *http.Request) {
 		var body struct{ Content string }
