@@ -202,7 +202,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			}
 			key = answerKey(targets, names)
 		}
-		if err := postAll(ctx, cmp, flames, targets, key, f.cfg, stderr); err != nil {
+		if err := postAll(ctx, cmp, flames, targets, key, f.cfg, f.cacheDir, stderr); err != nil {
 			return err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/report"
@@ -46,8 +47,10 @@ func answerKey(targets []review.Target, suites []string) string {
 
 // postAll renders cmp once for every venue and posts it to each target,
 // with extra attachments (flame graphs) after the report's own, reporting
-// each link on stderr. Every target is tried; the errors are joined.
-func postAll(ctx context.Context, cmp *compare.Comparison, extra []review.Attachment, targets []review.Target, key string, cfg *config.Config, stderr io.Writer) error {
+// each link on stderr. Every target is tried; the errors are joined. Host
+// paths (those of bot.HostPaths under cacheDir, default the user cache
+// directory's perfbot folder) are scrubbed from the answer.
+func postAll(ctx context.Context, cmp *compare.Comparison, extra []review.Attachment, targets []review.Target, key string, cfg *config.Config, cacheDir string, stderr io.Writer) error {
 	if len(targets) == 0 {
 		return nil
 	}
@@ -59,10 +62,15 @@ func postAll(ctx context.Context, cmp *compare.Comparison, extra []review.Attach
 	}
 	pc = pc.WithEnv(os.Getenv)
 	router := post.NewRouter(pc, post.Options{})
-	msg, err := report.Message(cmp, report.Options{Key: key})
+	if cacheDir == "" {
+		cacheDir = bot.DefaultCacheDir()
+	}
+	scrub := bot.NewScrubber(bot.HostPaths(cacheDir)...)
+	msg, err := report.Message(scrub.Comparison(cmp), report.Options{Key: key})
 	if err != nil {
 		return fmt.Errorf("render the answer: %w", err)
 	}
+	msg = scrub.Message(msg)
 	msg.Attachments = append(msg.Attachments, extra...)
 	var errs []error
 	for _, t := range targets {

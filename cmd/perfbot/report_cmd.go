@@ -80,7 +80,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if k == "" {
 		k = answerKey(targets, nil)
 	}
-	return postAll(ctx, cmp, nil, targets, k, cfg, stderr)
+	return postAll(ctx, cmp, nil, targets, k, cfg, "", stderr)
 }
 
 // variantNames labels files by their base names, or by their full paths
