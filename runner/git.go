@@ -4,16 +4,67 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 )
 
-// git runs git in dir and returns its trimmed standard output. Its error
-// carries git's standard error.
-func git(ctx context.Context, dir string, args ...string) (string, error) {
+// Every git perfbot runs gets an environment built for it (gitEnv) and
+// options that keep it from running anything a repository names: no
+// fsmonitor, no hooks, no transport (noExec). Commands on a worktree name
+// its git dir in the bare clone and its work tree explicitly, so git never
+// discovers a repository, nor reads a config, in a tree the sandbox could
+// write.
+
+// noExec turns off what would let a repository's config or files run a
+// program: the fsmonitor hook, hooks, and every transport (so no
+// core.sshCommand, no remote helper, no lazy fetch).
+var noExec = []string{
+	"-c", "core.fsmonitor=false",
+	"-c", "core.hooksPath=/dev/null",
+	"-c", "protocol.allow=never",
+}
+
+// fetchOpts are noExec with the transports a configured source may use:
+// local paths, https, ssh and git.
+var fetchOpts = []string{
+	"-c", "core.fsmonitor=false",
+	"-c", "core.hooksPath=/dev/null",
+	"-c", "protocol.allow=never",
+	"-c", "protocol.file.allow=always",
+	"-c", "protocol.https.allow=always",
+	"-c", "protocol.ssh.allow=always",
+	"-c", "protocol.git.allow=always",
+}
+
+// gitEnv is the whole environment of a git perfbot runs: PATH, the C
+// locale, no prompts, no system or global config (and so no credential
+// helpers, includes or aliases from the host), no home directory, and
+// nothing else of perfbot's own environment, which holds its tokens.
+func gitEnv(extra ...string) []string {
+	path := os.Getenv("PATH")
+	if path == "" {
+		path = "/usr/local/bin:/usr/bin:/bin"
+	}
+	env := []string{
+		"PATH=" + path,
+		"LC_ALL=C",
+		"GIT_TERMINAL_PROMPT=0",
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_GLOBAL=/dev/null",
+		"GIT_ATTR_NOSYSTEM=1",
+		"HOME=/nonexistent",
+	}
+	return append(env, extra...)
+}
+
+// runGit runs git with args (global options first) in dir under env and
+// returns its trimmed standard output. Its error carries git's standard
+// error.
+func runGit(ctx context.Context, dir string, env []string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
-	cmd.Env = append(cmd.Environ(), "GIT_TERMINAL_PROMPT=0", "LC_ALL=C")
+	cmd.Env = env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -21,9 +72,48 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 		if msg == "" {
 			msg = err.Error()
 		}
-		return "", &gitError{Args: args, Stderr: msg}
+		return "", &gitError{Args: subcommand(args), Stderr: msg}
 	}
 	return strings.TrimSpace(stdout.String()), nil
+}
+
+// subcommand drops the global options (-c k=v, --git-dir=, --work-tree=)
+// from args, so an error names what git was asked to do.
+func subcommand(args []string) []string {
+	for i := 0; i < len(args); i++ {
+		switch {
+		case args[i] == "-c":
+			i++
+		case strings.HasPrefix(args[i], "--git-dir=") || strings.HasPrefix(args[i], "--work-tree="):
+		default:
+			return args[i:]
+		}
+	}
+	return nil
+}
+
+// worktree is a checked-out tree and its git dir, the administrative
+// directory git worktree add made in the bare clone (repo.git/worktrees/
+// NAME). The sandbox may write dir; it cannot write gitDir.
+type worktree struct {
+	dir    string
+	gitDir string
+}
+
+// git runs git on the worktree: explicit git dir and work tree, so git
+// discovers nothing, and hardened options. It runs at the top of the work
+// tree, as git apply resolves the patch's paths against the current
+// directory even when the work tree is given; with the git dir given, git
+// looks at no .git there.
+func (t worktree) git(ctx context.Context, args ...string) (string, error) {
+	full := append([]string{"--git-dir=" + t.gitDir, "--work-tree=" + t.dir}, noExec...)
+	return runGit(ctx, t.dir, gitEnv(), append(full, args...)...)
+}
+
+// bareGit runs git on a bare repository with the hardened options.
+func bareGit(ctx context.Context, bare string, args ...string) (string, error) {
+	full := append([]string{"--git-dir=" + bare}, noExec...)
+	return runGit(ctx, bare, gitEnv(), append(full, args...)...)
 }
 
 type gitError struct {

@@ -31,11 +31,23 @@ func describeHost(ctx context.Context) compare.Host {
 		f.Close()
 	}
 	for _, tool := range [][]string{{"go", "version"}, {"git", "version"}} {
-		if out, err := exec.CommandContext(ctx, tool[0], tool[1:]...).Output(); err == nil {
+		if out, err := hostCommand(ctx, tool...).Output(); err == nil {
 			h.Toolchain = append(h.Toolchain, strings.TrimSpace(string(out)))
 		}
 	}
 	return h
+}
+
+// hostCommand prepares a tool perfbot runs on the host for itself (go
+// version, git version): in the root directory, where no go.mod, go.work or
+// repository of a patch can steer it, with an environment of its own:
+// git's (no config, no secrets), plus GOTOOLCHAIN=local so that go never
+// fetches or runs another toolchain, and no GOFLAGS.
+func hostCommand(ctx context.Context, argv ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = "/"
+	cmd.Env = gitEnv("GOTOOLCHAIN=local", "GOENV=off")
+	return cmd
 }
 
 func utsString(b []int8) string {

@@ -80,31 +80,32 @@ var patchTags = regexp.MustCompile(`^(\[[^\]]*\]\s*)+`)
 var patchFailed = regexp.MustCompile(`(?m)^error: patch failed: (.+):(\d+)$`)
 var patchNoApply = regexp.MustCompile(`(?m)^error: (.+): (patch does not apply|does not exist in index|already exists in working directory|No such file or directory)$`)
 
-// applyPatch applies the patch file in dir and commits it, so that the
-// worktree's HEAD is the patched tree.
-func applyPatch(ctx context.Context, dir, patchFile string) (subject string, err error) {
+// applyPatch applies the patch file in the worktree and commits it, so
+// that the worktree's HEAD is the patched tree. git runs with the worktree's
+// git dir named explicitly and no hooks (see worktree.git).
+func applyPatch(ctx context.Context, t worktree, patchFile string) (subject string, err error) {
 	data, err := os.ReadFile(patchFile)
 	if err != nil {
 		return "", fmt.Errorf("read patch: %w", err)
 	}
 	subject = patchSubject(data)
 	if isMailPatch(data) {
-		_, err = git(ctx, dir, append(identity, "am", "--3way", "--quiet", patchFile)...)
+		_, err = t.git(ctx, append(identity, "am", "--3way", "--quiet", patchFile)...)
 		if err != nil {
-			_, _ = git(ctx, dir, "am", "--abort")
-			return subject, patchError(ctx, dir, patchFile, err)
+			_, _ = t.git(ctx, "am", "--abort")
+			return subject, patchError(ctx, t, patchFile, err)
 		}
 		return subject, nil
 	}
-	if _, err := git(ctx, dir, "apply", "--3way", "--index", "--whitespace=nowarn", patchFile); err != nil {
-		_, _ = git(ctx, dir, "reset", "--quiet", "--hard")
-		return subject, patchError(ctx, dir, patchFile, err)
+	if _, err := t.git(ctx, "apply", "--3way", "--index", "--whitespace=nowarn", patchFile); err != nil {
+		_, _ = t.git(ctx, "reset", "--quiet", "--hard")
+		return subject, patchError(ctx, t, patchFile, err)
 	}
 	msg := "perfbot: apply " + patchFile
 	if subject != "" {
 		msg = subject
 	}
-	if _, err := git(ctx, dir, append(identity, "commit", "--quiet", "--no-verify", "--allow-empty", "-m", msg)...); err != nil {
+	if _, err := t.git(ctx, append(identity, "commit", "--quiet", "--no-verify", "--allow-empty", "-m", msg)...); err != nil {
 		return subject, fmt.Errorf("commit patched tree: %w", err)
 	}
 	return subject, nil
@@ -112,14 +113,14 @@ func applyPatch(ctx context.Context, dir, patchFile string) (subject string, err
 
 // patchError explains why a patch failed: a three-way apply reports only
 // conflicted files, so a plain check is run to name each failing hunk.
-func patchError(ctx context.Context, dir, patchFile string, err error) error {
+func patchError(ctx context.Context, t worktree, patchFile string, err error) error {
 	var ge *gitError
 	if !errors.As(err, &ge) {
 		return err
 	}
 	pe := &PatchError{Patch: patchFile}
 	detail := ge.Stderr
-	if _, cerr := git(ctx, dir, "apply", "--check", patchFile); cerr != nil {
+	if _, cerr := t.git(ctx, "apply", "--check", patchFile); cerr != nil {
 		var ce *gitError
 		if errors.As(cerr, &ce) {
 			detail = ce.Stderr + "\n" + detail
@@ -146,17 +147,38 @@ func patchError(ctx context.Context, dir, patchFile string, err error) error {
 	return pe
 }
 
-// changedFiles lists the files the commit head adds or modifies relative
-// to base.
-func changedFiles(ctx context.Context, dir, base string) ([]string, error) {
-	out, err := git(ctx, dir, "diff", "--name-only", "--diff-filter=AM", "--no-renames", base, "HEAD")
+// changedFile is a file the patch adds or modifies, with its mode in
+// the patched commit.
+type changedFile struct {
+	path string
+	// mode is git's: "100644", "100755", "120000" for a symbolic link,
+	// "160000" for a submodule.
+	mode string
+}
+
+// regular reports whether the file is a regular file in git's eyes.
+func (c changedFile) regular() bool {
+	return c.mode == "100644" || c.mode == "100755"
+}
+
+// changedFiles lists the files the commit HEAD adds or modifies relative
+// to base, with their modes.
+func changedFiles(ctx context.Context, t worktree, base string) ([]changedFile, error) {
+	out, err := t.git(ctx, "diff", "--raw", "-z", "--diff-filter=AM", "--no-renames", base, "HEAD")
 	if err != nil {
 		return nil, err
 	}
-	if out == "" {
-		return nil, nil
+	// Each entry is ":oldmode newmode oldsha newsha status" NUL path NUL.
+	fields := strings.Split(strings.TrimSuffix(out, "\x00"), "\x00")
+	var files []changedFile
+	for i := 0; i+1 < len(fields); i += 2 {
+		meta := strings.Fields(strings.TrimPrefix(fields[i], ":"))
+		if len(meta) < 5 {
+			return nil, fmt.Errorf("git diff --raw: unexpected entry %q", fields[i])
+		}
+		files = append(files, changedFile{path: fields[i+1], mode: meta[1]})
 	}
-	return strings.Split(out, "\n"), nil
+	return files, nil
 }
 
 func hunkNamed(failures []string, file string) bool {

@@ -150,6 +150,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 		return nil, err
 	}
 	defer ws.Close()
+	ws.Progress = progress
 
 	baseCommit, err := ws.Resolve(ctx, opts.Base)
 	if err != nil {
@@ -204,13 +205,13 @@ func prepareCandidate(ctx context.Context, ws *Workspace, c Candidate, baseCommi
 		if err != nil {
 			return nil, prov, err
 		}
-		dir, err := ws.Worktree(ctx, c.Name, commit)
+		t, err := ws.checkout(ctx, c.Name, commit)
 		if err != nil {
 			return nil, prov, err
 		}
 		prov.Ref, prov.Commit = c.Ref, commit
 		fmt.Fprintf(progress, "perfbot: %s is %s\n", c.Name, short(commit))
-		return &side{name: c.Name, worktree: dir, commit: commit}, prov, nil
+		return &side{name: c.Name, worktree: t.dir, commit: commit}, prov, nil
 	}
 	patch, err := filepath.Abs(resolvePatch(c.Patch, opts.Repo))
 	if err != nil {
@@ -219,11 +220,11 @@ func prepareCandidate(ctx context.Context, ws *Workspace, c Candidate, baseCommi
 	if _, err := os.Stat(patch); err != nil {
 		return nil, prov, fmt.Errorf("patch %s: %w", c.Patch, err)
 	}
-	dir, err := ws.Worktree(ctx, c.Name, baseCommit)
+	t, err := ws.checkout(ctx, c.Name, baseCommit)
 	if err != nil {
 		return nil, prov, err
 	}
-	subject, err := applyPatch(ctx, dir, patch)
+	subject, err := applyPatch(ctx, t, patch)
 	if err != nil {
 		var pe *PatchError
 		if errors.As(err, &pe) {
@@ -231,14 +232,14 @@ func prepareCandidate(ctx context.Context, ws *Workspace, c Candidate, baseCommi
 		}
 		return nil, prov, err
 	}
-	commit, err := git(ctx, dir, "rev-parse", "HEAD")
+	commit, err := t.git(ctx, "rev-parse", "HEAD")
 	if err != nil {
 		return nil, prov, err
 	}
 	prov.Ref, prov.Commit, prov.Patch, prov.PatchSubject = opts.Base, commit, c.Patch, subject
 	fmt.Fprintf(progress, "perfbot: %s applied on %s\n", c.Patch, short(baseCommit))
 
-	changed, err := changedFiles(ctx, dir, baseCommit)
+	changed, err := changedFiles(ctx, t, baseCommit)
 	if err != nil {
 		return nil, prov, err
 	}
@@ -250,16 +251,20 @@ func prepareCandidate(ctx context.Context, ws *Workspace, c Candidate, baseCommi
 			globs = append(globs, defaultGoBenchFiles...)
 		}
 	}
-	copied, err := overlayBenchFiles(dir, baseDir, changed, globs)
+	copied, notes, err := overlayBenchFiles(t.dir, baseDir, changed, globs)
 	if err != nil {
 		return nil, prov, err
+	}
+	for _, n := range notes {
+		out.Warnings = append(out.Warnings, n)
+		fmt.Fprintf(progress, "perfbot: %s\n", n)
 	}
 	if len(copied) > 0 {
 		msg := fmt.Sprintf("benchmark files from %s also laid over %s so both sides run them: %s", c.Patch, opts.BaseName, strings.Join(copied, ", "))
 		out.Warnings = append(out.Warnings, msg)
 		fmt.Fprintf(progress, "perfbot: %s\n", msg)
 	}
-	return &side{name: c.Name, worktree: dir, commit: commit}, prov, nil
+	return &side{name: c.Name, worktree: t.dir, commit: commit}, prov, nil
 }
 
 func short(commit string) string {
