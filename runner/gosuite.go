@@ -13,6 +13,7 @@ import (
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/internal/safefile"
 	"github.com/perfbot/perfbot/parse"
 	"github.com/perfbot/perfbot/sandbox"
 )
@@ -21,7 +22,9 @@ import (
 type goPackage struct {
 	importPath string
 	dir        string
-	binary     string
+	// rel is dir relative to the worktree.
+	rel    string
+	binary string
 }
 
 // goSide runs a Go repository's benchmarks on one side: each package's test
@@ -108,10 +111,25 @@ func prepareGo(ctx context.Context, suite *config.Suite, s *side, vr *variantRun
 	var commands []string
 	for _, line := range strings.Split(strings.TrimSpace(string(list.Stdout)), "\n") {
 		f := strings.Split(line, "\t")
-		if len(f) != 3 || !hasBenchmarks(f[1], f[2]) {
+		if len(f) != 3 {
 			continue
 		}
-		pkg := goPackage{importPath: f[0], dir: f[1], binary: filepath.Join(binDir, sanitize(f[0])+".test")}
+		// go list ran in the sandbox: a package directory it names is
+		// used only inside the worktree.
+		rel, err := filepath.Rel(s.worktree, f[1])
+		if err != nil || !filepath.IsLocal(rel) {
+			out.Failures = append(out.Failures, compare.Failure{Variant: s.name, Stage: "build", Message: fmt.Sprintf("suite %s: go list put package %s outside the worktree; skipped", suite.Name, f[0])})
+			continue
+		}
+		ok, err := hasBenchmarks(s.worktree, rel, f[2])
+		if err != nil {
+			out.Failures = append(out.Failures, compare.Failure{Variant: s.name, Stage: "build", Message: fmt.Sprintf("suite %s: package %s: %v", suite.Name, f[0], err)})
+			continue
+		}
+		if !ok {
+			continue
+		}
+		pkg := goPackage{importPath: f[0], dir: filepath.Join(s.worktree, rel), rel: rel, binary: filepath.Join(binDir, sanitize(f[0])+".test")}
 		build, err := opts.Sandbox.Run(ctx, sandbox.Spec{
 			Argv: []string{"go", "test", "-c", "-o", pkg.binary, pkg.importPath},
 			Dir:  root, Env: g.env, Timeout: durationOr(suite.BuildTimeout, defaultBuildTimeout), MaxOutput: opts.MaxOutput, Network: sandbox.FullNetwork, Writable: opts.BuildWritable,
@@ -136,18 +154,23 @@ func prepareGo(ctx context.Context, suite *config.Suite, s *side, vr *variantRun
 }
 
 // hasBenchmarks reports whether any of a package's test files (a comma
-// list of names in dir) defines a benchmark.
-func hasBenchmarks(dir, files string) bool {
+// list of names in the directory rel of the worktree) defines a benchmark.
+// The files are the patch's: each is read without following a link, only
+// if it is a regular file, and at most safefile.MaxSource bytes of it.
+func hasBenchmarks(worktree, rel, files string) (bool, error) {
 	for _, f := range strings.Split(files, ",") {
 		if f == "" {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, f))
-		if err == nil && bytes.Contains(data, []byte("func Benchmark")) {
-			return true
+		data, err := safefile.ReadFile(worktree, filepath.ToSlash(filepath.Join(rel, f)), safefile.MaxSource)
+		if err != nil {
+			return false, err
+		}
+		if bytes.Contains(data, []byte("func Benchmark")) {
+			return true, nil
 		}
 	}
-	return false
+	return false, nil
 }
 
 // goUnit names a Go package's top-level benchmark as adaptive sampling
@@ -229,10 +252,18 @@ func (g *goSide) profile(ctx context.Context) ([]Profile, error) {
 		if err != nil {
 			return nil, fmt.Errorf("suite %s: profile %s on %s: %w", g.suite.Name, pkg.importPath, g.side.name, err)
 		}
-		data, rerr := os.ReadFile(path)
+		var data []byte
+		var rerr error
+		if res.OK() {
+			data, rerr = safefile.ReadFile(g.side.worktree, filepath.ToSlash(filepath.Join(pkg.rel, ".perfbot-cpu.pprof")), safefile.MaxResult)
+		}
 		_ = os.Remove(path)
-		if !res.OK() || rerr != nil {
+		if !res.OK() {
 			g.out.Warnings = append(g.out.Warnings, fmt.Sprintf("suite %s: no CPU profile of %s on %s (exit status %d)", g.suite.Name, pkg.importPath, g.side.name, res.ExitCode))
+			continue
+		}
+		if rerr != nil {
+			g.out.Warnings = append(g.out.Warnings, fmt.Sprintf("suite %s: no CPU profile of %s on %s: %v", g.suite.Name, pkg.importPath, g.side.name, rerr))
 			continue
 		}
 		out = append(out, Profile{Suite: g.suite.Name, Variant: g.side.name, Package: pkg.importPath, Data: data})

@@ -3,10 +3,10 @@ package runner
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
 	"strings"
+
+	"github.com/perfbot/perfbot/internal/safefile"
 )
 
 // defaultGoBenchFiles are the files of a Go patch laid over the baseline:
@@ -16,30 +16,38 @@ var defaultGoBenchFiles = []string{"**/*_test.go"}
 // overlayBenchFiles copies the files of changed that match globs from the
 // patched worktree into the baseline worktree, so that a benchmark the
 // patch adds or changes runs on both sides. Go test files are copied only
-// when they define a benchmark. It returns the files copied.
-func overlayBenchFiles(patched, base string, changed, globs []string) ([]string, error) {
-	var copied []string
+// when they define a benchmark. It returns the files copied and notes on
+// the files it left out (a symbolic link, a submodule, a file too large).
+// Reading follows no
+// symbolic link and is bounded; writing replaces what is in the baseline
+// and follows no link either.
+func overlayBenchFiles(patched, base string, changed []changedFile, globs []string) (copied, notes []string, err error) {
 	for _, f := range changed {
-		if !matchAny(globs, f) {
+		if !matchAny(globs, f.path) {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(patched, f))
+		if !f.regular() {
+			what := "a symbolic link"
+			if f.mode == "160000" {
+				what = "a submodule"
+			}
+			notes = append(notes, fmt.Sprintf("%s is %s in the patch and was not laid over the baseline", f.path, what))
+			continue
+		}
+		data, err := safefile.ReadFile(patched, f.path, safefile.MaxSource)
 		if err != nil {
-			return copied, fmt.Errorf("overlay %s: %w", f, err)
-		}
-		if strings.HasSuffix(f, "_test.go") && !bytes.Contains(data, []byte("func Benchmark")) {
+			notes = append(notes, fmt.Sprintf("%v; not laid over the baseline", err))
 			continue
 		}
-		dst := filepath.Join(base, f)
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return copied, err
+		if strings.HasSuffix(f.path, "_test.go") && !bytes.Contains(data, []byte("func Benchmark")) {
+			continue
 		}
-		if err := os.WriteFile(dst, data, 0o644); err != nil {
-			return copied, fmt.Errorf("overlay %s: %w", f, err)
+		if err := safefile.WriteFile(base, f.path, data, 0o644); err != nil {
+			return copied, notes, fmt.Errorf("overlay: %w", err)
 		}
-		copied = append(copied, f)
+		copied = append(copied, f.path)
 	}
-	return copied, nil
+	return copied, notes, nil
 }
 
 // matchAny matches a slash path against globs where "**/" matches any

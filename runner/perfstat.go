@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/internal/safefile"
 	"github.com/perfbot/perfbot/parse"
 )
 
@@ -60,9 +61,11 @@ func (p *perfStat) wrap(cmd string) []string {
 // parameters, the event as its unit ("task-clock-msec" for a time), lower
 // being better.
 func (p *perfStat) results(ctx context.Context, suite *config.Suite, pt []config.Param, name string) ([]*bench.Result, error) {
-	data, err := os.ReadFile(p.file)
+	// The scratch directory is lent to the sandbox: the command could
+	// have put a link or a huge file where perf stat writes.
+	data, err := safefile.ReadFile(filepath.Dir(p.file), filepath.Base(p.file), safefile.MaxResult)
 	if err != nil {
-		return nil, fmt.Errorf("perf stat output: %w", err)
+		return nil, fmt.Errorf("perf stat output %w", err)
 	}
 	p.noteMissing(data)
 	rs, err := parse.Bytes(ctx, data, name, parse.PerfStatCSV{}.Name())

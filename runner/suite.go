@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -15,6 +16,7 @@ import (
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/internal/safefile"
 	"github.com/perfbot/perfbot/parse"
 	"github.com/perfbot/perfbot/sandbox"
 )
@@ -299,10 +301,12 @@ func (cs *commandSide) round(ctx context.Context, r int, only map[string]bool) (
 		if cs.perf != nil {
 			argv = cs.perf.wrap(cmd)
 		}
+		// outFile is the result file relative to the worktree; the
+		// command writes it, so it is read as the patch's file.
 		var outFile string
 		if f, ok := strings.CutPrefix(cs.suite.Output, "file:"); ok {
-			outFile = filepath.Join(cs.dir, config.Expand(f, pt, builtin))
-			_ = os.Remove(outFile)
+			outFile = filepath.ToSlash(filepath.Join(cs.suite.Dir, config.Expand(f, pt, builtin)))
+			_ = os.Remove(filepath.Join(cs.side.worktree, outFile))
 		}
 		res, err := cs.opts.Sandbox.Run(ctx, sandbox.Spec{
 			Argv: argv, Dir: cs.dir, Env: cs.env,
@@ -332,10 +336,11 @@ func (cs *commandSide) round(ctx context.Context, r int, only map[string]bool) (
 		var data []byte
 		switch {
 		case outFile != "":
-			data, err = os.ReadFile(outFile)
+			data, err = safefile.ReadFile(cs.side.worktree, outFile, safefile.MaxResult)
 			if err != nil {
-				if res.OK() {
-					cs.out.Failures = append(cs.out.Failures, compare.Failure{Variant: cs.side.name, Stage: "parse", Message: fmt.Sprintf("suite %s: result file: %v", cs.suite.Name, err)})
+				var se *safefile.Error
+				if res.OK() || (errors.As(err, &se) && !errors.Is(err, os.ErrNotExist)) {
+					cs.out.Failures = append(cs.out.Failures, compare.Failure{Variant: cs.side.name, Stage: "parse", Message: fmt.Sprintf("suite %s: result file %v", cs.suite.Name, err)})
 				}
 				continue
 			}
