@@ -94,7 +94,7 @@ func prepareGo(ctx context.Context, suite *config.Suite, s *side, vr *variantRun
 	}
 	root := filepath.Join(s.worktree, suite.Dir)
 	list, err := opts.Sandbox.Run(ctx, sandbox.Spec{
-		Argv: []string{"go", "list", "-e", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .TestGoFiles \",\"}},{{join .XTestGoFiles \",\"}}", pattern},
+		Argv: []string{"go", "list", "-e", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .TestGoFiles \",\"}},{{join .XTestGoFiles \",\"}},{{join .InvalidGoFiles \",\"}}", pattern},
 		Dir:  root, Env: g.env, Timeout: durationOr(suite.BuildTimeout, defaultBuildTimeout), MaxOutput: opts.MaxOutput, Network: sandbox.FullNetwork, Writable: opts.BuildWritable,
 	})
 	if err != nil {
@@ -156,8 +156,11 @@ func prepareGo(ctx context.Context, suite *config.Suite, s *side, vr *variantRun
 // hasBenchmarks reports whether any of a package's test files (a comma
 // list of names in the directory rel of the worktree) defines a benchmark.
 // The files are the patch's: each is read without following a link, only
-// if it is a regular file, and at most safefile.MaxSource bytes of it.
+// if it is a regular file, and at most safefile.MaxSource bytes of it. Every
+// file is checked, so that a package with a file perfbot refuses fails
+// before it is built.
 func hasBenchmarks(worktree, rel, files string) (bool, error) {
+	found := false
 	for _, f := range strings.Split(files, ",") {
 		if f == "" {
 			continue
@@ -166,11 +169,9 @@ func hasBenchmarks(worktree, rel, files string) (bool, error) {
 		if err != nil {
 			return false, err
 		}
-		if bytes.Contains(data, []byte("func Benchmark")) {
-			return true, nil
-		}
+		found = found || bytes.Contains(data, []byte("func Benchmark"))
 	}
-	return false, nil
+	return found, nil
 }
 
 // goUnit names a Go package's top-level benchmark as adaptive sampling

@@ -24,8 +24,9 @@ const (
 	// perf stat's counters, a CPU profile).
 	MaxResult = 64 << 20
 	// MaxSource bounds a source file perfbot looks into or copies, such
-	// as a Go test file a patch adds.
-	MaxSource = 1 << 20
+	// as a Go test file a patch adds (generated test tables run to a few
+	// hundred KiB).
+	MaxSource = 4 << 20
 	// MaxGitFile bounds a worktree's .git file.
 	MaxGitFile = 4 << 10
 )
