@@ -138,6 +138,9 @@ func (w *Workspace) sync(ctx context.Context) error {
 // into a commit hash. Refs of a local source are resolved in the source, so
 // HEAD means the user's HEAD.
 func (w *Workspace) Resolve(ctx context.Context, ref string) (string, error) {
+	if strings.HasPrefix(ref, "-") {
+		return "", fmt.Errorf("ref %q starts with '-': a branch, tag or commit was expected", ref)
+	}
 	var sha string
 	var err error
 	if w.local != "" {

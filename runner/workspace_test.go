@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/perfbot/perfbot/internal/gitrepo"
@@ -38,12 +39,14 @@ func TestWorktreeReusedClean(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ws.Close()
+	var progress strings.Builder
+	ws.Progress = &progress
 	again, err := ws.Worktree(ctx, "base", second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again != dir {
-		t.Errorf("worktree moved from %s to %s; it should be reused", dir, again)
+	if again != dir || progress.Len() > 0 {
+		t.Errorf("worktree %s (was %s) not reused as it was: %s", again, dir, progress.String())
 	}
 	for _, name := range []string{"left-behind.txt", "build.log"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); !os.IsNotExist(err) {
@@ -59,6 +62,9 @@ func TestWorktreeReusedClean(t *testing.T) {
 	}
 	if _, err := ws.Resolve(ctx, "no-such-branch"); err == nil {
 		t.Error("an unknown ref resolved")
+	}
+	if _, err := ws.Resolve(ctx, "--output=/tmp/x"); err == nil || !strings.Contains(err.Error(), "starts with '-'") {
+		t.Errorf("Resolve of an option: err = %v", err)
 	}
 }
 
