@@ -154,13 +154,22 @@ func (w *Workspace) Resolve(ctx context.Context, ref string) (string, error) {
 	return sha, nil
 }
 
+// fetchVars are the host variables a clone or fetch of a remote source
+// keeps: the ssh agent's socket and the proxy settings.
+var fetchVars = []string{"SSH_AUTH_SOCK", "http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY", "all_proxy"}
+
 // fetchEnv is the environment of a clone or fetch of the source: git's
-// own, plus the ssh agent's socket for a remote source reached over ssh.
+// own, plus fetchVars for a remote source.
 func (w *Workspace) fetchEnv() []string {
-	if sock := os.Getenv("SSH_AUTH_SOCK"); sock != "" && w.local == "" {
-		return gitEnv("SSH_AUTH_SOCK=" + sock)
+	var extra []string
+	if w.local == "" {
+		for _, name := range fetchVars {
+			if v, ok := os.LookupEnv(name); ok {
+				extra = append(extra, name+"="+v)
+			}
+		}
 	}
-	return gitEnv()
+	return gitEnv(extra...)
 }
 
 // fetchOpts are the options of a clone or fetch: fetchOpts, and for a
