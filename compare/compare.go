@@ -51,62 +51,36 @@ type series struct {
 // variants, and returns one Row per benchmark, parameter set and metric, in
 // the order the rows first appear.
 func Compare(results []*bench.Result, opts Options) (*Comparison, error) {
-	opts.defaults()
-	if opts.Base == "" {
-		return nil, fmt.Errorf("compare: no baseline variant named")
-	}
-	type rowData struct {
-		proto *bench.Result
-		sides map[string]*series
-	}
-	var order []string
-	rows := map[string]*rowData{}
-	seenVariant := map[string]bool{opts.Base: true}
-	candidates := append([]string(nil), opts.Candidates...)
-	for _, c := range candidates {
-		seenVariant[c] = true
+	c, err := NewCollector(opts)
+	if err != nil {
+		return nil, err
 	}
 	for _, r := range results {
-		if err := r.Validate(); err != nil {
-			return nil, fmt.Errorf("compare: %s: %w", r.Source, err)
-		}
-		if !seenVariant[r.Variant] {
-			if len(opts.Candidates) > 0 {
-				continue // a variant the caller did not ask for
-			}
-			seenVariant[r.Variant] = true
-			candidates = append(candidates, r.Variant)
-		}
-		key := r.Key()
-		rd := rows[key]
-		if rd == nil {
-			rd = &rowData{proto: r, sides: map[string]*series{}}
-			rows[key] = rd
-			order = append(order, key)
-		}
-		s := rd.sides[r.Variant]
-		if s == nil {
-			s = &series{}
-			rd.sides[r.Variant] = s
-		}
-		if len(r.Samples) > 0 {
-			s.samples = append(s.samples, r.Samples...)
-		} else {
-			s.summaries = append(s.summaries, *r.Summary)
+		if err := c.Add(r); err != nil {
+			return nil, err
 		}
 	}
+	return c.Compare()
+}
+
+// Compare compares the results added so far, as the package's Compare
+// does.
+func (c *Collector) Compare() (*Comparison, error) {
+	opts := c.opts
+	candidates := c.variants[1:]
 	if len(candidates) == 0 {
 		return nil, fmt.Errorf("compare: no candidate variant besides the baseline %q", opts.Base)
 	}
-
 	method := opts.Verdicts.Method
 	if method == "" {
 		method = MethodPerfbot
 	}
 	cmp := &Comparison{Base: opts.Base, Candidates: candidates, Method: method}
-	for _, key := range order {
-		rd := rows[key]
-		p := rd.proto
+	cmp.Rows = make([]Row, 0, len(c.rows))
+	memo := newMemo()
+	for i := range c.rows {
+		rd := &c.rows[i]
+		p := &rd.proto
 		row := Row{
 			Benchmark: p.Benchmark,
 			Group:     p.Group,
@@ -115,13 +89,14 @@ func Compare(results []*bench.Result, opts Options) (*Comparison, error) {
 			Metric:    p.Metric,
 			Better:    p.Better,
 		}
-		if s := rd.sides[opts.Base]; s != nil {
-			c := summarize(s, opts.Confidence)
-			row.Base = &c
+		if s := rd.side(0); s != nil {
+			cell := summarize(s, opts.Confidence)
+			row.Base = &cell
 		}
-		for _, v := range candidates {
+		row.Candidates = make([]Candidate, 0, len(candidates))
+		for vi, v := range candidates {
 			cand := Candidate{Variant: v}
-			s := rd.sides[v]
+			s := rd.side(vi + 1)
 			switch {
 			case s == nil && row.Base == nil:
 				continue
@@ -132,15 +107,19 @@ func Compare(results []*bench.Result, opts Options) (*Comparison, error) {
 				cand.Presence = Added
 			default:
 				cand.Cell = summarize(s, opts.Confidence)
-				decide(row.Base, &cand, row.Unit, row.Better, opts)
+				decide(row.Base, &cand, row.Unit, row.Better, opts, memo)
 			}
 			row.Candidates = append(row.Candidates, cand)
 		}
 		cmp.Rows = append(cmp.Rows, row)
+		// The comparison keeps what it needs; the collected series
+		// can go.
+		rd.sides = nil
 	}
+	c.rows, c.index = nil, nil
 	cmp.Summary = tally(cmp)
 	cmp.Geomean = geomean(cmp)
-	settle(cmp, opts)
+	settle(cmp, opts, memo)
 	return cmp, nil
 }
 
@@ -156,7 +135,13 @@ func summarize(s *series, confidence float64) Cell {
 		}
 	}
 	if len(values) > 0 {
-		sorted := append([]float64(nil), values...)
+		// One allocation holds both the values in round order and
+		// sorted.
+		both := make([]float64, 2*len(values))
+		rounds, sorted := both[:len(values):len(values)], both[len(values):]
+		copy(rounds, values)
+		copy(sorted, values)
+		values = rounds
 		sample := benchmath.NewSample(sorted, &benchmath.DefaultThresholds)
 		sum := benchmath.AssumeNothing.Summary(sample, confidence)
 		c := Cell{Center: sum.Center, Lo: sum.Lo, Hi: sum.Hi, N: len(values), Samples: sample.Values, Rounds: values}

@@ -12,10 +12,10 @@ import (
 // rate (VerdictOptions.FDR, by default Alpha; Benjamini-Hochberg) and applies noise learned from
 // history; under either method it recounts the verdicts and puts bootstrap
 // intervals on the geomeans.
-func settle(cmp *Comparison, opts Options) {
+func settle(cmp *Comparison, opts Options, memo *memo) {
 	if opts.Verdicts.Method != MethodBenchstat {
 		for ci := range cmp.Candidates {
-			controlFDR(cmp, ci, opts)
+			controlFDR(cmp, ci, opts, memo)
 		}
 	}
 	cmp.Summary = tally(cmp)
@@ -27,7 +27,7 @@ func settle(cmp *Comparison, opts Options) {
 // p-value passes its own bound) is significant; Alpha is set to that
 // cutoff, so that Significant stays "P <= Alpha". When no row passes, Alpha
 // is q/m, what the smallest p-value would have needed.
-func controlFDR(cmp *Comparison, ci int, opts Options) {
+func controlFDR(cmp *Comparison, ci int, opts Options, memo *memo) {
 	type ref struct{ row, cand int }
 	var refs []ref
 	var ps []float64
@@ -66,7 +66,7 @@ func controlFDR(cmp *Comparison, ci int, opts Options) {
 				noise = &n
 			}
 		}
-		judge(row.Base, c, row.Better, opts, noise)
+		judge(row.Base, c, row.Better, opts, noise, memo)
 	}
 }
 
@@ -80,23 +80,45 @@ func geomeanIntervals(cmp *Comparison, opts Options) {
 	if iters == 0 {
 		iters = 2000
 	}
+	// One pass over the rows gathers every unit's pairs, so the cost grows
+	// with the rows, not with rows times units.
+	unitOf := map[[3]string]int{}
+	for ui, gu := range cmp.Geomean.Units {
+		unitOf[[3]string{gu.Group, gu.Metric, gu.Unit}] = ui
+	}
+	candOf := map[string]int{}
+	for i, v := range cmp.Candidates {
+		candOf[v] = i
+	}
+	pairs := make([][][]stats.RatioPair, len(cmp.Geomean.Units))
+	for ui, gu := range cmp.Geomean.Units {
+		pairs[ui] = make([][]stats.RatioPair, len(gu.Candidates))
+	}
+	for ri := range cmp.Rows {
+		row := &cmp.Rows[ri]
+		ui, ok := unitOf[[3]string{row.Group, row.Metric, row.Unit}]
+		if !ok || !inGeomean(row, len(cmp.Candidates)) {
+			continue
+		}
+		for k := range row.Candidates {
+			c := &row.Candidates[k]
+			if gi, ok := candOf[c.Variant]; ok && gi < len(pairs[ui]) {
+				pairs[ui][gi] = append(pairs[ui][gi], stats.RatioPair{Base: values(row.Base), Cand: values(&c.Cell)})
+			}
+		}
+	}
+	total := 0
+	for _, ps := range pairs {
+		for _, p := range ps {
+			total += len(p)
+		}
+	}
 	for ui := range cmp.Geomean.Units {
 		gu := &cmp.Geomean.Units[ui]
 		for gi := range gu.Candidates {
 			gc := &gu.Candidates[gi]
-			var pairs []stats.RatioPair
-			for _, row := range cmp.Rows {
-				if row.Group != gu.Group || row.Metric != gu.Metric || row.Unit != gu.Unit || !inGeomean(&row, len(cmp.Candidates)) {
-					continue
-				}
-				for _, c := range row.Candidates {
-					if c.Variant == gc.Variant {
-						pairs = append(pairs, stats.RatioPair{Base: values(row.Base), Cand: values(&c.Cell)})
-					}
-				}
-			}
 			rng := rand.New(rand.NewPCG(opts.Verdicts.Seed, uint64(ui)<<32|uint64(gi)))
-			iv, err := stats.GeomeanRatio(pairs, iters, opts.Confidence, rng)
+			iv, err := stats.GeomeanRatioOf(pairs[ui][gi], total, iters, opts.Confidence, rng)
 			if err != nil {
 				continue
 			}

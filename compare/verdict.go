@@ -77,7 +77,7 @@ const Power = 0.8
 //     are skewed and carry outliers;
 //   - a summary on either side (JMH text: score, error at 99.9%, count):
 //     Welch's t-test on means and standard errors.
-func decide(base *Cell, cand *Candidate, unit string, better bench.Direction, opts Options) {
+func decide(base *Cell, cand *Candidate, unit string, better bench.Direction, opts Options, memo *memo) {
 	if base.Center != 0 {
 		cand.Ratio = cand.Center / base.Center
 		cand.DeltaPct = (cand.Ratio - 1) * 100
@@ -127,7 +127,7 @@ func decide(base *Cell, cand *Candidate, unit string, better bench.Direction, op
 		// which no percentage describes).
 		cand.setInterval(cand.DeltaPct, cand.DeltaPct)
 	}
-	judge(base, cand, better, opts, nil)
+	judge(base, cand, better, opts, nil, memo)
 }
 
 // setInterval records the change's confidence interval in percent.
@@ -165,7 +165,7 @@ func constant(x []float64) bool {
 
 // judge sets MDEPct, Significant and Verdict from P and Alpha, with noise
 // learned from history when known.
-func judge(base *Cell, cand *Candidate, better bench.Direction, opts Options, noise *stats.Noise) {
+func judge(base *Cell, cand *Candidate, better bench.Direction, opts Options, noise *stats.Noise, memo *memo) {
 	// MDEPct is +Inf when no change could have been detected, such as
 	// Mann-Whitney with 3 samples a side (its smallest p-value is 0.1);
 	// report's JSON writes it as null.
@@ -176,7 +176,7 @@ func judge(base *Cell, cand *Candidate, better bench.Direction, opts Options, no
 		cand.MDEPct, cand.Significant, cand.Verdict = 0, false, Same
 		return
 	}
-	m := mde(base, cand, opts)
+	m := mde(base, cand, opts, memo)
 	cand.MDEPct = m
 	cand.Significant = !math.IsNaN(cand.P) && cand.P <= cand.Alpha
 	changed := cand.Significant && cand.Center != base.Center
@@ -220,7 +220,7 @@ func wide(c *Candidate, m, floorPct float64) bool {
 // mde is the minimum detectable effect of the candidate's test at its
 // Alpha, in percent; +Inf when no change could have been detected, 0 for
 // exact comparisons.
-func mde(base *Cell, cand *Candidate, opts Options) float64 {
+func mde(base *Cell, cand *Candidate, opts Options, memo *memo) float64 {
 	var v float64
 	switch cand.Test {
 	case TestExact:
@@ -228,7 +228,7 @@ func mde(base *Cell, cand *Candidate, opts Options) float64 {
 	case TestPairedT:
 		v = stats.MDEPaired(logRatios(base.Rounds, cand.Rounds), cand.Alpha, Power)
 	case TestMannWhitney:
-		v = stats.MDERankSum(base.Samples, cand.Samples, cand.Alpha, Power)
+		v = memo.rankSum(len(base.Samples), len(cand.Samples), cand.Alpha).Of(base.Samples, cand.Samples)
 	default:
 		m1, ok1 := moments(base, opts.Confidence)
 		m2, ok2 := moments(&cand.Cell, opts.Confidence)

@@ -18,6 +18,7 @@ type lineReader struct {
 	r    *bufio.Reader
 	n    int
 	text string
+	line []byte
 	buf  []byte
 	err  error
 }
@@ -32,6 +33,16 @@ func newLineReader(r io.Reader) *lineReader {
 // next reads the following line, without its line ending ("\n" or "\r\n").
 // It returns false at the end of the input or on an error (see Err).
 func (l *lineReader) next(ctx context.Context) bool {
+	if !l.nextBytes(ctx) {
+		return false
+	}
+	l.text = string(l.line)
+	return true
+}
+
+// nextBytes is next without making the line a string: Bytes holds it
+// until the following call.
+func (l *lineReader) nextBytes(ctx context.Context) bool {
 	if l.err != nil {
 		return false
 	}
@@ -41,35 +52,35 @@ func (l *lineReader) next(ctx context.Context) bool {
 			return false
 		}
 	}
-	l.buf = l.buf[:0]
-	for {
-		chunk, err := l.r.ReadSlice('\n')
-		if len(l.buf) < maxLine {
-			room := maxLine - len(l.buf)
-			if len(chunk) > room {
-				l.buf = append(l.buf, chunk[:room]...)
-			} else {
-				l.buf = append(l.buf, chunk...)
+	chunk, err := l.r.ReadSlice('\n')
+	line := chunk
+	if err == bufio.ErrBufferFull {
+		// A line longer than the buffer: gather it, up to maxLine.
+		l.buf = append(l.buf[:0], chunk...)
+		for err == bufio.ErrBufferFull {
+			chunk, err = l.r.ReadSlice('\n')
+			if room := maxLine - len(l.buf); room > 0 {
+				l.buf = append(l.buf, chunk[:min(len(chunk), room)]...)
 			}
 		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if err != nil && err != io.EOF {
-			l.err = err
-			return false
-		}
-		if err == io.EOF && len(l.buf) == 0 {
-			return false
-		}
-		break
+		line = l.buf
+	}
+	if err != nil && err != io.EOF {
+		l.err = err
+		return false
+	}
+	if err == io.EOF && len(line) == 0 {
+		return false
 	}
 	l.n++
-	b := bytes.TrimSuffix(l.buf, []byte("\n"))
-	b = bytes.TrimSuffix(b, []byte("\r"))
-	l.text = string(b)
+	line = bytes.TrimSuffix(line, []byte("\n"))
+	l.line = bytes.TrimSuffix(line, []byte("\r"))
 	return true
 }
+
+// Bytes is the line last read by nextBytes or next, valid until the
+// following call.
+func (l *lineReader) Bytes() []byte { return l.line }
 
 // Line is the 1-based number of the line last read.
 func (l *lineReader) Line() int { return l.n }

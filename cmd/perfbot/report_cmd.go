@@ -9,7 +9,6 @@ import (
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
-	"github.com/perfbot/perfbot/parse"
 )
 
 // reportCmd implements "perfbot report": it compares result files already
@@ -48,19 +47,6 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usagef("report needs a baseline file and at least one candidate file")
 	}
 	names := variantNames(files)
-	var results []*bench.Result
-	var prov compare.Provenance
-	for i, f := range files {
-		rs, err := parse.File(ctx, f, *inFormat)
-		if err != nil {
-			return err
-		}
-		for _, r := range rs {
-			r.Variant = names[i]
-		}
-		results = append(results, rs...)
-		prov.Sides = append(prov.Sides, compare.Side{Variant: names[i], Files: []string{f}})
-	}
 	m, err := verdictMethod(*method)
 	if err != nil {
 		return err
@@ -68,7 +54,25 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if !(*floor > 0) {
 		return usagef("--noise-floor %v: want a positive percentage", *floor)
 	}
-	cmp, err := compare.Compare(results, compare.Options{Base: names[0], Candidates: names[1:], Alpha: *alpha, NoiseFloorPct: *floor, Verdicts: compare.VerdictOptions{Method: m}})
+	// Results stream from each file into the collector, which keeps only
+	// each benchmark's samples: memory grows with the number of
+	// benchmarks, not with the size of the files.
+	coll, err := compare.NewCollector(compare.Options{Base: names[0], Candidates: names[1:], Alpha: *alpha, NoiseFloorPct: *floor, Verdicts: compare.VerdictOptions{Method: m}})
+	if err != nil {
+		return err
+	}
+	var prov compare.Provenance
+	for i, f := range files {
+		err := parseFile(ctx, f, *inFormat, func(r *bench.Result) error {
+			r.Variant = names[i]
+			return coll.Add(r)
+		})
+		if err != nil {
+			return err
+		}
+		prov.Sides = append(prov.Sides, compare.Side{Variant: names[i], Files: []string{f}})
+	}
+	cmp, err := coll.Compare()
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,117 @@
+package compare
+
+import (
+	"fmt"
+
+	"github.com/perfbot/perfbot/bench"
+)
+
+// A Collector gathers results one at a time, as a parser streams them,
+// into the series a comparison needs: per row (benchmark, parameters,
+// metric, unit) and variant, the samples or summaries, and nothing else.
+// Its memory grows with the number of distinct rows and samples, not with
+// the size of the input they were read from, and it keeps no reference to
+// the results it was given.
+type Collector struct {
+	opts Options
+	// variants are the baseline, then the candidates in column order.
+	variants []string
+	// open says that variants not named in Options.Candidates join as
+	// candidates in the order they first appear.
+	open  bool
+	rows  []rowData
+	index map[string]int
+	key   []byte
+}
+
+// rowData is one row's first result (its identity) and its series per
+// variant, by index into Collector.variants.
+type rowData struct {
+	proto bench.Result
+	sides []*series
+}
+
+func (rd *rowData) side(i int) *series {
+	if i < len(rd.sides) {
+		return rd.sides[i]
+	}
+	return nil
+}
+
+// NewCollector returns a Collector for a comparison under opts.
+func NewCollector(opts Options) (*Collector, error) {
+	opts.defaults()
+	if opts.Base == "" {
+		return nil, fmt.Errorf("compare: no baseline variant named")
+	}
+	c := &Collector{opts: opts, open: len(opts.Candidates) == 0, index: map[string]int{}}
+	c.variants = append([]string{opts.Base}, opts.Candidates...)
+	return c, nil
+}
+
+// Add adds one result. Results of variants that are neither the baseline
+// nor a candidate named in Options are ignored; with no candidates named,
+// every other variant becomes one. Add copies what it keeps: the caller may
+// reuse r.
+func (c *Collector) Add(r *bench.Result) error {
+	if err := r.Validate(); err != nil {
+		return fmt.Errorf("compare: %s: %w", r.Source, err)
+	}
+	vi := -1
+	for i, v := range c.variants {
+		if v == r.Variant {
+			vi = i
+			break
+		}
+	}
+	if vi < 0 {
+		if !c.open {
+			return nil // a variant the caller did not ask for
+		}
+		vi = len(c.variants)
+		c.variants = append(c.variants, r.Variant)
+	}
+	c.key = appendKey(c.key[:0], r)
+	ri, ok := c.index[string(c.key)]
+	if !ok {
+		ri = len(c.rows)
+		proto := *r
+		proto.Samples, proto.Summary, proto.Variant = nil, nil, ""
+		c.rows = append(c.rows, rowData{proto: proto})
+		c.index[string(c.key)] = ri
+	}
+	rd := &c.rows[ri]
+	for len(rd.sides) <= vi {
+		rd.sides = append(rd.sides, nil)
+	}
+	s := rd.sides[vi]
+	if s == nil {
+		s = &series{}
+		rd.sides[vi] = s
+	}
+	if len(r.Samples) > 0 {
+		s.samples = append(s.samples, r.Samples...)
+	} else {
+		s.summaries = append(s.summaries, *r.Summary)
+	}
+	return nil
+}
+
+// appendKey appends r.Key() to b without building a string.
+func appendKey(b []byte, r *bench.Result) []byte {
+	if r.Group != "" {
+		b = append(b, r.Group...)
+		b = append(b, " | "...)
+	}
+	b = append(b, r.Benchmark...)
+	for _, p := range r.Params {
+		b = append(b, ' ')
+		b = append(b, p.Name...)
+		b = append(b, '=')
+		b = append(b, p.Value...)
+	}
+	b = append(b, " | "...)
+	b = append(b, r.Metric...)
+	b = append(b, " | "...)
+	return append(b, r.Unit...)
+}
