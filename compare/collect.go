@@ -22,6 +22,9 @@ type Collector struct {
 	rows  []rowData
 	index map[string]int
 	key   []byte
+	// hint is the most samples a series has had, the capacity new
+	// series start with.
+	hint int
 }
 
 // rowData is one row's first result (its identity) and its series per
@@ -52,8 +55,11 @@ func NewCollector(opts Options) (*Collector, error) {
 // Add adds one result. Results of variants that are neither the baseline
 // nor a candidate named in Options are ignored; with no candidates named,
 // every other variant becomes one. Add copies what it keeps: the caller may
-// reuse r.
+// reuse r. Add after Compare is an error.
 func (c *Collector) Add(r *bench.Result) error {
+	if c.index == nil {
+		return fmt.Errorf("compare: result %s added after the comparison was made", r.Source)
+	}
 	if err := r.Validate(); err != nil {
 		return fmt.Errorf("compare: %s: %w", r.Source, err)
 	}
@@ -90,12 +96,21 @@ func (c *Collector) Add(r *bench.Result) error {
 		rd.sides[vi] = s
 	}
 	if len(r.Samples) > 0 {
+		if s.samples == nil {
+			s.samples = make([]float64, 0, max(c.hint, len(r.Samples)))
+		}
 		s.samples = append(s.samples, r.Samples...)
+		if len(s.samples) > c.hint && len(s.samples) <= maxHint {
+			c.hint = len(s.samples)
+		}
 	} else {
 		s.summaries = append(s.summaries, *r.Summary)
 	}
 	return nil
 }
+
+// maxHint bounds Collector.hint.
+const maxHint = 64
 
 // appendKey appends r.Key() to b without building a string.
 func appendKey(b []byte, r *bench.Result) []byte {

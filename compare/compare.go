@@ -77,6 +77,7 @@ func (c *Collector) Compare() (*Comparison, error) {
 	}
 	cmp := &Comparison{Base: opts.Base, Candidates: candidates, Method: method}
 	cmp.Rows = make([]Row, 0, len(c.rows))
+	c.index = nil // no more Add: the rows' keys can go
 	memo := newMemo()
 	for i := range c.rows {
 		rd := &c.rows[i]
@@ -90,7 +91,7 @@ func (c *Collector) Compare() (*Comparison, error) {
 			Better:    p.Better,
 		}
 		if s := rd.side(0); s != nil {
-			cell := summarize(s, opts.Confidence)
+			cell := summarize(s, opts.Confidence, opts.Verdicts.Paired)
 			row.Base = &cell
 		}
 		row.Candidates = make([]Candidate, 0, len(candidates))
@@ -103,10 +104,10 @@ func (c *Collector) Compare() (*Comparison, error) {
 			case s == nil:
 				cand.Presence = Removed
 			case row.Base == nil:
-				cand.Cell = summarize(s, opts.Confidence)
+				cand.Cell = summarize(s, opts.Confidence, opts.Verdicts.Paired)
 				cand.Presence = Added
 			default:
-				cand.Cell = summarize(s, opts.Confidence)
+				cand.Cell = summarize(s, opts.Confidence, opts.Verdicts.Paired)
 				decide(row.Base, &cand, row.Unit, row.Better, opts, memo)
 			}
 			row.Candidates = append(row.Candidates, cand)
@@ -116,7 +117,7 @@ func (c *Collector) Compare() (*Comparison, error) {
 		// can go.
 		rd.sides = nil
 	}
-	c.rows, c.index = nil, nil
+	c.rows = nil
 	cmp.Summary = tally(cmp)
 	cmp.Geomean = geomean(cmp)
 	settle(cmp, opts, memo)
@@ -126,8 +127,9 @@ func (c *Collector) Compare() (*Comparison, error) {
 // summarize turns a variant's measurements into a Cell. Samples give the
 // median and its distribution-free confidence interval, as benchstat does.
 // Several summaries of one benchmark (one per round) are treated as samples
-// of the round means; a single summary is kept as the tool gave it.
-func summarize(s *series, confidence float64) Cell {
+// of the round means; a single summary is kept as the tool gave it. Rounds
+// are kept only for paired tests.
+func summarize(s *series, confidence float64, paired bool) Cell {
 	values := s.samples
 	if len(values) == 0 && len(s.summaries) > 1 {
 		for _, sm := range s.summaries {
@@ -135,16 +137,24 @@ func summarize(s *series, confidence float64) Cell {
 		}
 	}
 	if len(values) > 0 {
-		// One allocation holds both the values in round order and
-		// sorted.
-		both := make([]float64, 2*len(values))
-		rounds, sorted := both[:len(values):len(values)], both[len(values):]
-		copy(rounds, values)
-		copy(sorted, values)
-		values = rounds
+		var sorted []float64
+		if paired {
+			// One allocation holds both the values in round order and
+			// sorted.
+			both := make([]float64, 2*len(values))
+			rounds := both[:len(values):len(values)]
+			sorted = both[len(values):]
+			copy(rounds, values)
+			copy(sorted, values)
+			values = rounds
+		} else {
+			// The series is the collector's own and read once: sort it
+			// in place. Only paired tests read the rounds.
+			sorted, values = values, nil
+		}
 		sample := benchmath.NewSample(sorted, &benchmath.DefaultThresholds)
 		sum := benchmath.AssumeNothing.Summary(sample, confidence)
-		c := Cell{Center: sum.Center, Lo: sum.Lo, Hi: sum.Hi, N: len(values), Samples: sample.Values, Rounds: values}
+		c := Cell{Center: sum.Center, Lo: sum.Lo, Hi: sum.Hi, N: len(sorted), Samples: sample.Values, Rounds: values}
 		for _, w := range sum.Warnings {
 			c.Warnings = append(c.Warnings, w.Error())
 		}

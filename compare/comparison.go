@@ -86,7 +86,8 @@ type Cell struct {
 	// Samples are the raw values, kept for charts and the store.
 	Samples []float64 `json:"-"`
 	// Rounds are the same values in the order they were measured, for
-	// paired tests over interleaved rounds.
+	// paired tests over interleaved rounds; nil unless
+	// VerdictOptions.Paired.
 	Rounds []float64 `json:"-"`
 	// Summary is the tool's own summary when there were no samples.
 	Summary *bench.Summary `json:"-"`

@@ -1,12 +1,29 @@
 package compare
 
-import "github.com/perfbot/perfbot/stats"
+import (
+	"math"
+
+	"github.com/perfbot/perfbot/stats"
+)
 
 // memo keeps, for one comparison, the parts of the statistics that depend
 // only on sample sizes and levels, so that a suite of thousands of rows of
 // the same size computes each once.
 type memo struct {
 	rankSums map[rankSumKey]stats.RankSumMDE
+	ps       map[pKey]pValue
+}
+
+// pKey identifies a Mann-Whitney test of samples without ties: its
+// p-value depends on nothing else.
+type pKey struct {
+	n1, n2, u int
+	alpha     float64
+}
+
+type pValue struct {
+	p        float64
+	warnings []error
 }
 
 type rankSumKey struct {
@@ -15,7 +32,7 @@ type rankSumKey struct {
 }
 
 func newMemo() *memo {
-	return &memo{rankSums: map[rankSumKey]stats.RankSumMDE{}}
+	return &memo{rankSums: map[rankSumKey]stats.RankSumMDE{}, ps: map[pKey]pValue{}}
 }
 
 // rankSum is stats.NewRankSumMDE at Power, computed once per sizes and
@@ -28,4 +45,46 @@ func (m *memo) rankSum(n1, n2 int, alpha float64) stats.RankSumMDE {
 		m.rankSums[k] = r
 	}
 	return r
+}
+
+// benchstatP is stats.BenchstatP, computed once per sample sizes and
+// Mann-Whitney statistic when neither sample has ties (nor shares a value
+// with the other): the test's p-value and warnings then depend on nothing
+// else.
+func (m *memo) benchstatP(x, y []float64, alpha float64) (float64, []error) {
+	u, ok := pairsBelow(x, y)
+	if !ok {
+		return stats.BenchstatP(x, y, alpha)
+	}
+	k := pKey{len(x), len(y), u, alpha}
+	if v, ok := m.ps[k]; ok {
+		return v.p, v.warnings
+	}
+	p, w := stats.BenchstatP(x, y, alpha)
+	m.ps[k] = pValue{p, w}
+	return p, w
+}
+
+// pairsBelow counts the pairs (x_i, y_j) with x_i < y_j of two sorted
+// samples of finite values, and reports false when the samples are not
+// sorted, hold a tie or a value that is not finite.
+func pairsBelow(x, y []float64) (int, bool) {
+	for _, s := range [2][]float64{x, y} {
+		for i, v := range s {
+			if math.IsNaN(v) || math.IsInf(v, 0) || i > 0 && !(s[i-1] < v) {
+				return 0, false
+			}
+		}
+	}
+	u, j := 0, 0
+	for _, v := range x {
+		for j < len(y) && y[j] <= v {
+			if y[j] == v {
+				return 0, false
+			}
+			j++
+		}
+		u += len(y) - j
+	}
+	return u, true
 }

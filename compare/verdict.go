@@ -108,7 +108,7 @@ func decide(base *Cell, cand *Candidate, unit string, better bench.Direction, op
 				cand.setInterval(100*math.Expm1(r.Diff), 100*math.Expm1(r.Diff))
 			}
 		case both:
-			p, warnings := stats.BenchstatP(base.Samples, cand.Samples, opts.Alpha)
+			p, warnings := memo.benchstatP(base.Samples, cand.Samples, opts.Alpha)
 			cand.Test, cand.P = TestMannWhitney, p
 			for _, w := range warnings {
 				cand.Warnings = append(cand.Warnings, w.Error())

@@ -55,8 +55,15 @@ func (GoBench) Sniff(head []byte) int {
 
 // Parse reads Go benchmark output.
 func (GoBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
+	return GoBench{}.parse(ctx, r, name, emit, false)
+}
+
+// parse is Parse; with transient, every result is emitted in one and the
+// same Result, valid only during the call (see Stream).
+func (GoBench) parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error, transient bool) error {
 	emit = checked(ctx, name, emit)
 	g := goBenchReader{
+		transient: transient,
 		names: map[string]goName{},
 		units: map[string]goUnit{},
 		dirs:  map[string]bench.Direction{},
@@ -89,7 +96,9 @@ func (GoBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 // package and unit metadata, and interned names and units, so that the
 // results of repeated lines share their strings.
 type goBenchReader struct {
-	group string
+	transient bool
+	reused    sampleResult
+	group     string
 	names map[string]goName
 	units map[string]goUnit
 	// dirs holds the "better" unit metadata, by tidied unit.
@@ -217,7 +226,11 @@ func (g *goBenchReader) benchmarkLine(ctx context.Context, file string, line int
 		if src == "" {
 			src = source(file, line)
 		}
-		sr := &sampleResult{v: [1]float64{p.val}}
+		sr := &g.reused
+		if !g.transient {
+			sr = &sampleResult{}
+		}
+		sr.v[0] = p.val
 		sr.r = bench.Result{
 			Benchmark: n.bench,
 			Group:     g.group,

@@ -111,6 +111,19 @@ func Detect(head []byte) (Parser, error) {
 // Reader parses r with the named format ("" or "auto" to detect it) and
 // calls emit with each result.
 func Reader(ctx context.Context, r io.Reader, name, format string, emit func(*bench.Result) error) error {
+	return read(ctx, r, name, format, emit, false)
+}
+
+// Stream is Reader for a consumer that copies what it keeps of each result
+// (compare.Collector does): the *bench.Result handed to emit, with its
+// Samples and Params, is valid only during the call, and a parser may hand
+// the same one again with other contents. The Go benchmark parser then
+// reads a file of any size without allocating per line.
+func Stream(ctx context.Context, r io.Reader, name, format string, emit func(*bench.Result) error) error {
+	return read(ctx, r, name, format, emit, true)
+}
+
+func read(ctx context.Context, r io.Reader, name, format string, emit func(*bench.Result) error, transient bool) error {
 	br := bufio.NewReaderSize(r, sniffSize)
 	var p Parser
 	if format == "" || format == "auto" {
@@ -132,10 +145,16 @@ func Reader(ctx context.Context, r io.Reader, name, format string, emit func(*be
 		}
 	}
 	n := 0
-	err := p.Parse(ctx, br, name, func(r *bench.Result) error {
+	counted := func(r *bench.Result) error {
 		n++
 		return emit(r)
-	})
+	}
+	var err error
+	if gb, ok := p.(GoBench); ok {
+		err = gb.parse(ctx, br, name, counted, transient)
+	} else {
+		err = p.Parse(ctx, br, name, counted)
+	}
 	if err != nil {
 		return err
 	}

@@ -131,6 +131,83 @@ func (s *templateSet) render(doc *Document) (string, error) {
 	return b.String(), nil
 }
 
+// renderTo executes the "report" template on doc straight into w; text
+// tables are aligned block by block as they pass.
+func (s *templateSet) renderTo(w io.Writer, doc *Document) error {
+	out := w
+	var aw *alignWriter
+	if s.venue == venueText {
+		aw = &alignWriter{w: w}
+		out = aw
+	}
+	if err := s.exec.ExecuteTemplate(out, "report", doc); err != nil {
+		return fmt.Errorf("report: rendering %s: %w", s.venue, err)
+	}
+	if aw != nil {
+		return aw.Close()
+	}
+	return nil
+}
+
+// alignWriter lays out what is written to it as alignColumns does, holding
+// back only the current block of tab-separated lines.
+type alignWriter struct {
+	w       io.Writer
+	partial []byte   // the unfinished line
+	block   []string // the tab-separated lines waiting for their widths
+	err     error
+}
+
+func (a *alignWriter) Write(p []byte) (int, error) {
+	if a.err != nil {
+		return 0, a.err
+	}
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			a.partial = append(a.partial, p...)
+			break
+		}
+		a.partial = append(a.partial, p[:i+1]...)
+		p = p[i+1:]
+		a.line(string(a.partial))
+		a.partial = a.partial[:0]
+	}
+	return n, a.err
+}
+
+func (a *alignWriter) line(l string) {
+	if strings.Contains(l, "\t") {
+		a.block = append(a.block, l)
+		return
+	}
+	a.flushBlock()
+	if a.err == nil {
+		_, a.err = io.WriteString(a.w, l)
+	}
+}
+
+func (a *alignWriter) flushBlock() {
+	if len(a.block) == 0 || a.err != nil {
+		return
+	}
+	var b strings.Builder
+	writeAligned(&b, a.block)
+	a.block = a.block[:0]
+	_, a.err = io.WriteString(a.w, b.String())
+}
+
+// Close writes what is held back.
+func (a *alignWriter) Close() error {
+	if len(a.partial) > 0 {
+		a.line(string(a.partial))
+		a.partial = nil
+	}
+	a.flushBlock()
+	return a.err
+}
+
 // commonFuncs are the helpers every text venue's templates may call.
 func commonFuncs() texttemplate.FuncMap {
 	return texttemplate.FuncMap{

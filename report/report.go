@@ -11,6 +11,7 @@
 package report
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -88,12 +89,21 @@ func RenderWith(w io.Writer, format string, cmp *compare.Comparison, opts Option
 		doc.Collapse = true
 		doc.ChangedSections = shortDoc(doc, -1).Sections
 	}
-	out, err := set.render(doc)
-	if err != nil {
+	if opts.TemplateDir != "" {
+		// A user's template may fail half way: render it whole first,
+		// so that a failure writes nothing.
+		out, err := set.render(doc)
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(w, out)
 		return err
 	}
-	_, err = io.WriteString(w, out)
-	return err
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if err := set.renderTo(bw, doc); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 // collapseRows is the row count above which GitHub Markdown folds the full
