@@ -9,6 +9,7 @@ package bench
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -124,6 +125,17 @@ func (r *Result) Validate() error {
 		return fmt.Errorf("benchmark %q (%s) has neither samples nor a summary", r.Benchmark, r.MetricName())
 	case len(r.Samples) > 0 && r.Summary != nil:
 		return fmt.Errorf("benchmark %q (%s) has both samples and a summary", r.Benchmark, r.MetricName())
+	case r.Summary != nil && !finite(r.Summary.Mean):
+		return fmt.Errorf("benchmark %q (%s): value %v is not a finite number", r.Benchmark, r.MetricName(), r.Summary.Mean)
+	case r.Summary != nil && math.IsInf(r.Summary.Error, 0):
+		return fmt.Errorf("benchmark %q (%s): error %v is not a finite number", r.Benchmark, r.MetricName(), r.Summary.Error)
+	}
+	for _, v := range r.Samples {
+		if !finite(v) {
+			return fmt.Errorf("benchmark %q (%s): value %v is not a finite number", r.Benchmark, r.MetricName(), v)
+		}
 	}
 	return nil
 }
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -64,9 +64,9 @@ func (GoBench) parse(ctx context.Context, r io.Reader, name string, emit func(*b
 	emit = checked(ctx, name, emit)
 	g := goBenchReader{
 		transient: transient,
-		names: map[string]goName{},
-		units: map[string]goUnit{},
-		dirs:  map[string]bench.Direction{},
+		names:     map[string]goName{},
+		units:     map[string]goUnit{},
+		dirs:      map[string]bench.Direction{},
 	}
 	lr := newLineReader(r)
 	for lr.nextBytes(ctx) {
@@ -76,8 +76,9 @@ func (GoBench) parse(ctx context.Context, r io.Reader, name string, emit func(*b
 			if err := g.benchmarkLine(ctx, name, lr.Line(), line[len("Benchmark"):], emit); err != nil {
 				return err
 			}
-		case len(line) > 0 && line[0] == 'U' && bytes.HasPrefix(line, []byte("Unit")) && len(line) > 4 && isSpaceByte(line[4]):
-			g.unitLine(ctx, name, lr.Line(), line[4:])
+		case len(line) > 0 && line[0] == 'U' && isUnitLine(line):
+			_, rest := field(line)
+			g.unitLine(ctx, name, lr.Line(), rest)
 		default:
 			if key, val, ok := configLine(line); ok && string(key) == "pkg" {
 				if string(val) != g.group {
@@ -99,8 +100,8 @@ type goBenchReader struct {
 	transient bool
 	reused    sampleResult
 	group     string
-	names map[string]goName
-	units map[string]goUnit
+	names     map[string]goName
+	units     map[string]goUnit
 	// dirs holds the "better" unit metadata, by tidied unit.
 	dirs map[string]bench.Direction
 }
@@ -209,7 +210,7 @@ func (g *goBenchReader) benchmarkLine(ctx context.Context, file string, line int
 	for _, p := range ps {
 		u := g.unit(p.unit)
 		if p.bad != "" {
-			warnf(ctx, file, line, "%s %s: %s; value dropped", p.unit, n.bench, p.bad)
+			warnf(ctx, file, line, "%s %s: %s; value dropped", n.bench, u.unit, p.bad)
 			continue
 		}
 		if p.val < 0 {
@@ -245,6 +246,11 @@ func (g *goBenchReader) benchmarkLine(ctx context.Context, file string, line int
 		}
 	}
 	return nil
+}
+
+func isUnitLine(line []byte) bool {
+	f, _ := field(line)
+	return string(f) == "Unit"
 }
 
 // unitLine reads a unit metadata line after "Unit": a unit, then key=value

@@ -3,6 +3,7 @@ package parse
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 
 	"github.com/perfbot/perfbot/bench"
 )
@@ -48,6 +49,9 @@ func JSONLine(r *bench.Result) ([]byte, error) {
 	}
 	if s := r.Summary; s != nil {
 		j.Summary = &jsonSummary{Mean: s.Mean, Error: s.Error, Confidence: s.Confidence, N: s.N}
+		if math.IsNaN(s.Error) || math.IsInf(s.Error, 0) {
+			j.Summary.Error = 0 // none given, as JSON has no NaN
+		}
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

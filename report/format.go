@@ -67,6 +67,9 @@ func (ns numberStyle) cell(c *compare.Cell) string {
 	if ns.sampled {
 		s := scaledSummary(c, f)
 		v := ns.scaler.Format(s.Center)
+		if extreme(s.Center) {
+			v = scientific(s.Center)
+		}
 		if c.N <= 1 && !c.Summarized {
 			return v
 		}
@@ -101,9 +104,34 @@ func scaledSummary(c *compare.Cell, factor float64) benchmath.Summary {
 // plain formats a single value (a geomean) in the line's style.
 func (ns numberStyle) plain(v float64) string {
 	if ns.sampled {
+		if extreme(v * ns.factor) {
+			return scientific(v * ns.factor)
+		}
 		return ns.scaler.Format(v * ns.factor)
 	}
 	return plainNumber(v * ns.factor)
+}
+
+// extreme reports whether v lies beyond what SI prefixes write sensibly
+// (benchunit's scaler would print 1e308 seconds as a 300-digit number of
+// T), or is not a number at all.
+func extreme(v float64) bool {
+	a := math.Abs(v)
+	return math.IsNaN(v) || math.IsInf(v, 0) || a >= 1e15 || (a != 0 && a < 1e-15)
+}
+
+// scientific writes v in scientific notation with four significant
+// digits: "1.100e+299".
+func scientific(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "NaN"
+	case math.IsInf(v, 1):
+		return "∞"
+	case math.IsInf(v, -1):
+		return "-∞"
+	}
+	return strconv.FormatFloat(v, 'e', 3, 64)
 }
 
 // plainNumber writes v with at most three decimals, as JMH prints scores,

@@ -70,6 +70,18 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	// Values a parser dropped or doubted are listed on stderr, and the
+	// first few in the report, so its reader knows the figures miss them.
+	var warnings []string
+	dropped := 0
+	ctx = parse.WithWarnings(ctx, func(w *parse.SyntaxError) {
+		fmt.Fprintf(stderr, "warning: %v\n", w)
+		if len(warnings) < maxReportWarnings {
+			warnings = append(warnings, w.Error())
+		} else {
+			dropped++
+		}
+	})
 	var prov compare.Provenance
 	for i, f := range files {
 		err := streamFile(ctx, f, *inFormat, func(r *bench.Result) error {
@@ -86,6 +98,10 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	cmp.Provenance = prov
+	if dropped > 0 {
+		warnings = append(warnings, fmt.Sprintf("%d more warnings about the input (see stderr)", dropped))
+	}
+	cmp.Warnings = append(cmp.Warnings, warnings...)
 	if err := emit(cmp, *format, *outDir, stdout); err != nil {
 		return err
 	}
@@ -95,6 +111,9 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	return postAll(ctx, cmp, nil, targets, k, cfg, "", stderr)
 }
+
+// maxReportWarnings bounds the parser warnings a report lists.
+const maxReportWarnings = 10
 
 // variantNames labels files by their base names, or by their full paths
 // when base names collide, as benchstat does.
