@@ -51,6 +51,9 @@ type Comparison struct {
 	Failures []Failure `json:"failures,omitempty"`
 	// Warnings are non-fatal problems worth showing the reader.
 	Warnings []string `json:"warnings,omitempty"`
+	// Cuts are runs whose output was cut at the output cap (see
+	// NoteCuts).
+	Cuts []Cut `json:"cuts,omitempty"`
 	// Provenance says what was run, where and how.
 	Provenance Provenance `json:"provenance"`
 }

@@ -222,6 +222,7 @@ func (g *goSide) round(ctx context.Context, r int, only map[string]bool) ([]*ben
 			g.out.Failures = append(g.out.Failures, compare.Failure{Variant: g.side.name, Stage: "run", Message: msg, LogTail: tailOf(res, 30), Limit: res.Limit})
 		}
 		name := fmt.Sprintf("%s/%s round %d (%s)", g.suite.Name, g.side.name, r+1, pkg.importPath)
+		before := len(results)
 		err = parse.GoBench{}.Parse(ctx, bytes.NewReader(res.Stdout), name, func(b *bench.Result) error {
 			if b.Group == "" {
 				b.Group = pkg.importPath
@@ -232,6 +233,9 @@ func (g *goSide) round(ctx context.Context, r int, only map[string]bool) ([]*ben
 		})
 		if err != nil {
 			g.out.Failures = append(g.out.Failures, compare.Failure{Variant: g.side.name, Stage: "parse", Message: err.Error()})
+		}
+		if res.Limit == sandbox.LimitOutput {
+			g.out.Cuts = append(g.out.Cuts, cutOf(g.side.name, name, res, results[before:]))
 		}
 	}
 	return results, units, nil
@@ -270,4 +274,14 @@ func (g *goSide) profile(ctx context.Context) ([]Profile, error) {
 		out = append(out, Profile{Suite: g.suite.Name, Variant: g.side.name, Package: pkg.importPath, Data: data})
 	}
 	return out, nil
+}
+
+// cutOf describes a run whose output was cut at the output cap: rs are the
+// results read from what was kept.
+func cutOf(variant, run string, res *sandbox.Result, rs []*bench.Result) compare.Cut {
+	c := compare.Cut{Variant: variant, Run: run, Kept: int64(len(res.Stdout) + len(res.Stderr)), Dropped: res.Dropped}
+	if len(rs) > 0 {
+		c.Last = rs[len(rs)-1].FullName()
+	}
+	return c
 }

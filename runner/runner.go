@@ -82,9 +82,11 @@ type Options struct {
 
 // Outcome is what a run measured.
 type Outcome struct {
-	Results    []*bench.Result
-	Failures   []compare.Failure
-	Warnings   []string
+	Results  []*bench.Result
+	Failures []compare.Failure
+	Warnings []string
+	// Cuts are runs whose output was cut at the output cap.
+	Cuts       []compare.Cut
 	Provenance compare.Provenance
 	// Variants are the baseline's name and then the candidates' names.
 	Variants []string

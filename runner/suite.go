@@ -352,6 +352,9 @@ func (cs *commandSide) round(ctx context.Context, r int, only map[string]bool) (
 			data = res.Stdout
 		}
 		rs, err := parse.Bytes(ctx, data, name, cs.suite.Parser)
+		if res.Limit == sandbox.LimitOutput {
+			cs.out.Cuts = append(cs.out.Cuts, cutOf(cs.side.name, name, res, rs))
+		}
 		if err != nil {
 			if res.OK() {
 				cs.out.Failures = append(cs.out.Failures, compare.Failure{Variant: cs.side.name, Stage: "parse", Message: err.Error(), LogTail: tailOf(res, 10)})

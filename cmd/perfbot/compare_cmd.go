@@ -162,6 +162,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		cmp.Warnings = append(cmp.Warnings, f.sandboxWarning)
 	}
 	cmp.Warnings = append(cmp.Warnings, outcome.Warnings...)
+	cmp.NoteCuts(outcome.Cuts)
 	if method == compare.MethodPerfbot {
 		noise.annotate(cmp)
 	}
