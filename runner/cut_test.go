@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/perfbot/perfbot/config"
