@@ -1,331 +1,39 @@
 package bot
 
 import (
-	"fmt"
-	"os"
-	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
+	"github.com/perfbot/perfbot/config"
 )
 
-// Config is the part of config.yaml the service reads: the sections
-// service, store, triggers, schedules and digest, and the intake side of
-// venues. Every field has a working default (see Defaults).
-type Config struct {
-	Service   ServiceConfig `yaml:"service"`
-	Store     StoreConfig   `yaml:"store"`
-	Triggers  Triggers      `yaml:"triggers"`
-	Schedules []Schedule    `yaml:"schedules"`
-	Digest    DigestConfig  `yaml:"digest"`
-	Venues    Venues        `yaml:"venues"`
-}
+// The service reads the one config schema of package config; these names
+// are kept for the packages that already use them.
+type (
+	// Config is a whole config.yaml.
+	Config = config.Config
+	// ServiceConfig is the service: section.
+	ServiceConfig = config.Service
+	// StoreConfig is the store: section.
+	StoreConfig = config.Store
+	// Triggers is the triggers: section.
+	Triggers = config.Triggers
+	// Schedule is one entry of schedules:.
+	Schedule = config.Schedule
+	// DigestConfig is the digest: section.
+	DigestConfig = config.Digest
+	// Venues is the venues: section.
+	Venues = config.Venues
+)
 
-// ServiceConfig configures the HTTP endpoint, the queue and the workers.
-type ServiceConfig struct {
-	// Listen is the HTTP address for webhooks, /healthz and /metrics
-	// (default "127.0.0.1:8080").
-	Listen string `yaml:"listen"`
-	// Queue is the queue benchmark jobs go to and workers take them from
-	// (default "benchmark"). Hosts of different kinds can use different
-	// queues.
-	Queue string `yaml:"queue"`
-	// Workers is the number of benchmark jobs one process runs at once:
-	// 1, so that two jobs never disturb each other's timings on a host.
-	// "perfbot serve" with a PostgreSQL store runs none unless
-	// embedded_workers is true.
-	Workers int `yaml:"workers"`
-	// EmbeddedWorkers makes "perfbot serve" run benchmark jobs itself.
-	// It defaults to true with SQLite and false with PostgreSQL.
-	EmbeddedWorkers *bool `yaml:"embedded_workers"`
-	// JobTimeout ends a benchmark job that runs longer (default 2h).
-	JobTimeout time.Duration `yaml:"job_timeout"`
-	// Heartbeat is how often a running job records that its worker lives
-	// (default 15s); StaleAfter is how old a heartbeat may get before the
-	// job is handed to another worker (default 2m).
-	Heartbeat  time.Duration `yaml:"heartbeat"`
-	StaleAfter time.Duration `yaml:"stale_after"`
-	// StopGrace is how long a stopping process lets a running job go on
-	// before cancelling it to be retried later (default 10s).
-	StopGrace time.Duration `yaml:"stop_grace"`
-	// MaxAttempts is how often a job is tried before it is given up
-	// (default 3).
-	MaxAttempts int `yaml:"max_attempts"`
-	// PollInterval is how often venues without webhooks are polled
-	// (default 2m).
-	PollInterval time.Duration `yaml:"poll_interval"`
-	// Name identifies this process in runs and logs (default: host name).
-	Name string `yaml:"name"`
-}
+// Committers is the word in triggers.allow that admits GitHub users with
+// write, maintain or admin permission on the repository.
+const Committers = config.Committers
 
-// StoreConfig says where the history and the queue live.
-type StoreConfig struct {
-	// Driver is "sqlite" (default) or "postgres".
-	Driver string `yaml:"driver"`
-	// Path is the SQLite file (default "perfbot.db").
-	Path string `yaml:"path"`
-	// URL is a PostgreSQL URL; URLEnv names an environment variable that
-	// holds it instead (so the password stays out of the file).
-	URL    string `yaml:"url"`
-	URLEnv string `yaml:"url_env"`
-}
-
-// Triggers says who may start runs of unmerged patches (see Policy).
-type Triggers struct {
-	// Allow lists GitHub users who may always start a run ("alice", or
-	// "github:alice"; "jira:bob" and "reviewboard:carol" name users of
-	// those venues). The word "committers" (the default) admits anyone
-	// with write, maintain or admin permission on the GitHub repository;
-	// without it only the listed users may.
-	Allow []string `yaml:"allow"`
-	// Command is the comment command word (default "/perfbot").
-	Command string `yaml:"command"`
-	// Senders are the mail senders whose list patches are run: addresses
-	// ("dev@example.org") or whole domains ("@example.org"). Empty (the
-	// default): no mailed patch is run; each gets a polite reply.
-	Senders []string `yaml:"senders"`
-	// TrackerUsers are the JIRA and Review Board users whose patches are
-	// run: the attachment's author, the review request's submitter ("bob"
-	// on both venues, or "jira:bob", "reviewboard:bob"). "*" runs every
-	// new patch, as Apache Yetus does. Polling JIRA or Review Board needs
-	// at least one entry.
-	TrackerUsers []string `yaml:"tracker_users"`
-}
-
-// Schedule is one cron entry: a nightly run of suites on a branch, or a
-// digest.
-type Schedule struct {
-	// Name identifies the schedule (default: its cron spec and action).
-	Name string `yaml:"name"`
-	// Cron is a five-field cron spec (minute hour day-of-month month
-	// day-of-week), evaluated in UTC unless TZ names a zone.
-	Cron string `yaml:"cron"`
-	TZ   string `yaml:"tz"`
-	// Run lists suites to run on the branch On.
-	Run []string `yaml:"run"`
-	On  string   `yaml:"on"`
-	// Digest is "daily", "weekly" or "monthly": the period a digest covers.
-	Digest string `yaml:"digest"`
-	// Post lists where the answer goes: "mail", or full targets such as
-	// "mail:dev@example.org" or "github:acme/store#1".
-	Post []string `yaml:"post"`
-}
-
-// DigestConfig configures the periodic digest.
-type DigestConfig struct {
-	// Branches are the tracked branches whose changes the digest lists
-	// (default: the project branch).
-	Branches []string `yaml:"branches"`
-	// RC and Release name a release candidate and the last release to
-	// compare in the digest, when both are set.
-	RC      string `yaml:"rc"`
-	Release string `yaml:"release"`
-	// To is the digest's mail recipients (default: venues.mail.list).
-	To []string `yaml:"to"`
-	// MailArchive, such as "https://lists.example.org/r/%s", links a
-	// mail answer's Message-ID to the list archive.
-	MailArchive string `yaml:"mail_archive"`
-}
-
-// Venues holds the intake settings of each venue. Posting settings in the
-// same sections are read by the venue clients.
-type Venues struct {
-	GitHub      GitHub      `yaml:"github"`
-	JIRA        JIRA        `yaml:"jira"`
-	ReviewBoard ReviewBoard `yaml:"reviewboard"`
-	Mail        Mail        `yaml:"mail"`
-}
-
-// GitHub intake settings.
-type GitHub struct {
-	Repo string `yaml:"repo"`
-	// URL is the API base (default https://api.github.com).
-	URL              string `yaml:"url"`
-	TokenEnv         string `yaml:"token_env"`
-	WebhookSecretEnv string `yaml:"webhook_secret_env"`
-	// Poll lists recent issue comments instead of waiting for webhooks.
-	Poll bool `yaml:"poll"`
-}
-
-// JIRA intake settings.
-type JIRA struct {
-	URL      string `yaml:"url"`
-	Project  string `yaml:"project"`
-	UserEnv  string `yaml:"user_env"`
-	TokenEnv string `yaml:"token_env"`
-	// JQL selects the issues to test (default: status = "Patch Available",
-	// within Project when set).
-	JQL string `yaml:"jql"`
-	// Deployment is "cloud" (search with /rest/api/3/search/jql) or
-	// "server" (Server and Data Center: /rest/api/2/search); empty asks
-	// the server.
-	Deployment string `yaml:"deployment"`
-	// Poll turns polling on.
-	Poll bool `yaml:"poll"`
-}
-
-// ReviewBoard intake settings.
-type ReviewBoard struct {
-	URL        string `yaml:"url"`
-	Repository string `yaml:"repository"`
-	TokenEnv   string `yaml:"token_env"`
-	Poll       bool   `yaml:"poll"`
-}
-
-// Mail intake settings.
-type Mail struct {
-	// Maildir is a maildir whose new mails are read for patches.
-	Maildir string `yaml:"maildir"`
-	// IMAP is "host:port" of an IMAP server (TLS), with user and password
-	// from environment variables; Mailbox defaults to INBOX.
-	IMAP        string `yaml:"imap"`
-	IMAPUserEnv string `yaml:"imap_user_env"`
-	IMAPPassEnv string `yaml:"imap_password_env"`
-	Mailbox     string `yaml:"mailbox"`
-	// List is the mailing list address: answers to a mail without a
-	// List-Post header go to it (the author in Cc), and it is the default
-	// digest recipient.
-	List string `yaml:"list"`
-	// SeriesWait is how long the missing parts of a series are waited
-	// for after its first mail (default 336h, 14 days); then the thread
-	// gets a note and the series is dropped.
-	SeriesWait time.Duration `yaml:"series_wait"`
-}
-
-// Defaults fills in every unset field.
-func (c *Config) Defaults() {
-	s := &c.Service
-	if s.Listen == "" {
-		s.Listen = "127.0.0.1:8080"
-	}
-	if s.Queue == "" {
-		s.Queue = "benchmark"
-	}
-	if s.Workers <= 0 {
-		s.Workers = 1
-	}
-	if s.JobTimeout <= 0 {
-		s.JobTimeout = 2 * time.Hour
-	}
-	if s.Heartbeat <= 0 {
-		s.Heartbeat = 15 * time.Second
-	}
-	if s.StaleAfter <= 0 {
-		s.StaleAfter = 8 * s.Heartbeat
-	}
-	if s.StopGrace <= 0 {
-		s.StopGrace = 10 * time.Second
-	}
-	if s.MaxAttempts <= 0 {
-		s.MaxAttempts = 3
-	}
-	if s.PollInterval <= 0 {
-		s.PollInterval = 2 * time.Minute
-	}
-	if s.Name == "" {
-		s.Name, _ = os.Hostname()
-	}
-	if c.Store.Driver == "" {
-		c.Store.Driver = "sqlite"
-	}
-	if c.Store.Path == "" {
-		c.Store.Path = "perfbot.db"
-	}
-	if s.EmbeddedWorkers == nil {
-		embedded := c.Store.Driver == "sqlite"
-		s.EmbeddedWorkers = &embedded
-	}
-	if len(c.Triggers.Allow) == 0 {
-		c.Triggers.Allow = []string{"committers"}
-	}
-	if c.Triggers.Command == "" {
-		c.Triggers.Command = "/perfbot"
-	}
-	if c.Venues.Mail.Mailbox == "" {
-		c.Venues.Mail.Mailbox = "INBOX"
-	}
-	if c.Venues.JIRA.JQL == "" {
-		c.Venues.JIRA.JQL = `status = "Patch Available"`
-		if c.Venues.JIRA.Project != "" {
-			c.Venues.JIRA.JQL = fmt.Sprintf(`project = %q AND status = "Patch Available"`, c.Venues.JIRA.Project)
-		}
-	}
-}
-
-// Validate reports settings that cannot work.
-func (c *Config) Validate() error {
-	switch c.Store.Driver {
-	case "sqlite", "postgres":
-	default:
-		return fmt.Errorf("store.driver %q: want sqlite or postgres", c.Store.Driver)
-	}
-	if c.Store.Driver == "postgres" && c.StoreDSN() == "" {
-		return fmt.Errorf("store.driver postgres needs store.url or store.url_env (set and non-empty)")
-	}
-	if c.Service.Workers != 1 {
-		return fmt.Errorf("service.workers = %d: a host runs one benchmark job at a time, so it must be 1", c.Service.Workers)
-	}
-	if c.Service.StaleAfter <= c.Service.Heartbeat {
-		return fmt.Errorf("service.stale_after (%v) must be longer than service.heartbeat (%v)", c.Service.StaleAfter, c.Service.Heartbeat)
-	}
-	if err := c.Triggers.validate(c.Venues.JIRA.Poll, c.Venues.ReviewBoard.Poll); err != nil {
-		return err
-	}
-	for i, s := range c.Schedules {
-		if _, err := ParseCron(s.Cron); err != nil {
-			return fmt.Errorf("schedules[%d]: %w", i, err)
-		}
-		if (len(s.Run) == 0) == (s.Digest == "") {
-			return fmt.Errorf("schedules[%d] (%s): set either run (suites) or digest (daily, weekly, monthly)", i, s.Cron)
-		}
-		if s.Digest != "" {
-			if _, err := DigestPeriod(s.Digest); err != nil {
-				return fmt.Errorf("schedules[%d]: %w", i, err)
-			}
-		}
-	}
-	return nil
-}
-
-// StoreDSN is the data source: the SQLite path or the PostgreSQL URL.
-func (c *Config) StoreDSN() string {
-	if c.Store.Driver != "postgres" {
-		return c.Store.Path
-	}
-	if c.Store.URLEnv != "" {
-		return os.Getenv(c.Store.URLEnv)
-	}
-	return c.Store.URL
-}
-
-// Decode reads the service's sections from a whole config.yaml, ignoring
-// the sections others read, then applies defaults and validates. An
-// unknown key in service, store, triggers, schedules or digest is an error
-// naming its line.
+// Decode reads a whole config.yaml (config.Parse): every section, once,
+// with defaults applied, or every mistake with its line and column.
 func Decode(data []byte, file string) (*Config, error) {
-	var c Config
-	if err := yaml.Unmarshal(data, &c); err != nil {
-		return nil, fmt.Errorf("%s: %s", file, strings.TrimPrefix(err.Error(), "yaml: "))
-	}
-	if err := checkKeys(data, file); err != nil {
-		return nil, err
-	}
-	c.Defaults()
-	if err := c.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	return &c, nil
+	return config.Parse(data, file)
 }
 
 // DigestPeriod returns the length of a digest period name.
-func DigestPeriod(name string) (time.Duration, error) {
-	switch name {
-	case "daily":
-		return 24 * time.Hour, nil
-	case "weekly":
-		return 7 * 24 * time.Hour, nil
-	case "monthly":
-		return 30 * 24 * time.Hour, nil
-	}
-	return 0, fmt.Errorf("digest period %q: want daily, weekly or monthly", name)
-}
+func DigestPeriod(name string) (time.Duration, error) { return config.DigestPeriod(name) }

@@ -40,7 +40,7 @@ venues:
 
 func TestDecodeErrors(t *testing.T) {
 	tests := []struct{ yaml, want string }{
-		{"store: {driver: mysql}", `store.driver "mysql"`},
+		{"store: {driver: mysql}", `config.yaml:1:17: store.driver: expected sqlite or postgres, got "mysql"`},
 		{"store: {driver: postgres}", "needs store.url"},
 		{"service: {workers: 2}", "must be 1"},
 		{"service: {heartbeat: 10s, stale_after: 5s}", "stale_after"},
@@ -48,9 +48,9 @@ func TestDecodeErrors(t *testing.T) {
 		{`schedules: [{cron: "0 3 * * *"}]`, "either run"},
 		{`schedules: [{cron: "0 3 * * *", digest: yearly}]`, "yearly"},
 		{"service: {job_timeout: forever}", "config.yaml"},
-		{"service:\n  listen: x\n  heartbeet: 5s\n", "config.yaml:3: service.heartbeet: unknown key (known: "},
-		{"schedules:\n  - {cron: \"0 3 * * *\", run: [x], post: [mail], when: now}\n", "config.yaml:2: schedules[0].when: unknown key"},
-		{"triggers:\n  allow: [committers]\n  sender: [dev@example.org]\n", "config.yaml:3: triggers.sender: unknown key (known: allow, command, senders, tracker_users)"},
+		{"service:\n  listen: x\n  heartbeet: 5s\n", "config.yaml:3:3: service.heartbeet: unknown key; did you mean heartbeat?"},
+		{"schedules:\n  - {cron: \"0 3 * * *\", run: [x], post: [mail], when: now}\n", "config.yaml:2:49: schedules[0].when: unknown key (known here: cron, digest, name, on, post, run, tz)"},
+		{"triggers:\n  allow: [committers]\n  sender: [dev@example.org]\n", "config.yaml:3:3: triggers.sender: unknown key; did you mean senders?"},
 		{"venues: {jira: {poll: true}}", "venues.jira.poll is on but triggers.tracker_users names no jira user"},
 		{"venues: {reviewboard: {poll: true}}\ntriggers: {tracker_users: [jira:bob]}", "venues.reviewboard.poll is on"},
 		{"triggers: {senders: [Dev <dev@example.org>]}", "triggers.senders[0]"},

@@ -3,10 +3,7 @@
 package config
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -15,7 +12,8 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Config is a whole config.yaml.
+// Config is a whole config.yaml, decoded once: what compare, serve, worker,
+// digest and the venues read all comes from here.
 type Config struct {
 	// Project says which repository to benchmark.
 	Project Project `yaml:"project"`
@@ -27,18 +25,25 @@ type Config struct {
 	Variants Variants `yaml:"variants"`
 	// Sandbox says how commands of untrusted patches are isolated.
 	Sandbox Sandbox `yaml:"sandbox"`
-	// Venues, Service, Store and Schedules are read by the service and the
-	// posting clients; they are kept here as raw YAML so that each
-	// package decodes its own section.
-	Venues    yaml.Node `yaml:"venues"`
-	Service   yaml.Node `yaml:"service"`
-	Store     yaml.Node `yaml:"store"`
-	Triggers  yaml.Node `yaml:"triggers"`
-	Schedules yaml.Node `yaml:"schedules"`
-	Digest    yaml.Node `yaml:"digest"`
+	// Venues are where requests come from and answers go: one section
+	// per venue, read by its intake and its poster alike.
+	Venues Venues `yaml:"venues"`
+	// Service configures perfbot serve and perfbot worker.
+	Service Service `yaml:"service"`
+	// Store says where the history and the queue live.
+	Store Store `yaml:"store"`
+	// Triggers says who may start runs of unmerged patches.
+	Triggers Triggers `yaml:"triggers"`
+	// Schedules are nightly runs and digests.
+	Schedules []Schedule `yaml:"schedules"`
+	// Digest configures the periodic digest.
+	Digest Digest `yaml:"digest"`
 
 	// File is the path the config was read from.
 	File string `yaml:"-"`
+	// nodes holds where each setting is in the file, for errors that
+	// Validate finds after decoding.
+	nodes *positions
 }
 
 // Project names the repository and its default baseline.
@@ -76,73 +81,22 @@ func Load(path string) (*Config, error) {
 	return Parse(data, path)
 }
 
-// Parse decodes and validates a config from data; file names it in errors.
+// Parse decodes and validates a config from data; file names it in
+// errors. The error, if any, is an Errors listing every mistake found,
+// each at its line and column.
 func Parse(data []byte, file string) (*Config, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	var c Config
-	if err := dec.Decode(&c); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%s: empty config", file)
-		}
-		return nil, fmt.Errorf("%s: %w", file, unwrapYAML(err))
+	c, errs := decode(data, file)
+	if len(errs) > 0 {
+		return nil, errs
 	}
-	c.File = file
-	for i := range c.Suites {
-		if len(c.Suites[i].Variants) == 0 {
-			c.Suites[i].Variants = c.Variants
-		}
-	}
-	if err := c.Validate(); err != nil {
-		return nil, err
-	}
-	return &c, nil
+	return c, nil
 }
 
-// unwrapYAML turns yaml's "yaml: line N: msg" into "line N: msg".
-func unwrapYAML(err error) error {
-	var te *yaml.TypeError
-	if errors.As(err, &te) {
-		return fmt.Errorf("%s", joinLines(te.Errors))
-	}
-	msg := err.Error()
-	if len(msg) > 6 && msg[:6] == "yaml: " {
-		msg = msg[6:]
-	}
-	return errors.New(msg)
-}
-
-func joinLines(ss []string) string {
-	var b bytes.Buffer
-	for i, s := range ss {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		b.WriteString(s)
-	}
-	return b.String()
-}
-
-// Validate checks what the YAML decoder cannot: required fields, known
-// parsers and presets, parameters the command uses.
-func (c *Config) Validate() error {
-	var errs []error
-	for _, s := range c.Suites {
-		if err := s.validate(); err != nil {
-			errs = append(errs, fmt.Errorf("%s:%d: suite %q: %w", c.File, s.Line, s.Name, err))
-		}
-	}
-	switch c.Sandbox.Mode {
-	case "", "bubblewrap", "none":
-	default:
-		errs = append(errs, fmt.Errorf("%s: sandbox.mode %q: want bubblewrap or none", c.File, c.Sandbox.Mode))
-	}
-	switch c.Sandbox.OnMissing {
-	case "", "refuse", "warn":
-	default:
-		errs = append(errs, fmt.Errorf("%s: sandbox.on_missing %q: want refuse or warn", c.File, c.Sandbox.OnMissing))
-	}
-	return errors.Join(errs...)
+// Check decodes and validates a config like Parse but returns what it
+// could decode along with every mistake, so that a caller can report them
+// all. The Config is nil when the file is not YAML at all.
+func Check(data []byte, file string) (*Config, Errors) {
+	return decode(data, file)
 }
 
 // Duration is a time.Duration written as "30s", "10m" or "1h30m".
@@ -150,13 +104,9 @@ type Duration time.Duration
 
 // UnmarshalYAML reads a Go duration string.
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
-	var s string
-	if err := n.Decode(&s); err != nil {
-		return err
-	}
-	v, err := time.ParseDuration(s)
-	if err != nil {
-		return fmt.Errorf("line %d: %q is not a duration such as 30s, 10m or 1h", n.Line, s)
+	v, err := time.ParseDuration(n.Value)
+	if n.Kind != yaml.ScalarNode || err != nil || v < 0 {
+		return typeError("expected a duration such as 30s, 10m or 1h, got %s", describe(n))
 	}
 	*d = Duration(v)
 	return nil
@@ -203,13 +153,12 @@ func ParseBudget(s string) (Budget, error) {
 
 // UnmarshalYAML reads a budget string.
 func (b *Budget) UnmarshalYAML(n *yaml.Node) error {
-	var s string
-	if err := n.Decode(&s); err != nil {
-		return err
+	if n.Kind != yaml.ScalarNode {
+		return typeError("expected a budget such as 10x or 5m, got %s", describe(n))
 	}
-	v, err := ParseBudget(s)
+	v, err := ParseBudget(n.Value)
 	if err != nil {
-		return fmt.Errorf("line %d: %w", n.Line, err)
+		return typeError("%s", err.Error())
 	}
 	*b = v
 	return nil

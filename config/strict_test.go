@@ -12,10 +12,10 @@ func TestUnknownFieldsNameTheirLine(t *testing.T) {
 	for _, c := range []struct {
 		name, yaml, want string
 	}{
-		{"suite field", "suites:\n  x:\n    command: run\n    cout: 3\n", "line 4: unknown field \"cout\""},
-		{"nested go option", "suites:\n  x:\n    preset: go\n    go:\n      packges: ./x\n", "line 5: unknown field \"packges\""},
-		{"top level", "project:\n  repo: .\nsuits: {}\n", "line 3"},
-		{"bad duration", "suites:\n  x:\n    command: run\n    timeout: soon\n", "line 4"},
+		{"suite field", "suites:\n  x:\n    command: run\n    cout: 3\n", "c.yaml:4:5: suites.x.cout: unknown key; did you mean count?"},
+		{"nested go option", "suites:\n  x:\n    preset: go\n    go:\n      packges: ./x\n", "c.yaml:5:7: suites.x.go.packges: unknown key; did you mean packages?"},
+		{"top level", "project:\n  repo: .\nsuits: {}\n", "c.yaml:3:1: suits: unknown key; did you mean suites?"},
+		{"bad duration", "suites:\n  x:\n    command: run\n    timeout: soon\n", `c.yaml:4:14: suites.x.timeout: expected a duration such as 30s, 10m or 1h, got "soon"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse([]byte(c.yaml), "c.yaml")
@@ -44,7 +44,7 @@ func TestBudget(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ text, want string }{
-		{"ten", "line 5"},
+		{"ten", "c.yaml:5:13: suites.x.budget: \"ten\" is not a budget"},
 		{"0x", "positive round count"},
 		{"-5m", "positive round count"},
 		{"2x", "budget 2x must be at least count (3)"},
@@ -86,7 +86,7 @@ suites:
 	if strings.Join(got["randomread"], ",") != "onheap,offheap" || strings.Join(got["scan"], ",") != "small,large" {
 		t.Errorf("variants per suite: %v", got)
 	}
-	if _, err := Parse([]byte("variants: [a, b]\nsuites:\n  x:\n    command: run\n"), "c.yaml"); err == nil || !strings.Contains(err.Error(), "line 1") {
-		t.Errorf("variants as a list: err = %v, want one naming line 1", err)
+	if _, err := Parse([]byte("variants: [a, b]\nsuites:\n  x:\n    command: run\n"), "c.yaml"); err == nil || !strings.Contains(err.Error(), "c.yaml:1:11: variants: expected a mapping") {
+		t.Errorf("variants as a list: err = %v, want one naming line 1, column 11", err)
 	}
 }

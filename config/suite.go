@@ -1,10 +1,12 @@
 package config
 
 import (
+	"errors"
 	"fmt"
-	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -118,10 +120,11 @@ type Param struct {
 type Matrix []Param
 
 // UnmarshalYAML reads a mapping of name to a value or list of values,
-// keeping the file's order.
+// keeping the file's order. Entries that are neither are left out; the
+// config check reports them at their place.
 func (m *Matrix) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.MappingNode {
-		return fmt.Errorf("line %d: matrix must be a mapping of parameter to values, such as {threads: [1, 2, 4]}", n.Line)
+		return typeError("matrix: expected a mapping of parameter to values, such as {threads: [1, 2, 4]}, got %s", describe(n))
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -131,18 +134,14 @@ func (m *Matrix) UnmarshalYAML(n *yaml.Node) error {
 			p.Values = []string{v.Value}
 		case yaml.SequenceNode:
 			for _, e := range v.Content {
-				if e.Kind != yaml.ScalarNode {
-					return fmt.Errorf("line %d: matrix %q: values must be scalars", e.Line, p.Name)
+				if e.Kind == yaml.ScalarNode {
+					p.Values = append(p.Values, e.Value)
 				}
-				p.Values = append(p.Values, e.Value)
 			}
-		default:
-			return fmt.Errorf("line %d: matrix %q: want a value or a list of values", v.Line, p.Name)
 		}
-		if len(p.Values) == 0 {
-			return fmt.Errorf("line %d: matrix %q has no values", v.Line, p.Name)
+		if len(p.Values) > 0 {
+			*m = append(*m, p)
 		}
-		*m = append(*m, p)
 	}
 	return nil
 }
@@ -168,102 +167,40 @@ func (m Matrix) Points() [][]Param {
 type Suites []Suite
 
 // UnmarshalYAML reads the suites mapping in file order, recording lines.
+// A value that cannot be read leaves its field empty and the decoder goes
+// on; the config check reports every such mistake at its place.
 func (s *Suites) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.MappingNode {
-		return fmt.Errorf("line %d: suites must be a mapping of suite name to suite", n.Line)
+		return typeError("suites: expected a mapping of suite name to its settings, got %s", describe(n))
 	}
+	var msgs []string
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		var suite Suite
-		if v.Kind != yaml.MappingNode {
-			return fmt.Errorf("line %d: suite %q must be a mapping", v.Line, k.Value)
-		}
-		if err := decodeStrict(v, &suite); err != nil {
-			return err
+		if v.Kind == yaml.MappingNode {
+			msgs = append(msgs, decodeErrors(v.Decode(&suite))...)
 		}
 		suite.Name, suite.Line = k.Value, k.Line
 		suite.ApplyPreset()
 		*s = append(*s, suite)
 	}
-	return nil
-}
-
-// decodeStrict decodes n into v, rejecting unknown fields with their own
-// line in the file.
-func decodeStrict(n *yaml.Node, v any) error {
-	if err := checkKnownFields(n, reflect.TypeOf(v)); err != nil {
-		return err
-	}
-	if err := n.Decode(v); err != nil {
-		return unwrapYAML(err)
+	if len(msgs) > 0 {
+		return &yaml.TypeError{Errors: msgs}
 	}
 	return nil
 }
 
-var unmarshalerType = reflect.TypeFor[yaml.Unmarshaler]()
-
-// checkKnownFields walks a YAML node alongside the Go type it decodes into
-// and reports the first mapping key that names no field, with its line.
-// Types that decode themselves are trusted to check their own keys.
-func checkKnownFields(n *yaml.Node, t reflect.Type) error {
-	for t.Kind() == reflect.Pointer {
-		if t.Implements(unmarshalerType) {
-			return nil
-		}
-		t = t.Elem()
-	}
-	if reflect.PointerTo(t).Implements(unmarshalerType) || n == nil {
+// decodeErrors returns the decoder's messages for a value it could not
+// read.
+func decodeErrors(err error) []string {
+	if err == nil {
 		return nil
 	}
-	switch t.Kind() {
-	case reflect.Struct:
-		if n.Kind != yaml.MappingNode {
-			return nil
-		}
-		fields := map[string]reflect.Type{}
-		var names []string
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-			if name == "-" || !f.IsExported() {
-				continue
-			}
-			if name == "" {
-				name = strings.ToLower(f.Name)
-			}
-			fields[name] = f.Type
-			names = append(names, name)
-		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i]
-			ft, ok := fields[k.Value]
-			if !ok {
-				return fmt.Errorf("line %d: unknown field %q (known: %s)", k.Line, k.Value, strings.Join(names, ", "))
-			}
-			if err := checkKnownFields(n.Content[i+1], ft); err != nil {
-				return err
-			}
-		}
-	case reflect.Map:
-		if n.Kind != yaml.MappingNode {
-			return nil
-		}
-		for i := 1; i < len(n.Content); i += 2 {
-			if err := checkKnownFields(n.Content[i], t.Elem()); err != nil {
-				return err
-			}
-		}
-	case reflect.Slice:
-		if n.Kind != yaml.SequenceNode {
-			return nil
-		}
-		for _, e := range n.Content {
-			if err := checkKnownFields(e, t.Elem()); err != nil {
-				return err
-			}
-		}
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		return te.Errors
 	}
-	return nil
+	return []string{err.Error()}
 }
 
 // Lookup returns the named suite.
@@ -281,57 +218,85 @@ var placeholder = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_.-]*)\}`)
 // builtinPlaceholders are filled by the runner, not the matrix.
 var builtinPlaceholders = map[string]bool{"worktree": true, "variant": true, "round": true, "out": true, "port": true, "datadir": true}
 
-func (s *Suite) validate() error {
+// check reports what cannot work in the suite at path; variants is the
+// path of the variants it compares (its own or the top-level ones).
+func (s *Suite) check(v *validator, path, variants string) {
 	if s.Warmup != nil && *s.Warmup < 0 {
-		return fmt.Errorf("warmup must be 0 or more, not %d", *s.Warmup)
+		v.add(path+".warmup", "expected 0 or more, got %d", *s.Warmup)
 	}
 	if s.MaxCount < 0 || (s.MaxCount > 0 && s.MaxCount < s.Count) {
-		return fmt.Errorf("max_count %d must be at least count (%d)", s.MaxCount, s.Count)
+		v.add(path+".max_count", "%d must be at least count (%d)", s.MaxCount, s.Count)
 	}
 	if s.Budget.Rounds > 0 && s.Budget.Rounds < s.Count {
-		return fmt.Errorf("budget %s must be at least count (%d)", s.Budget, s.Count)
+		v.add(path+".budget", "budget %s must be at least count (%d)", s.Budget, s.Count)
+	}
+	if s.Count < 0 {
+		v.add(path+".count", "expected at least 1, got %d", s.Count)
+	}
+	if s.Go.Bench != "" {
+		if _, err := regexp.Compile(s.Go.Bench); err != nil {
+			v.add(path+".go.bench", "expected a regular expression: %s", regexpError(err))
+		}
+	}
+	if bt := s.Go.Benchtime; bt != "" {
+		if err := checkBenchtime(bt); err != nil {
+			v.add(path+".go.benchtime", "%v", err)
+		}
 	}
 	switch s.Preset {
 	case "go":
 		if s.Command != "" {
-			return fmt.Errorf("preset go runs go test itself; drop command or the preset")
+			v.add(path+".command", "preset go runs go test itself; drop command or the preset")
 		}
-		return nil
+		return
 	case "":
 	default:
 		if _, ok := LookupPreset(s.Preset); !ok {
-			return fmt.Errorf("unknown preset %q (known: %s)", s.Preset, strings.Join(PresetNames(), ", "))
+			v.add(path+".preset", "unknown preset %q (known: %s)", s.Preset, strings.Join(PresetNames(), ", "))
 		}
 	}
-	if err := s.Variants.validate(); err != nil {
-		return err
-	}
+	s.Variants.check(v, variants)
 	if strings.TrimSpace(s.Command) == "" {
-		return fmt.Errorf("command is required (or preset: go)")
-	}
-	if s.Count < 0 {
-		return fmt.Errorf("count must be at least 1, not %d", s.Count)
+		v.add(path, "command is required (or preset: go)")
 	}
 	if s.Parser != "" && s.Parser != "auto" {
 		if _, err := parse.Lookup(s.Parser); err != nil {
-			return err
+			v.add(path+".parser", "%v", err)
 		}
 	}
 	switch {
 	case s.Output == "", s.Output == "stdout", s.Output == "stderr", s.Output == "combined", strings.HasPrefix(s.Output, "file:"):
 	default:
-		return fmt.Errorf("output %q: want stdout, stderr, combined or file:PATH", s.Output)
+		v.add(path+".output", "expected stdout, stderr, combined or file:PATH, got %q", s.Output)
 	}
 	names := map[string]bool{}
 	for _, p := range s.Matrix {
 		names[p.Name] = true
 	}
-	for _, m := range placeholder.FindAllStringSubmatch(s.Command+" "+s.Build+" "+s.Setup+" "+s.Teardown, -1) {
-		if _, isVar := s.Vars[m[1]]; !names[m[1]] && !builtinPlaceholders[m[1]] && !isVar && !s.Variants.definesEverywhere(m[1]) {
-			return fmt.Errorf("command uses {%s}, which is not a matrix parameter, a var of the suite or of every variant", m[1])
+	for _, f := range []struct{ key, text string }{{"command", s.Command}, {"build", s.Build}, {"setup", s.Setup}, {"teardown", s.Teardown}} {
+		for _, m := range placeholder.FindAllStringSubmatch(f.text, -1) {
+			if _, isVar := s.Vars[m[1]]; !names[m[1]] && !builtinPlaceholders[m[1]] && !isVar && !s.Variants.definesEverywhere(m[1]) {
+				v.add(path+"."+f.key, "uses {%s}, which is not a matrix parameter, a var of the suite or of every variant", m[1])
+			}
 		}
 	}
-	return nil
+}
+
+// regexpError is a regexp's compile error without the package's prefix.
+func regexpError(err error) string {
+	return strings.TrimPrefix(err.Error(), "error parsing regexp: ")
+}
+
+// checkBenchtime accepts go test's -benchtime: a duration or a count "100x".
+func checkBenchtime(s string) error {
+	if n, ok := strings.CutSuffix(s, "x"); ok {
+		if v, err := strconv.Atoi(n); err == nil && v > 0 {
+			return nil
+		}
+	} else if d, err := time.ParseDuration(s); err == nil && d > 0 {
+		return nil
+	}
+	return fmt.Errorf("expected a duration such as 1s or a count such as 100x, got %q", s)
 }
 
 // Expand fills a command template with a matrix point and the runner's

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -96,25 +95,20 @@ type Variants []Variant
 // UnmarshalYAML reads the variants mapping in file order, recording lines.
 func (vs *Variants) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.MappingNode {
-		return fmt.Errorf("line %d: variants must be a mapping of variant name to its settings", n.Line)
+		return typeError("variants: expected a mapping of variant name to its settings, such as {onheap: {env: {...}}}, got %s", describe(n))
 	}
+	var msgs []string
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		var variant Variant
-		switch v.Kind {
-		case yaml.MappingNode:
-			if err := decodeStrict(v, &variant); err != nil {
-				return err
-			}
-		case yaml.ScalarNode:
-			if v.Tag != "!!null" {
-				return fmt.Errorf("line %d: variant %q must be a mapping such as {env: {KEY: value}}", v.Line, k.Value)
-			}
-		default:
-			return fmt.Errorf("line %d: variant %q must be a mapping such as {env: {KEY: value}}", v.Line, k.Value)
+		if v.Kind == yaml.MappingNode {
+			msgs = append(msgs, decodeErrors(v.Decode(&variant))...)
 		}
 		variant.Name, variant.Line = k.Value, k.Line
 		*vs = append(*vs, variant)
+	}
+	if len(msgs) > 0 {
+		return &yaml.TypeError{Errors: msgs}
 	}
 	return nil
 }
@@ -138,29 +132,25 @@ func (vs Variants) Names() []string {
 	return out
 }
 
-func (vs Variants) validate() error {
+// check reports variants that cannot be compared; path is where they are.
+func (vs Variants) check(v *validator, path string) {
 	if len(vs) == 1 {
-		return fmt.Errorf("variants: only %q is given; a comparison needs at least two", vs[0].Name)
+		v.add(path, "only %q is given; a comparison needs at least two", vs[0].Name)
 	}
-	seen := map[string]bool{}
-	for _, v := range vs {
-		if strings.TrimSpace(v.Name) == "" {
-			return fmt.Errorf("line %d: a variant needs a name", v.Line)
+	for _, va := range vs {
+		p := joinPath(path, va.Name)
+		if strings.TrimSpace(va.Name) == "" {
+			continue // the walk reports empty names
 		}
-		if seen[v.Name] {
-			return fmt.Errorf("line %d: two variants are named %q", v.Line, v.Name)
+		if va.Ref != "" && va.Patch != "" {
+			v.add(p, "give ref or patch, not both (a patch applies on the baseline)")
 		}
-		seen[v.Name] = true
-		if v.Ref != "" && v.Patch != "" {
-			return fmt.Errorf("line %d: variant %q: give ref or patch, not both (a patch applies on the baseline)", v.Line, v.Name)
-		}
-		for f := range v.Files {
+		for f := range va.Files {
 			if filepath.IsAbs(f) || strings.HasPrefix(filepath.Clean(f), "..") {
-				return fmt.Errorf("line %d: variant %q: file %q must be a path inside the variant's data directory", v.Line, v.Name, f)
+				v.add(p+".files."+f, "expected a path inside the variant's data directory")
 			}
 		}
 	}
-	return nil
 }
 
 // definesEverywhere reports whether every variant gives the var name.

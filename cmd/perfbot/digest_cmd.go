@@ -46,12 +46,8 @@ func digestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	cfg := &bot.Config{}
-	var data []byte
 	if *configFile != "" {
-		if data, err = os.ReadFile(*configFile); err != nil {
-			return fmt.Errorf("config: %w", err)
-		}
-		if cfg, err = bot.Decode(data, *configFile); err != nil {
+		if cfg, err = loadConfig(*configFile); err != nil {
 			return err
 		}
 	} else {
@@ -85,13 +81,10 @@ func digestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return usagef("%v", err)
 	}
-	if data == nil {
+	if *configFile == "" {
 		return errors.New("--post needs --config for the venue settings")
 	}
-	venues, err := venuesConfig(data, *configFile)
-	if err != nil {
-		return err
-	}
+	venues := cfg.Venues.WithEnv(os.Getenv)
 	msg := d.Message()
 	msg.Key = fmt.Sprintf("digest:%s@%s", *period, end.UTC().Format(time.RFC3339))
 	link, err := post.NewRouter(venues, post.Options{}).Post(ctx, target, msg)

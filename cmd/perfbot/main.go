@@ -11,7 +11,8 @@
 //	perfbot history BENCHMARK        a benchmark's history
 //	perfbot digest [flags]           build and send a digest
 //	perfbot flame [flags] PROF [CAND]  flame graph, or differential flame graph
-//	perfbot config check [FILE]      validate a config file
+//	perfbot config check [FILE]      validate a config file, listing every mistake
+//	perfbot version                  the version and the commit it was built from
 //
 // Run "perfbot COMMAND -h" for a command's flags.
 package main
@@ -98,6 +99,9 @@ func usagef(format string, args ...any) error {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cmds := commands()
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		return versionCmd(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		var names []string
 		for n := range cmds {
@@ -115,15 +119,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return usagef("unknown command %q (run perfbot help)", args[0])
 	}
 	return cmd(ctx, args[1:], stdout, stderr)
-}
-
-// version is perfbot's version, set at build time with
-// -ldflags "-X main.version=...".
-var version = "dev"
-
-func versionCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fmt.Fprintf(stdout, "perfbot %s\n", version)
-	return nil
 }
 
 // multiFlag collects a repeatable flag.

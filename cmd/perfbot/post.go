@@ -54,14 +54,11 @@ func postAll(ctx context.Context, cmp *compare.Comparison, extra []review.Attach
 	if len(targets) == 0 {
 		return nil
 	}
-	var pc post.Config
-	if cfg != nil && !cfg.Venues.IsZero() {
-		if err := cfg.Venues.Decode(&pc); err != nil {
-			return fmt.Errorf("%s: venues: %w", cfg.File, err)
-		}
+	var venues config.Venues
+	if cfg != nil {
+		venues = cfg.Venues
 	}
-	pc = pc.WithEnv(os.Getenv)
-	router := post.NewRouter(pc, post.Options{})
+	router := post.NewRouter(venues.WithEnv(os.Getenv), post.Options{})
 	if cacheDir == "" {
 		cacheDir = bot.DefaultCacheDir()
 	}

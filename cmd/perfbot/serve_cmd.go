@@ -11,11 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/digest"
 	ghintake "github.com/perfbot/perfbot/intake/github"
 	jiraintake "github.com/perfbot/perfbot/intake/jira"
@@ -63,11 +62,7 @@ func runService(ctx context.Context, name string, mode bot.Mode, args []string, 
 	if fs.NArg() > 0 {
 		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	data, err := os.ReadFile(f.config)
-	if err != nil {
-		return fmt.Errorf("config: %w", err)
-	}
-	cfg, err := loadServiceConfig(data, f)
+	cfg, err := loadServiceConfig(f)
 	if err != nil {
 		return err
 	}
@@ -79,10 +74,7 @@ func runService(ctx context.Context, name string, mode bot.Mode, args []string, 
 		handler = slog.NewJSONHandler(stderr, nil)
 	}
 	log := slog.New(handler).With("process", name)
-	venues, err := venuesConfig(data, f.config)
-	if err != nil {
-		return err
-	}
+	venues := cfg.Venues.WithEnv(os.Getenv)
 	exe, err := os.Executable()
 	if err != nil {
 		return err
@@ -118,10 +110,10 @@ func runService(ctx context.Context, name string, mode bot.Mode, args []string, 
 	return svc.Run(ctx)
 }
 
-// loadServiceConfig reads the service's sections of config.yaml and
-// applies the command-line overrides.
-func loadServiceConfig(data []byte, f serviceFlags) (*bot.Config, error) {
-	cfg, err := bot.Decode(data, f.config)
+// loadServiceConfig reads config.yaml as config check does, refusing a
+// file it rejects, and applies the command-line overrides.
+func loadServiceConfig(f serviceFlags) (*bot.Config, error) {
+	cfg, err := loadConfig(f.config)
 	if err != nil {
 		return nil, err
 	}
@@ -137,19 +129,13 @@ func loadServiceConfig(data []byte, f serviceFlags) (*bot.Config, error) {
 	if f.name != "" {
 		cfg.Service.Name = f.name
 	}
-	return cfg, cfg.Validate()
-}
-
-// venuesConfig reads the venues section for posting, with addresses the
-// file leaves out taken from the environment.
-func venuesConfig(data []byte, file string) (post.Config, error) {
-	var doc struct {
-		Venues post.Config `yaml:"venues"`
+	if err := cfg.Validate(); err != nil {
+		return nil, err
 	}
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return post.Config{}, fmt.Errorf("%s: venues: %s", file, strings.TrimPrefix(err.Error(), "yaml: "))
+	if cfg.Store.Driver == "postgres" && cfg.StoreDSN() == "" {
+		return nil, fmt.Errorf("%s: store.url_env names %s, which is empty: no PostgreSQL URL", cfg.File, cfg.Store.URLEnv)
 	}
-	return doc.Venues.WithEnv(os.Getenv), nil
+	return cfg, nil
 }
 
 func digestOptions(cfg *bot.Config, period string) digest.Options {
@@ -168,21 +154,28 @@ func renderReport(cmp *compare.Comparison) review.Message {
 	return msg
 }
 
-func envOr(name, def string) string {
-	if name == "" {
-		name = def
+// readSecret reads a secret of the config, naming the setting when its
+// file cannot be read.
+func readSecret(s config.Secret) (string, error) {
+	v, err := s.Read(config.Env{})
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", s.Key, err)
 	}
-	return os.Getenv(name)
+	return v, nil
 }
 
 // addIntakes wires each configured venue's intake into the service.
-func addIntakes(svc *bot.Service, cfg *bot.Config, venues post.Config, log *slog.Logger) error {
+func addIntakes(svc *bot.Service, cfg *bot.Config, venues config.Venues, log *slog.Logger) error {
 	v := cfg.Venues
 	every := cfg.Service.PollInterval
 	policy := cfg.Triggers.Policy()
-	if v.GitHub.Repo != "" || v.GitHub.WebhookSecretEnv != "" {
+	if v.GitHub.Repo != "" || v.GitHub.Webhook() {
+		token, err := readSecret(v.GitHub.Token())
+		if err != nil {
+			return err
+		}
 		in := &ghintake.Intake{
-			Client:  &ghintake.Client{BaseURL: venues.GitHub.URL, Token: envOr(v.GitHub.TokenEnv, "GITHUB_TOKEN"), HTTP: &http.Client{Timeout: 30 * time.Second}},
+			Client:  &ghintake.Client{BaseURL: venues.GitHub.URL, Token: token, HTTP: &http.Client{Timeout: 30 * time.Second}},
 			Queue:   svc,
 			Seen:    svc.Store(),
 			Repo:    v.GitHub.Repo,
@@ -191,10 +184,14 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues post.Config, log *slog
 			Log:     log.With("intake", "github"),
 			Metrics: svc.Metrics(),
 		}
-		if v.GitHub.WebhookSecretEnv != "" {
-			secret := os.Getenv(v.GitHub.WebhookSecretEnv)
+		if v.GitHub.Webhook() {
+			ws := v.GitHub.WebhookSecret()
+			secret, err := readSecret(ws)
+			if err != nil {
+				return err
+			}
 			if secret == "" {
-				return fmt.Errorf("venues.github.webhook_secret_env names %s, which is empty: the webhook cannot verify deliveries", v.GitHub.WebhookSecretEnv)
+				return fmt.Errorf("%s names %s, which is empty: the webhook cannot verify deliveries", ws.Key, ws.Source())
 			}
 			in.Secret = []byte(secret)
 			svc.Handle("POST /webhook/github", in)
@@ -204,7 +201,22 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues post.Config, log *slog
 		}
 	}
 	if v.JIRA.Poll {
-		user, token, pat := nonEmptyOr(venues.JIRA.User, envOr(v.JIRA.UserEnv, "JIRA_USER")), envOr(v.JIRA.TokenEnv, "JIRA_TOKEN"), envOr(venues.JIRA.PATEnv, "JIRA_PAT")
+		var user, token, pat string
+		var err error
+		if v.JIRA.UsesPAT() {
+			pat, err = readSecret(v.JIRA.PAT())
+		} else {
+			user = v.JIRA.User
+			if user == "" {
+				user, err = readSecret(v.JIRA.UserSecret())
+			}
+			if err == nil {
+				token, err = readSecret(v.JIRA.Token())
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("jira intake: %w", err)
+		}
 		c, err := jira.New(jira.Config{BaseURL: venues.JIRA.URL, User: user, Token: token, PAT: pat,
 			Deployment: jira.Deployment(v.JIRA.Deployment)})
 		if err != nil {
@@ -227,7 +239,10 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues post.Config, log *slog
 		svc.AddPoller("jira", every, func(ctx context.Context) error { _, err := p.Poll(ctx); return err })
 	}
 	if v.ReviewBoard.Poll {
-		token := envOr(v.ReviewBoard.TokenEnv, "REVIEWBOARD_TOKEN")
+		token, err := readSecret(v.ReviewBoard.Token())
+		if err != nil {
+			return fmt.Errorf("review board intake: %w", err)
+		}
 		c, err := reviewboard.New(reviewboard.Config{BaseURL: venues.ReviewBoard.URL, Token: token})
 		if err != nil {
 			return fmt.Errorf("review board intake: %w", err)
@@ -242,8 +257,15 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues post.Config, log *slog
 	case v.Mail.Maildir != "":
 		src = mailintake.MaildirSource(v.Mail.Maildir)
 	case v.Mail.IMAP != "" && v.Mail.IMAPUserEnv != "":
-		src = mailintake.IMAP{Addr: v.Mail.IMAP, User: os.Getenv(v.Mail.IMAPUserEnv),
-			Password: os.Getenv(v.Mail.IMAPPassEnv), Mailbox: v.Mail.Mailbox}.Source()
+		user, err := readSecret(v.Mail.IMAPUser())
+		if err != nil {
+			return err
+		}
+		pass, err := readSecret(v.Mail.IMAPPassword())
+		if err != nil {
+			return err
+		}
+		src = mailintake.IMAP{Addr: v.Mail.IMAP, User: user, Password: pass, Mailbox: v.Mail.Mailbox}.Source()
 	}
 	if src != nil {
 		p := &mailintake.Poller{Source: src, Queue: svc, Tested: svc.Store(), List: v.Mail.List, Log: log.With("intake", "mail"),
@@ -254,13 +276,6 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues post.Config, log *slog
 		svc.AddPoller("mail", every, func(ctx context.Context) error { _, err := p.Poll(ctx); return err })
 	}
 	return nil
-}
-
-func nonEmptyOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // compareBenchmarker runs a job as "perfbot compare ... --format json" in

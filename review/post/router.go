@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/mail"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/github"
@@ -46,7 +47,7 @@ func NewRouter(cfg Config, opt Options) *Router {
 	if opt.ReadFile == nil {
 		opt.ReadFile = os.ReadFile
 	}
-	s := secrets{getenv: opt.Getenv, readFile: opt.ReadFile}
+	s := config.Env{Getenv: opt.Getenv, ReadFile: opt.ReadFile}
 	r := &Router{posters: map[string]review.Poster{}, errs: map[string]error{}, github: cfg.GitHub}
 	add := func(venue string, p review.Poster, err error) {
 		if err != nil {
@@ -104,10 +105,12 @@ func (r *Router) Configured(venue string) error {
 	return fmt.Errorf("unknown venue %q", venue)
 }
 
-func newGitHub(c GitHub, s secrets, opt Options) (string, *github.Poster, error) {
+func newGitHub(c GitHub, s config.Env, opt Options) (string, *github.Poster, error) {
 	gc := github.Config{BaseURL: c.URL, Login: c.Login, StatusContext: c.StatusContext, Checks: c.Checks, HTTPClient: opt.HTTPClient, Retry: opt.Retry}
-	if c.AppID != "" || c.InstallationID != 0 {
-		key, where, err := s.value(c.PrivateKeyEnv, c.PrivateKeyFile, "")
+	if c.UsesApp() {
+		ks := c.PrivateKey()
+		key, err := ks.Read(s)
+		where := ks.Source()
 		if err != nil {
 			return "github", nil, fmt.Errorf("GitHub App: %w", err)
 		}
@@ -116,7 +119,9 @@ func newGitHub(c GitHub, s secrets, opt Options) (string, *github.Poster, error)
 		}
 		gc.App = &github.App{ID: c.AppID, InstallationID: c.InstallationID, PrivateKey: []byte(key)}
 	} else {
-		tok, where, err := s.value(c.TokenEnv, c.TokenFile, DefaultGitHubToken)
+		ts := c.Token()
+		tok, err := ts.Read(s)
+		where := ts.Source()
 		if err != nil {
 			return "github", nil, fmt.Errorf("GitHub: %w", err)
 		}
@@ -129,13 +134,14 @@ func newGitHub(c GitHub, s secrets, opt Options) (string, *github.Poster, error)
 	return "github", p, err
 }
 
-func newJIRA(c JIRA, s secrets, opt Options) (string, *jira.Client, error) {
+func newJIRA(c JIRA, s config.Env, opt Options) (string, *jira.Client, error) {
 	if c.URL == "" {
 		return "jira", nil, fmt.Errorf("JIRA is not configured: no site address (set %s or venues.jira.url)", EnvJIRAURL)
 	}
 	jc := jira.Config{BaseURL: c.URL, Deployment: jira.Deployment(strings.ToLower(c.Deployment)), HTTPClient: opt.HTTPClient, Retry: opt.Retry}
-	if c.PATEnv != "" || c.PATFile != "" {
-		pat, where, err := s.value(c.PATEnv, c.PATFile, "")
+	if c.UsesPAT() {
+		pat, err := c.PAT().Read(s)
+		where := c.PAT().Source()
 		if err != nil {
 			return "jira", nil, fmt.Errorf("JIRA: %w", err)
 		}
@@ -148,12 +154,13 @@ func newJIRA(c JIRA, s secrets, opt Options) (string, *jira.Client, error) {
 		userWhere := "venues.jira.user"
 		if user == "" {
 			var err error
-			user, userWhere, err = s.value(c.UserEnv, "", DefaultJIRAUser)
-			if err != nil {
+			if user, err = c.UserSecret().Read(s); err != nil {
 				return "jira", nil, err
 			}
+			userWhere = c.UserSecret().Source()
 		}
-		tok, where, err := s.value(c.TokenEnv, c.TokenFile, DefaultJIRAToken)
+		tok, err := c.Token().Read(s)
+		where := c.Token().Source()
 		if err != nil {
 			return "jira", nil, fmt.Errorf("JIRA: %w", err)
 		}
@@ -169,11 +176,12 @@ func newJIRA(c JIRA, s secrets, opt Options) (string, *jira.Client, error) {
 	return "jira", cl, err
 }
 
-func newReviewBoard(c ReviewBoard, s secrets, opt Options) (string, *reviewboard.Client, error) {
+func newReviewBoard(c ReviewBoard, s config.Env, opt Options) (string, *reviewboard.Client, error) {
 	if c.URL == "" {
 		return "reviewboard", nil, fmt.Errorf("review board is not configured: no site address (set %s or venues.reviewboard.url)", EnvReviewBoardURL)
 	}
-	tok, where, err := s.value(c.TokenEnv, c.TokenFile, DefaultReviewBoardToken)
+	tok, err := c.Token().Read(s)
+	where := c.Token().Source()
 	if err != nil {
 		return "reviewboard", nil, fmt.Errorf("review board: %w", err)
 	}
@@ -184,7 +192,7 @@ func newReviewBoard(c ReviewBoard, s secrets, opt Options) (string, *reviewboard
 	return "reviewboard", cl, err
 }
 
-func newMail(c Mail, s secrets, opt Options) (string, *mail.Sender, error) {
+func newMail(c Mail, s config.Env, opt Options) (string, *mail.Sender, error) {
 	switch {
 	case c.SMTP == "":
 		return "mail", nil, fmt.Errorf("mail is not configured: no SMTP server (set %s=host:port or venues.mail.smtp)", EnvSMTP)
@@ -194,11 +202,12 @@ func newMail(c Mail, s secrets, opt Options) (string, *mail.Sender, error) {
 	user := c.User
 	if user == "" {
 		var err error
-		if user, _, err = s.value(c.UserEnv, "", DefaultSMTPUser); err != nil {
+		if user, err = c.UserSecret().Read(s); err != nil {
 			return "mail", nil, err
 		}
 	}
-	pass, where, err := s.value(c.PasswordEnv, c.PasswordFile, DefaultSMTPPassword)
+	pass, err := c.Password().Read(s)
+	where := c.Password().Source()
 	if err != nil {
 		return "mail", nil, fmt.Errorf("mail: %w", err)
 	}

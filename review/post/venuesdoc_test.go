@@ -8,18 +8,14 @@ import (
 	"strings"
 	"testing"
 
-	"go.yaml.in/yaml/v3"
-
-	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/review/post"
 )
 
 // TestVenueDocExamples loads the config.yaml that opens each venue's
-// section of docs/venues.md as perfbot does: config.Load, the service's
-// bot.Decode and the clients' post.Config; every key under venues.VENUE
-// must be one that one of them reads, and the venue's client must be set
-// up from it (with its secrets in the environment).
+// section of docs/venues.md as perfbot does (config.Load, which rejects a
+// key the schema lacks); the example must configure the venue and its
+// client must be set up from it (with its secrets in the environment).
 func TestVenueDocExamples(t *testing.T) {
 	doc, err := os.ReadFile("../../docs/venues.md")
 	if err != nil {
@@ -46,37 +42,11 @@ func TestVenueDocExamples(t *testing.T) {
 			if err != nil {
 				t.Fatalf("config.Load: %v\n%s", err, m[1])
 			}
-			if _, err := bot.Decode([]byte(m[1]), file); err != nil {
-				t.Fatalf("bot.Decode: %v", err)
-			}
-			var pc post.Config
-			if err := c.Venues.Decode(&pc); err != nil {
-				t.Fatalf("venues: %v", err)
-			}
-			// Every key of venues.VENUE is read by the service or a client.
-			var raw map[string]map[string]yaml.Node
-			if err := c.Venues.Decode(&raw); err != nil {
-				t.Fatal(err)
-			}
-			if len(raw[venue]) == 0 {
-				t.Fatalf("the example configures no venues.%s", venue)
-			}
-			known := map[string]bool{}
-			for _, v := range []any{bot.Venues{}, post.Config{}} {
-				vt := reflect.TypeOf(v)
-				for i := 0; i < vt.NumField(); i++ {
-					if tag, _, _ := strings.Cut(vt.Field(i).Tag.Get("yaml"), ","); tag == venue {
-						ft := vt.Field(i).Type
-						for k := 0; k < ft.NumField(); k++ {
-							name, _, _ := strings.Cut(ft.Field(k).Tag.Get("yaml"), ",")
-							known[name] = true
-						}
-					}
-				}
-			}
-			for k := range raw[venue] {
-				if !known[k] {
-					t.Errorf("venues.%s.%s is read by nothing", venue, k)
+			pc := c.Venues
+			sec := reflect.ValueOf(pc)
+			for i := 0; i < sec.NumField(); i++ {
+				if tag, _, _ := strings.Cut(sec.Type().Field(i).Tag.Get("yaml"), ","); tag == venue && sec.Field(i).IsZero() {
+					t.Fatalf("the example configures no venues.%s", venue)
 				}
 			}
 			env := map[string]string{"GITHUB_TOKEN": "t", "JIRA_USER": "u", "JIRA_TOKEN": "t", "REVIEWBOARD_TOKEN": "t"}

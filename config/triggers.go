@@ -1,7 +1,6 @@
-package bot
+package config
 
 import (
-	"errors"
 	"fmt"
 	"net/mail"
 	"strings"
@@ -45,26 +44,26 @@ func (t Triggers) Policy() trigger.Policy {
 	return p
 }
 
-// validate reports entries the policy cannot use, and a polled tracker
+// check reports entries the policy cannot use, and a polled tracker
 // whose patches no one could get run.
-func (t Triggers) validate(pollJIRA, pollReviewBoard bool) error {
-	var errs []error
+func (t Triggers) check(v *validator, pollJIRA, pollReviewBoard bool) {
 	venueOK := func(field string, i int, entry string, venues ...string) {
-		v, name, scoped := strings.Cut(entry, ":")
+		path := fmt.Sprintf("triggers.%s[%d]", field, i)
+		vn, name, scoped := strings.Cut(entry, ":")
 		switch {
 		case strings.TrimSpace(entry) == "":
-			errs = append(errs, fmt.Errorf("triggers.%s[%d] is empty", field, i))
+			v.add(path, "is empty")
 		case entry == "*" && field == "allow":
-			errs = append(errs, fmt.Errorf(`triggers.allow[%d] "*": GitHub runs need write permission ("committers") or a listed name`, i))
+			v.add(path, `"*": GitHub runs need write permission ("committers") or a listed name`)
 		case scoped && strings.TrimPrefix(strings.TrimSpace(name), "@") == "":
-			errs = append(errs, fmt.Errorf("triggers.%s[%d] %q names no user", field, i, entry))
+			v.add(path, "%q names no user", entry)
 		case scoped:
 			for _, ok := range venues {
-				if strings.EqualFold(strings.TrimSpace(v), ok) {
+				if strings.EqualFold(strings.TrimSpace(vn), ok) {
 					return
 				}
 			}
-			errs = append(errs, fmt.Errorf("triggers.%s[%d] %q: venue %q, want one of %s", field, i, entry, v, strings.Join(venues, ", ")))
+			v.add(path, "%q: venue %q, want one of %s", entry, vn, strings.Join(venues, ", "))
 		}
 	}
 	for i, a := range t.Allow {
@@ -75,19 +74,18 @@ func (t Triggers) validate(pollJIRA, pollReviewBoard bool) error {
 	}
 	for i, s := range t.Senders {
 		if err := checkSender(s); err != nil {
-			errs = append(errs, fmt.Errorf("triggers.senders[%d]: %w", i, err))
+			v.add(fmt.Sprintf("triggers.senders[%d]", i), "%v", err)
 		}
 	}
 	p := t.Policy()
-	for _, v := range []struct {
+	for _, x := range []struct {
 		on          bool
 		venue, name string
 	}{{pollJIRA, trigger.JIRA, "venues.jira.poll"}, {pollReviewBoard, trigger.ReviewBoard, "venues.reviewboard.poll"}} {
-		if v.on && !p.AnyTrackerUser && !t.namesUsersOf(v.venue) {
-			errs = append(errs, fmt.Errorf(`%s is on but triggers.tracker_users names no %s user, so no patch would run: list the users whose patches may run, or "*" to run every new patch (as Apache Yetus does)`, v.name, v.venue))
+		if x.on && !p.AnyTrackerUser && !t.namesUsersOf(x.venue) {
+			v.add(x.name, `%s is on but triggers.tracker_users names no %s user, so no patch would run: list the users whose patches may run, or "*" to run every new patch (as Apache Yetus does)`, x.name, x.venue)
 		}
 	}
-	return errors.Join(errs...)
 }
 
 // namesUsersOf reports whether tracker_users or allow name a user of venue.

@@ -1,0 +1,295 @@
+package config
+
+import (
+	"fmt"
+	"net"
+	"net/mail"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/perfbot/perfbot/internal/cron"
+)
+
+// Validate checks the settings against each other and against what can
+// work: required fields, known presets and parsers, regexps, time zones,
+// cron specs, the suites schedules name, addresses and sizes. It returns
+// nil or an Errors listing every mistake, placed in the file when the
+// config was read from one. Parse calls it; call it again after changing
+// a Config (such as a command-line override).
+func (c *Config) Validate() error {
+	if errs := c.check().sorted(); len(errs) > 0 {
+		return errs
+	}
+	return nil
+}
+
+// validator collects mistakes with the place of their setting.
+type validator struct {
+	c    *Config
+	errs Errors
+}
+
+func (v *validator) add(path, format string, args ...any) {
+	line, col := v.c.nodes.at(path)
+	v.errs = append(v.errs, &Error{File: v.c.File, Line: line, Col: col, Path: path, Msg: fmt.Sprintf(format, args...)})
+}
+
+// check runs every check of Validate.
+func (c *Config) check() Errors {
+	v := &validator{c: c}
+	c.checkProject(v)
+	for _, s := range c.Suites {
+		path := "suites." + s.Name
+		variants := "variants"
+		if c.nodes != nil && c.nodes.value[path+".variants"] != nil {
+			variants = path + ".variants"
+		}
+		s.check(v, path, variants)
+	}
+	c.checkSandbox(v)
+	c.checkService(v)
+	c.checkStore(v)
+	c.Triggers.check(v, c.Venues.JIRA.Poll, c.Venues.ReviewBoard.Poll)
+	c.checkSchedules(v)
+	c.checkDigest(v)
+	c.checkVenues(v)
+	return v.errs
+}
+
+func (c *Config) checkProject(v *validator) {
+	if r := c.Project.Repo; strings.Contains(r, "://") {
+		checkURL(v, "project.repo", r, "http", "https", "ssh", "git", "file")
+	}
+}
+
+func (c *Config) checkSandbox(v *validator) {
+	s := c.Sandbox
+	oneOf(v, "sandbox.mode", s.Mode, "bubblewrap", "none")
+	oneOf(v, "sandbox.on_missing", s.OnMissing, "refuse", "warn")
+	oneOf(v, "sandbox.network", s.Network, "none", "loopback")
+	checkSize(v, "sandbox.memory", s.Memory)
+	checkSize(v, "sandbox.max_output", s.MaxOutput)
+	if s.Processes < 0 {
+		v.add("sandbox.processes", "expected 0 (no limit) or more, got %d", s.Processes)
+	}
+}
+
+func (c *Config) checkService(v *validator) {
+	s := c.Service
+	if s.Listen != "" {
+		if _, port, err := net.SplitHostPort(s.Listen); err != nil || port == "" {
+			v.add("service.listen", "expected host:port, such as 127.0.0.1:8080, got %q", s.Listen)
+		}
+	}
+	if s.Workers != 1 && s.Workers != 0 {
+		v.add("service.workers", "is %d: a host runs one benchmark job at a time, so it must be 1", s.Workers)
+	}
+	if s.Heartbeat > 0 && s.StaleAfter > 0 && s.StaleAfter <= s.Heartbeat {
+		v.add("service.stale_after", "(%v) must be longer than service.heartbeat (%v)", s.StaleAfter, s.Heartbeat)
+	}
+	if s.MaxAttempts < 0 {
+		v.add("service.max_attempts", "expected 1 or more, got %d", s.MaxAttempts)
+	}
+}
+
+func (c *Config) checkStore(v *validator) {
+	s := c.Store
+	switch s.Driver {
+	case "", "sqlite":
+	case "postgres":
+		if s.URL != "" {
+			checkURL(v, "store.url", s.URL, "postgres", "postgresql")
+		}
+		if s.URLEnv != "" {
+			checkEnvName(v, "store.url_env", s.URLEnv)
+		}
+		if s.URL == "" && s.URLEnv == "" {
+			v.add("store", "driver postgres needs store.url or store.url_env")
+		}
+	default:
+		oneOf(v, "store.driver", s.Driver, "sqlite", "postgres")
+	}
+}
+
+func (c *Config) checkSchedules(v *validator) {
+	for i, s := range c.Schedules {
+		path := fmt.Sprintf("schedules[%d]", i)
+		if strings.TrimSpace(s.Cron) == "" {
+			v.add(path, "cron is required, such as \"0 3 * * *\" or @daily")
+		} else if _, err := cron.Parse(s.Cron); err != nil {
+			v.add(path+".cron", "%v", err)
+		}
+		if s.TZ != "" {
+			if _, err := time.LoadLocation(s.TZ); err != nil || s.TZ == "Local" {
+				v.add(path+".tz", "unknown time zone %q: expected an IANA name such as UTC or Europe/Berlin", s.TZ)
+			}
+		}
+		if (len(s.Run) == 0) == (s.Digest == "") {
+			v.add(path, "set either run (suites) or digest (daily, weekly, monthly)")
+		}
+		for j, name := range s.Run {
+			if _, ok := c.Suites.Lookup(name); !ok {
+				v.add(fmt.Sprintf("%s.run[%d]", path, j), "no suite %q in suites (%s)", name, suiteNames(c.Suites))
+			}
+		}
+		if s.Digest != "" {
+			if _, err := DigestPeriod(s.Digest); err != nil {
+				v.add(path+".digest", "%v", err)
+			}
+		}
+		for j, p := range s.Post {
+			venue, _, _ := strings.Cut(p, ":")
+			switch venue {
+			case "mail", "github", "jira", "reviewboard":
+			default:
+				v.add(fmt.Sprintf("%s.post[%d]", path, j), "%q: expected mail, or a target such as mail:dev@example.org or github:acme/store#1", p)
+			}
+		}
+	}
+}
+
+func suiteNames(s Suites) string {
+	if len(s) == 0 {
+		return "none defined"
+	}
+	var names []string
+	for _, x := range s {
+		names = append(names, x.Name)
+	}
+	return "known: " + strings.Join(names, ", ")
+}
+
+func (c *Config) checkDigest(v *validator) {
+	for i, to := range c.Digest.To {
+		checkAddress(v, fmt.Sprintf("digest.to[%d]", i), to)
+	}
+	if a := c.Digest.MailArchive; a != "" {
+		checkURL(v, "digest.mail_archive", a, "http", "https")
+	}
+}
+
+// ownerRepo is GitHub's OWNER/REPO.
+var ownerRepo = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
+
+func (c *Config) checkVenues(v *validator) {
+	g := c.Venues.GitHub
+	if g.Repo != "" && !ownerRepo.MatchString(g.Repo) {
+		v.add("venues.github.repo", "expected OWNER/REPO, such as acme/store, got %q", g.Repo)
+	}
+	checkURL(v, "venues.github.url", g.URL, "http", "https")
+	checkEnvName(v, "venues.github.token_env", g.TokenEnv)
+	checkEnvName(v, "venues.github.private_key_env", g.PrivateKeyEnv)
+	checkEnvName(v, "venues.github.webhook_secret_env", g.WebhookSecretEnv)
+	if g.UsesApp() {
+		if g.AppID == "" || g.InstallationID <= 0 || g.PrivateKeyFile == "" && g.PrivateKeyEnv == "" {
+			v.add("venues.github", "a GitHub App needs app_id, installation_id and private_key_file (or private_key_env)")
+		}
+		if g.TokenEnv != "" || g.TokenFile != "" {
+			v.add("venues.github", "give a GitHub App (app_id, ...) or a token (token_env, token_file), not both")
+		}
+	}
+	if (g.Poll || g.Webhook()) && g.Repo == "" {
+		v.add("venues.github", "taking requests (poll or webhook_secret_*) needs repo: OWNER/REPO")
+	}
+	j := c.Venues.JIRA
+	checkURL(v, "venues.jira.url", j.URL, "http", "https")
+	checkEnvName(v, "venues.jira.user_env", j.UserEnv)
+	checkEnvName(v, "venues.jira.token_env", j.TokenEnv)
+	checkEnvName(v, "venues.jira.pat_env", j.PATEnv)
+	oneOf(v, "venues.jira.deployment", strings.ToLower(j.Deployment), "cloud", "server")
+	r := c.Venues.ReviewBoard
+	checkURL(v, "venues.reviewboard.url", r.URL, "http", "https")
+	checkEnvName(v, "venues.reviewboard.token_env", r.TokenEnv)
+	m := c.Venues.Mail
+	checkHostPort(v, "venues.mail.smtp", m.SMTP)
+	checkHostPort(v, "venues.mail.imap", m.IMAP)
+	if m.From != "" {
+		if _, err := mail.ParseAddress(m.From); err != nil {
+			v.add("venues.mail.from", "expected a mail address such as \"perfbot <perfbot@example.org>\", got %q", m.From)
+		}
+	}
+	checkAddress(v, "venues.mail.list", m.List)
+	oneOf(v, "venues.mail.starttls", m.StartTLS, "require", "opportunistic", "off")
+	for list := range m.Lists {
+		checkAddress(v, "venues.mail.lists."+list, list)
+	}
+	checkEnvName(v, "venues.mail.user_env", m.UserEnv)
+	checkEnvName(v, "venues.mail.password_env", m.PasswordEnv)
+	checkEnvName(v, "venues.mail.imap_user_env", m.IMAPUserEnv)
+	checkEnvName(v, "venues.mail.imap_password_env", m.IMAPPassEnv)
+	if m.IMAP != "" && m.IMAPUserEnv == "" {
+		v.add("venues.mail", "imap needs imap_user_env (and imap_password_env or imap_password_file)")
+	}
+}
+
+// oneOf reports a value that is set and not among want.
+func oneOf(v *validator, path, got string, want ...string) {
+	if got == "" {
+		return
+	}
+	for _, w := range want {
+		if got == w {
+			return
+		}
+	}
+	v.add(path, "expected %s, got %q", strings.Join(want, " or "), got)
+}
+
+// checkURL reports a set value that is not an absolute URL with one of
+// schemes.
+func checkURL(v *validator, path, s string, schemes ...string) {
+	if s == "" {
+		return
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme == "" || u.Host == "" && u.Scheme != "file" {
+		v.add(path, "expected a URL such as %s://host/..., got %q", schemes[0], s)
+		return
+	}
+	for _, sc := range schemes {
+		if strings.EqualFold(u.Scheme, sc) {
+			return
+		}
+	}
+	v.add(path, "expected a %s URL, got scheme %q", strings.Join(schemes, " or "), u.Scheme)
+}
+
+func checkHostPort(v *validator, path, s string) {
+	if s == "" {
+		return
+	}
+	if host, port, err := net.SplitHostPort(s); err != nil || host == "" || port == "" {
+		v.add(path, "expected host:port, such as mail.example.org:587, got %q", s)
+	}
+}
+
+func checkAddress(v *validator, path, s string) {
+	if s == "" {
+		return
+	}
+	if a, err := mail.ParseAddress(s); err != nil || a.Address != strings.TrimSpace(s) && a.Name == "" {
+		v.add(path, "expected a mail address such as dev@example.org, got %q", s)
+	}
+}
+
+// envName is a POSIX environment variable name.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// checkEnvName reports an *_env value that is not a variable name (a
+// secret pasted in its place, most often).
+func checkEnvName(v *validator, path, s string) {
+	if s != "" && !envName.MatchString(s) {
+		v.add(path, "expected the name of an environment variable, such as GITHUB_TOKEN (the secret itself belongs in that variable, not in config.yaml)")
+	}
+}
+
+func checkSize(v *validator, path, s string) {
+	if s == "" {
+		return
+	}
+	if _, err := ParseSize(s); err != nil {
+		v.add(path, "%v", err)
+	}
+}
