@@ -20,7 +20,7 @@ import (
 // each other (Validate). It returns the config (nil when data is not a
 // YAML mapping) and every mistake found.
 func decode(data []byte, file string) (*Config, Errors) {
-	w := &walker{file: file, pos: &positions{key: map[string]*yaml.Node{}, value: map[string]*yaml.Node{}}}
+	w := &walker{file: file, pos: &positions{key: map[string]*yaml.Node{}, value: map[string]*yaml.Node{}, broken: map[string]bool{}}}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -66,7 +66,12 @@ func decode(data []byte, file string) (*Config, Errors) {
 // by path ("venues.github.repo", "schedules[0].cron").
 type positions struct {
 	key, value map[string]*yaml.Node
+	// broken are the settings whose value could not be read.
+	broken map[string]bool
 }
+
+// isBroken reports whether the setting at path could not be read.
+func (p *positions) isBroken(path string) bool { return p != nil && p.broken[path] }
 
 // at returns where an error about path belongs: the value when it is a
 // scalar, the key of a mapping or list, or the nearest enclosing setting
@@ -122,6 +127,14 @@ type walker struct {
 
 func (w *walker) add(n *yaml.Node, path string, typed bool, format string, args ...any) {
 	e := &Error{File: w.file, Path: path, Msg: fmt.Sprintf(format, args...), typed: typed}
+	if typed {
+		for p := path; ; p = parentPath(p) {
+			w.pos.broken[p] = true
+			if p == "" {
+				break
+			}
+		}
+	}
 	if n != nil {
 		e.Line, e.Col = n.Line, n.Column
 	}

@@ -269,6 +269,9 @@ func (s *Suite) check(v *validator, path, variants string) {
 	default:
 		v.add(path+".output", "expected stdout, stderr, combined or file:PATH, got %q", s.Output)
 	}
+	if v.c.nodes.isBroken(path+".matrix") || v.c.nodes.isBroken(path+".vars") || v.c.nodes.isBroken(variants) {
+		return // the placeholders cannot be told apart from what could not be read
+	}
 	names := map[string]bool{}
 	for _, p := range s.Matrix {
 		names[p.Name] = true
