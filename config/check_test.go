@@ -165,3 +165,24 @@ func TestParseSize(t *testing.T) {
 }
 
 func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
+
+// TestMergeKeys: YAML merge keys (<<: *anchor) work as the decoder reads
+// them, and a misspelt key inside the merged mapping is still found.
+func TestMergeKeys(t *testing.T) {
+	c, err := Parse([]byte(`suites:
+  a: &common {command: "run {n}", matrix: {n: [1, 2]}, count: 3}
+  b:
+    <<: *common
+    count: 7
+`), "c.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := c.Suites.Lookup("b"); b.Count != 7 || b.Command != "run {n}" || len(b.Matrix) != 1 {
+		t.Errorf("suite b = %+v", b)
+	}
+	_, err = Parse([]byte("x: &d {comand: run}\nsuites:\n  b:\n    <<: *d\n    command: run\n"), "c.yaml")
+	if err == nil || !strings.Contains(err.Error(), "c.yaml:1:1: x: unknown key") || !strings.Contains(err.Error(), "c.yaml:1:8: suites.b.comand: unknown key; did you mean command?") {
+		t.Errorf("err = %v", err)
+	}
+}

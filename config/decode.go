@@ -260,8 +260,13 @@ func (w *walker) mapping(n *yaml.Node, t reflect.Type, path string) {
 // are not plain text and keys given twice.
 func (w *walker) eachPair(n *yaml.Node, path string, visit func(k, v *yaml.Node, p string)) {
 	seen := map[string]*yaml.Node{}
+	var merged []*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		if k.Tag == "!!merge" {
+			merged = append(merged, v)
+			continue
+		}
 		if k.Kind != yaml.ScalarNode {
 			w.add(k, path, true, "expected a plain key, got %s", describe(k))
 			continue
@@ -274,6 +279,33 @@ func (w *walker) eachPair(n *yaml.Node, path string, visit func(k, v *yaml.Node,
 		seen[k.Value] = k
 		w.pos.key[p] = k
 		visit(k, v, p)
+	}
+	// A merge key (<<: *defaults) adds the pairs of the mappings it names
+	// that the mapping does not set itself.
+	for _, m := range merged {
+		if m.Kind == yaml.AliasNode && m.Alias != nil {
+			m = m.Alias
+		}
+		sources := []*yaml.Node{m}
+		if m.Kind == yaml.SequenceNode {
+			sources = m.Content
+		}
+		for _, src := range sources {
+			if src.Kind == yaml.AliasNode && src.Alias != nil {
+				src = src.Alias
+			}
+			if src.Kind != yaml.MappingNode {
+				w.add(src, path, true, "expected a mapping or an alias of one after <<, got %s", describe(src))
+				continue
+			}
+			rest := &yaml.Node{Kind: yaml.MappingNode}
+			for i := 0; i+1 < len(src.Content); i += 2 {
+				if _, ok := seen[src.Content[i].Value]; !ok {
+					rest.Content = append(rest.Content, src.Content[i], src.Content[i+1])
+				}
+			}
+			w.eachPair(rest, path, visit)
+		}
 	}
 }
 
