@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/store"
 )
@@ -42,6 +43,7 @@ func TestScheduleFires(t *testing.T) {
 		{Name: "weekly", Cron: "* * * * *", Digest: "weekly", Post: []string{"mail"}},
 		{Name: "nightly", Cron: "* * * * *", Run: []string{"wal"}, On: "main", Post: []string{"mail:dev@example.org"}},
 	}
+	cfg.Suites = config.Suites{{Name: "wal", Command: "true"}} // the suite the nightly schedule runs
 	cfg.Digest.To = []string{"dev@example.org"}
 	cfg.Digest.RC, cfg.Digest.Release = "v2.6.0-rc1", "v2.5.0"
 	if err := cfg.Validate(); err != nil {
