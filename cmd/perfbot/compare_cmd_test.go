@@ -88,8 +88,10 @@ func TestComparePatchTwiceAsFast(t *testing.T) {
 			// Other's code is the same on both sides, but the patch
 			// moves it in the binary, and code alignment alone can
 			// shift a loop by a few percent for real: a small flagged
-			// change is possible, a large one is a mix-up.
-			if math.Abs(cand.DeltaPct) > 15 {
+			// change is possible, a large one is a mix-up. A large delta
+			// the test could not tell from noise (a loaded host stretches
+			// single rounds of either side) is no mix-up.
+			if cand.Verdict != "noisy" && math.Abs(cand.DeltaPct) > 15 {
 				t.Errorf("Other: verdict %s, delta %.1f%% (p=%.3f); want within 15%%", cand.Verdict, cand.DeltaPct, cand.P)
 			}
 		}
