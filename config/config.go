@@ -70,7 +70,28 @@ type Sandbox struct {
 	MaxOutput string `yaml:"max_output"`
 	// Network for the benchmark step: "none" (default) or "loopback".
 	Network string `yaml:"network"`
+	// MaxFileSize caps the size of any file a command writes, such as
+	// "4GiB" ("": none).
+	MaxFileSize string `yaml:"max_file_size"`
+	// Timeout is the longest any one command may run; a suite's timeout
+	// or build_timeout can only be shorter (0: the suites' own).
+	Timeout Duration `yaml:"timeout"`
+	// HiddenPaths are host paths no command may see, besides the built-in
+	// ones, the config file, the store and the secret files. A relative
+	// path is relative to the config file's directory.
+	HiddenPaths []string `yaml:"hidden_paths"`
+	// CgroupParent is a cgroup v2 directory delegated to perfbot for
+	// per-command cgroups ("": automatic; "none": rlimits only).
+	CgroupParent string `yaml:"cgroup_parent"`
+	// UID and GID are the user commands run as when perfbot runs as root
+	// (0: 65534, nobody and nogroup).
+	UID int `yaml:"uid"`
+	GID int `yaml:"gid"`
 }
+
+// DefaultProcesses is the process limit of a command when
+// sandbox.processes is not set.
+const DefaultProcesses = 4096
 
 // Load reads and validates the config file at path.
 func Load(path string) (*Config, error) {

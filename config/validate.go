@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/mail"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -71,8 +72,20 @@ func (c *Config) checkSandbox(v *validator) {
 	oneOf(v, "sandbox.network", s.Network, "none", "loopback")
 	checkSize(v, "sandbox.memory", s.Memory)
 	checkSize(v, "sandbox.max_output", s.MaxOutput)
+	checkSize(v, "sandbox.max_file_size", s.MaxFileSize)
 	if s.Processes < 0 {
-		v.add("sandbox.processes", "expected 0 (no limit) or more, got %d", s.Processes)
+		v.add("sandbox.processes", "expected 0 (the default, 4096) or more, got %d", s.Processes)
+	}
+	if s.UID < 0 || s.GID < 0 {
+		v.add("sandbox.uid", "expected user and group numbers, not negative")
+	}
+	if p := s.CgroupParent; p != "" && p != "none" && !filepath.IsAbs(p) {
+		v.add("sandbox.cgroup_parent", "expected an absolute directory under /sys/fs/cgroup, or none, got %q", p)
+	}
+	for _, p := range s.HiddenPaths {
+		if p == "" || filepath.Clean(p) == "/" {
+			v.add("sandbox.hidden_paths", "expected a file or directory other than /, got %q", p)
+		}
 	}
 }
 

@@ -37,7 +37,8 @@ var DefaultHiddenPaths = []string{"/root", "/home", "/run/secrets", "/var/run/se
 // (its secrets).
 //
 // Memory and process limits use a cgroup per command where one can be
-// created (v2, or v1 memory and pids hierarchies), else rlimits.
+// created (v2, or v1 memory and pids hierarchies), else rlimits; the file
+// size limit is RLIMIT_FSIZE.
 type Bubblewrap struct {
 	// Path is the bwrap binary ("": bwrap on PATH).
 	Path string
@@ -48,7 +49,7 @@ type Bubblewrap struct {
 	HiddenPaths []string
 	// CgroupParent is a cgroup v2 directory delegated to perfbot, under
 	// which each command gets its own cgroup ("": perfbot's own cgroup,
-	// then the v1 hierarchies).
+	// then the v1 hierarchies; NoCgroups: rlimits only).
 	CgroupParent string
 }
 
@@ -100,22 +101,40 @@ func (b *Bubblewrap) Run(ctx context.Context, spec Spec) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	var lent *lending
 	if asRoot {
-		restore, err := lend(append([]string{spec.Dir}, spec.Writable...), uid, gid)
-		if err != nil {
+		if lent, err = lend(append([]string{spec.Dir}, spec.Writable...), uid, gid); err != nil {
 			return nil, err
 		}
-		defer restore()
 	}
 	// The command runs as the sandbox user when perfbot is root, else as
 	// perfbot's own unprivileged user: RLIMIT_NPROC applies either way.
-	hooks := limitHooks(spec, b.CgroupParent, false)
+	cmdUID := os.Getuid()
+	if asRoot {
+		cmdUID = uid
+	}
+	hooks := limitHooks(spec, b.CgroupParent, cmdUID, false)
 	if hooks.gated {
 		argv = gateArgv(argv)
 	}
 	host := spec
 	host.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
-	return runProcessGroup(ctx, host, argv, hooks)
+	res, err := runProcessGroup(ctx, host, argv, hooks)
+	if lent != nil {
+		skipped, rerr := lent.restore()
+		switch {
+		case rerr != nil && res != nil:
+			res.addNote(fmt.Sprintf("the worktree was not fully given back: %v", rerr))
+		case rerr != nil:
+			err = errors.Join(err, rerr)
+		}
+		if res != nil {
+			if n := skippedNote(skipped); n != "" {
+				res.addNote(n)
+			}
+		}
+	}
+	return res, err
 }
 
 // mounts returns the bwrap mount arguments of spec: the hidden paths

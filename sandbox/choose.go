@@ -34,7 +34,8 @@ type Config struct {
 	// HiddenPaths are hidden besides DefaultHiddenPaths: the config file,
 	// secret files, the store.
 	HiddenPaths []string
-	// CgroupParent is a delegated cgroup v2 directory ("": automatic).
+	// CgroupParent is a delegated cgroup v2 directory ("": automatic;
+	// NoCgroups: rlimits only).
 	CgroupParent string
 	// BwrapPath is the bwrap binary ("": bwrap on PATH).
 	BwrapPath string
@@ -54,7 +55,7 @@ func Choose(mode, onMissing string) (Runner, string, error) {
 func (c Config) Runner() (Runner, string, error) {
 	switch c.Mode {
 	case ModeNone:
-		return Local{}, "The sandbox is off (--no-sandbox): the patch ran on the host with perfbot's own rights.", nil
+		return Local{CgroupParent: c.CgroupParent}, "The sandbox is off (--no-sandbox): the patch ran on the host with perfbot's own rights.", nil
 	case "", ModeBubblewrap:
 	default:
 		return nil, "", fmt.Errorf("sandbox: unknown mode %q: want %q or %q", c.Mode, ModeBubblewrap, ModeNone)
@@ -72,7 +73,7 @@ func (c Config) Runner() (Runner, string, error) {
 		return b, "", nil
 	}
 	if c.OnMissing == OnMissingWarn {
-		return Local{}, fmt.Sprintf("WARNING: this run was NOT sandboxed: bubblewrap cannot run here (%v); "+
+		return Local{CgroupParent: c.CgroupParent}, fmt.Sprintf("WARNING: this run was NOT sandboxed: bubblewrap cannot run here (%v); "+
 			"the patch ran on the host with perfbot's own rights.", err), nil
 	}
 	return nil, "", fmt.Errorf("%w; refusing to run an untrusted patch without a sandbox: "+

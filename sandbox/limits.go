@@ -4,23 +4,38 @@ import (
 	"bytes"
 	"fmt"
 	"syscall"
+	"time"
 )
 
-// limitHooks sets up the memory and process limits of spec: a cgroup where
-// one can be made (under cgroupParent when given), else rlimits on the
-// gated process before it runs. asRoot says the command itself runs as
-// root, which RLIMIT_NPROC does not restrain.
-func limitHooks(spec Spec, cgroupParent string, asRoot bool) *procHooks {
+// NoCgroups, as a CgroupParent, keeps commands out of cgroups: every
+// limit then rests on rlimits (the fallback of hosts without a usable
+// cgroup).
+const NoCgroups = "none"
+
+// limitPoll is how often a running command's cgroup events (or, without
+// cgroups, its process count) are read to stop it at a limit.
+const limitPoll = 200 * time.Millisecond
+
+// limitHooks sets up the memory, process and file-size limits of spec: a
+// cgroup where one can be made (under cgroupParent when given; none with
+// NoCgroups), else rlimits on the gated process before it runs. The
+// command's processes run as uid; asRoot says that is root, which
+// RLIMIT_NPROC does not restrain.
+func limitHooks(spec Spec, cgroupParent string, uid int, asRoot bool) *procHooks {
 	h := &procHooks{}
-	if spec.MemoryBytes <= 0 && spec.MaxProcs <= 0 {
+	if spec.MemoryBytes <= 0 && spec.MaxProcs <= 0 && spec.MaxFileSize <= 0 {
 		return h
 	}
-	cg := cgroupSystem{Parent: cgroupParent}.newCgroups(spec.MemoryBytes, spec.MaxProcs)
+	var cg *cgroups
+	if cgroupParent != NoCgroups {
+		cg = cgroupSystem{Parent: cgroupParent}.newCgroups(spec.MemoryBytes, spec.MaxProcs)
+	}
 	memRlimit := spec.MemoryBytes > 0 && (cg == nil || cg.mem == nil)
 	// RLIMIT_NPROC counts the processes of the real user and does not
 	// apply to root: it only works because the command runs as the sandbox
 	// user (or as perfbot's own unprivileged user).
 	procRlimit := spec.MaxProcs > 0 && (cg == nil || cg.pids == nil)
+	var treeFull bool // the fallback's own count reached MaxProcs
 	h.gated = true
 	h.afterStart = func(pid int) error {
 		if cg != nil {
@@ -38,7 +53,32 @@ func limitHooks(spec Spec, cgroupParent string, asRoot bool) *procHooks {
 				return fmt.Errorf("RLIMIT_NPROC: %w", err)
 			}
 		}
+		if spec.MaxFileSize > 0 {
+			if err := setRlimit(pid, syscall.RLIMIT_FSIZE, uint64(spec.MaxFileSize)); err != nil {
+				return fmt.Errorf("RLIMIT_FSIZE: %w", err)
+			}
+		}
 		return nil
+	}
+	// A command stops at its memory or process limit, not at its timeout:
+	// with oom.group (v2) the kernel ends the whole tree itself; a v1 OOM
+	// kill, a fork refused at pids.max, or (without cgroups) a tree that
+	// reached MaxProcs ends it here.
+	watchMem := cg != nil && cg.mem != nil
+	watchPids := spec.MaxProcs > 0
+	if watchMem || watchPids {
+		h.limitHit = func(pid int) bool {
+			switch {
+			case watchMem && cg.oomKilled():
+				return true
+			case cg != nil && cg.pids != nil:
+				return cg.pidsExhausted()
+			case watchPids && countTree(pid, uid) >= spec.MaxProcs:
+				treeFull = true
+				return true
+			}
+			return false
+		}
 	}
 	if cg != nil {
 		h.kill = cg.kill
@@ -52,22 +92,53 @@ func limitHooks(spec Spec, cgroupParent string, asRoot bool) *procHooks {
 		switch {
 		case cg != nil && cg.oomKilled():
 			res.Limit = LimitMemory
-			res.addNote(fmt.Sprintf("a process was killed at the %s memory limit", sizeString(spec.MemoryBytes)))
+			res.addNote(fmt.Sprintf("stopped by the memory limit (%s): a process was killed for memory", sizeString(spec.MemoryBytes)))
 		case cg != nil && cg.pidsExhausted():
 			res.Limit = LimitPids
-			res.addNote(fmt.Sprintf("process creation failed at the limit of %d processes", spec.MaxProcs))
+			res.addNote(fmt.Sprintf("stopped by the process limit (%d): a fork failed at pids.max", spec.MaxProcs))
+		case treeFull || (procRlimit && failed && forkFailed(res.Stderr)):
+			res.Limit = LimitPids
+			res.addNote(fmt.Sprintf("stopped by the process limit (%d, RLIMIT_NPROC: no cgroup available)", spec.MaxProcs))
+		case failed && spec.MaxFileSize > 0 && fileTooLarge(res):
+			res.Limit = LimitFileSize
+			res.addNote(fmt.Sprintf("stopped by the file-size limit (%s): a write past it got SIGXFSZ", sizeString(spec.MaxFileSize)))
+		case failed && memRlimit && outOfMemory(res.Stderr):
+			res.Limit = LimitMemory
+			res.addNote(fmt.Sprintf("stopped by the memory limit (%s, RLIMIT_AS: no cgroup available): an allocation failed",
+				sizeString(spec.MemoryBytes)))
 		case failed && memRlimit:
 			res.addNote(fmt.Sprintf("memory was limited by RLIMIT_AS to %s (no cgroup available): the failure may be a lack of memory",
 				sizeString(spec.MemoryBytes)))
 		}
-		switch {
-		case procRlimit && asRoot:
-			res.addNote(fmt.Sprintf("the limit of %d processes was not enforced: no cgroup available and RLIMIT_NPROC does not apply to root", spec.MaxProcs))
-		case procRlimit && (failed || forkFailed(res.Stderr)):
-			res.addNote(fmt.Sprintf("processes were limited by RLIMIT_NPROC to %d for the whole user (no cgroup available)", spec.MaxProcs))
+		if procRlimit && asRoot {
+			res.addNote(fmt.Sprintf("the limit of %d processes was enforced only by counting (no cgroup available, and RLIMIT_NPROC does not apply to root)", spec.MaxProcs))
 		}
 	}
 	return h
+}
+
+// sigxfsz is the exit status a shell or bwrap reports for a process ended
+// by SIGXFSZ (128 + 25).
+const sigxfsz = 128 + int(syscall.SIGXFSZ)
+
+// fileTooLarge reports whether a command shows the sign of RLIMIT_FSIZE:
+// death by SIGXFSZ, or EFBIG where the signal is ignored (as Go programs
+// do).
+func fileTooLarge(res *Result) bool {
+	return res.ExitCode == sigxfsz || bytes.Contains(res.Stderr, []byte("file too large")) ||
+		bytes.Contains(res.Stderr, []byte("File too large"))
+}
+
+// outOfMemory reports whether stderr shows a failed allocation, the only
+// sign RLIMIT_AS leaves.
+func outOfMemory(stderr []byte) bool {
+	for _, s := range []string{"out of memory", "Cannot allocate memory", "cannot allocate memory", "MemoryError",
+		"std::bad_alloc", "OutOfMemoryError"} {
+		if bytes.Contains(stderr, []byte(s)) {
+			return true
+		}
+	}
+	return false
 }
 
 // forkFailed reports whether stderr shows a failed fork, the only sign an

@@ -11,12 +11,16 @@ import (
 // that a timeout ends every process they started, with the memory and
 // process limits of the Spec where a cgroup can hold them (else rlimits).
 // It isolates nothing: use it only for patches the user trusts.
-type Local struct{}
+type Local struct {
+	// CgroupParent is as for Bubblewrap ("": automatic; NoCgroups:
+	// rlimits only).
+	CgroupParent string
+}
 
 var _ Runner = Local{}
 
 // Run runs spec on the host.
-func (Local) Run(ctx context.Context, spec Spec) (*Result, error) {
+func (l Local) Run(ctx context.Context, spec Spec) (*Result, error) {
 	if len(spec.Argv) == 0 {
 		return nil, errors.New("sandbox: empty command")
 	}
@@ -31,7 +35,7 @@ func (Local) Run(ctx context.Context, spec Spec) (*Result, error) {
 		// running until its teardown ends it.
 		return runProcessGroup(ctx, spec, spec.Argv, &procHooks{leaveGroup: true})
 	}
-	hooks := limitHooks(spec, "", os.Geteuid() == 0)
+	hooks := limitHooks(spec, l.CgroupParent, os.Getuid(), os.Geteuid() == 0)
 	argv := spec.Argv
 	if hooks.gated {
 		argv = gateArgv(argv)

@@ -20,6 +20,10 @@ type procHooks struct {
 	// afterStart runs once the process exists and before it is let go: it
 	// moves the process into a cgroup or sets its rlimits.
 	afterStart func(pid int) error
+	// limitHit, polled every limitPoll while the command runs, reports
+	// that it reached a limit (pid is the started process): the command is
+	// then killed, and finish names the limit.
+	limitHit func(pid int) bool
 	// kill ends everything the command started (beyond its process group).
 	kill func()
 	// finish inspects how the command ended (cgroup events) and may set
@@ -119,27 +123,48 @@ func runProcessGroup(ctx context.Context, spec Spec, argv []string, h *procHooks
 		defer t.Stop()
 		timeout = t.C
 	}
+	var poll <-chan time.Time
+	if h.limitHit != nil {
+		tick := time.NewTicker(limitPoll)
+		defer tick.Stop()
+		poll = tick.C
+	}
 	res := &Result{}
 	var waitErr error
-	select {
-	case waitErr = <-done:
-	case <-timeout:
-		res.Limit = LimitTimeout
-		killGroup(cmd.Process.Pid)
-		if h.kill != nil {
-			h.kill()
+wait:
+	for {
+		select {
+		case waitErr = <-done:
+			break wait
+		case <-poll:
+			if !h.limitHit(cmd.Process.Pid) {
+				continue
+			}
+			killGroup(cmd.Process.Pid)
+			if h.kill != nil {
+				h.kill()
+			}
+			waitErr = <-done
+			break wait
+		case <-timeout:
+			res.Limit = LimitTimeout
+			killGroup(cmd.Process.Pid)
+			if h.kill != nil {
+				h.kill()
+			}
+			waitErr = <-done
+			break wait
+		case <-ctx.Done():
+			killGroup(cmd.Process.Pid)
+			if h.kill != nil {
+				h.kill()
+			}
+			<-done
+			if h.finish != nil {
+				h.finish(res)
+			}
+			return nil, ctx.Err()
 		}
-		waitErr = <-done
-	case <-ctx.Done():
-		killGroup(cmd.Process.Pid)
-		if h.kill != nil {
-			h.kill()
-		}
-		<-done
-		if h.finish != nil {
-			h.finish(res)
-		}
-		return nil, ctx.Err()
 	}
 	// Children that outlived the leader still hold the group: end them.
 	if !h.leaveGroup || res.Limit == LimitTimeout {

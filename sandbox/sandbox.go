@@ -61,6 +61,10 @@ type Spec struct {
 	// ends, under the command's memory and process limits; without it they
 	// are ended with the command.
 	Service bool
+	// MaxFileSize caps the size of any file a process of the tree writes
+	// (RLIMIT_FSIZE; 0: no cap). A write past it ends the writer with
+	// SIGXFSZ, or fails with EFBIG where the signal is ignored.
+	MaxFileSize int64
 }
 
 // Result is how a command ended.
@@ -69,7 +73,7 @@ type Result struct {
 	// ExitCode is the command's exit status (-1 when killed by a signal).
 	ExitCode int
 	// Limit names the limit that ended or cut the command: "" (none),
-	// LimitTimeout, LimitMemory, LimitPids or LimitOutput.
+	// LimitTimeout, LimitMemory, LimitPids, LimitFileSize or LimitOutput.
 	Limit string
 	// Note says in a sentence which limits the command reached and what
 	// they did to it ("" when none), for the report.
@@ -85,11 +89,13 @@ const (
 	LimitOutput  = "output"
 	LimitMemory  = "memory"
 	LimitPids    = "pids"
+	// LimitFileSize: a write went past Spec.MaxFileSize.
+	LimitFileSize = "filesize"
 )
 
 // OK reports whether the command exited with status 0 within its limits.
-// Output cut at MaxOutput does not make a run fail; a timeout, or a memory
-// or process limit reached, does.
+// Output cut at MaxOutput does not make a run fail; a timeout, or a memory,
+// process or file-size limit reached, does.
 func (r *Result) OK() bool { return r.ExitCode == 0 && (r.Limit == "" || r.Limit == LimitOutput) }
 
 // Runner runs commands. Run returns an error only when the command could not

@@ -174,9 +174,11 @@ func (b *Bubblewrap) startSession(ctx context.Context, spec SessionSpec) (*Sessi
 		s.readOnly = append(s.readOnly, filepath.Clean(d))
 	}
 	s.hidden = resolveHidden(append(append(append([]string(nil), DefaultHiddenPaths...), b.HiddenPaths...), append(spec.HiddenPaths, "/run")...))
-	if s.restore, err = lend(s.writable, s.uid, s.gid); err != nil {
+	lent, err := lend(s.writable, s.uid, s.gid)
+	if err != nil {
 		return nil, err
 	}
+	s.restore = func() error { _, err := lent.restore(); return err }
 	if err := s.startHolder(ctx, argv); err != nil {
 		if s.restore != nil {
 			_ = s.restore()

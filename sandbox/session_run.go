@@ -37,7 +37,7 @@ func (s *Session) run(ctx context.Context, b *Bubblewrap, spec Spec) (*Result, e
 	if spec.Service {
 		hooks = s.serviceHooks(spec)
 	} else {
-		hooks = limitHooks(spec, b.CgroupParent, false)
+		hooks = limitHooks(spec, b.CgroupParent, s.uid, false)
 		before = s.processes()
 	}
 	if hooks.gated {
@@ -155,10 +155,13 @@ func (s *Session) enterArgv(spec Spec) []string {
 // the session ends.
 func (s *Session) serviceHooks(spec Spec) *procHooks {
 	h := &procHooks{leaveGroup: true}
-	if spec.MemoryBytes <= 0 && spec.MaxProcs <= 0 {
+	if spec.MemoryBytes <= 0 && spec.MaxProcs <= 0 && spec.MaxFileSize <= 0 {
 		return h
 	}
-	cg := cgroupSystem{Parent: s.b.CgroupParent}.newCgroups(spec.MemoryBytes, spec.MaxProcs)
+	var cg *cgroups
+	if s.b.CgroupParent != NoCgroups {
+		cg = cgroupSystem{Parent: s.b.CgroupParent}.newCgroups(spec.MemoryBytes, spec.MaxProcs)
+	}
 	memRlimit := spec.MemoryBytes > 0 && (cg == nil || cg.mem == nil)
 	procRlimit := spec.MaxProcs > 0 && (cg == nil || cg.pids == nil)
 	h.gated = true
@@ -169,13 +172,18 @@ func (s *Session) serviceHooks(spec Spec) *procHooks {
 			}
 		}
 		if memRlimit {
-			if err := setRlimit(pid, syscall.RLIMIT_AS, uint64(spec.MemoryBytes)); err != nil {
-				return fmt.Errorf("RLIMIT_AS: %w", err)
+			if err := setRlimit(pid, syscall.RLIMIT_DATA, uint64(spec.MemoryBytes)); err != nil {
+				return fmt.Errorf("RLIMIT_DATA: %w", err)
 			}
 		}
 		if procRlimit {
 			if err := setRlimit(pid, rlimitNPROC, uint64(spec.MaxProcs)); err != nil {
 				return fmt.Errorf("RLIMIT_NPROC: %w", err)
+			}
+		}
+		if spec.MaxFileSize > 0 {
+			if err := setRlimit(pid, syscall.RLIMIT_FSIZE, uint64(spec.MaxFileSize)); err != nil {
+				return fmt.Errorf("RLIMIT_FSIZE: %w", err)
 			}
 		}
 		return nil
