@@ -83,7 +83,7 @@ func TestLocalMemoryLimit(t *testing.T) {
 	if res.OK() {
 		t.Fatal("Local let the command allocate 512 MiB under a 64 MiB limit")
 	}
-	if res.Limit != LimitMemory && !strings.Contains(res.Note, "RLIMIT_AS") {
+	if res.Limit != LimitMemory && !strings.Contains(res.Note, "RLIMIT_DATA") {
 		t.Errorf("Limit = %q, Note %q", res.Limit, res.Note)
 	}
 }

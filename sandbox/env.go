@@ -26,11 +26,8 @@ var secretWords = []string{"TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL"
 func Environ(host, allow, set []string) ([]string, error) {
 	ok := map[string]bool{}
 	for _, name := range allow {
-		up := strings.ToUpper(name)
-		for _, w := range secretWords {
-			if strings.Contains(up, w) {
-				return nil, fmt.Errorf("sandbox: variable %s looks like a credential (%s) and cannot be passed to a command", name, w)
-			}
+		if w := secretWord(name); w != "" {
+			return nil, fmt.Errorf("sandbox: variable %s looks like a credential (%s) and cannot be passed to a command", name, w)
 		}
 		ok[name] = true
 	}
@@ -59,6 +56,20 @@ func Environ(host, allow, set []string) ([]string, error) {
 		out = append(out, k+"="+vals[k])
 	}
 	return out, nil
+}
+
+// LooksSecret reports whether a variable's name says it holds a
+// credential (…TOKEN, …SECRET, …PASSWORD, …PRIVATE_KEY, …AUTH).
+func LooksSecret(name string) bool { return secretWord(name) != "" }
+
+func secretWord(name string) string {
+	up := strings.ToUpper(name)
+	for _, w := range secretWords {
+		if strings.Contains(up, w) {
+			return w
+		}
+	}
+	return ""
 }
 
 // CheckSecrets returns an error when a secret known to r appears, in any

@@ -80,6 +80,27 @@ func helper(mode string) int {
 		b, _ := io.ReadAll(c)
 		fmt.Printf("loopback %s\n", b)
 		return 0
+	case "write":
+		// Go ignores SIGXFSZ: a write past RLIMIT_FSIZE fails with EFBIG.
+		mib, _ := strconv.Atoi(arg)
+		f, err := os.Create("big")
+		if err != nil {
+			fmt.Println(err)
+			return 1
+		}
+		chunk := make([]byte, 1<<20)
+		for i := 0; i < mib; i++ {
+			if _, err := f.Write(chunk); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+		}
+		if err := f.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Println("wrote", mib, "MiB")
+		return 0
 	case "alloc":
 		mib, _ := strconv.Atoi(arg)
 		var keep [][]byte
@@ -116,8 +137,15 @@ func installHelper(t *testing.T, dir string) string {
 	return dst
 }
 
-// sandboxProcs counts the host's processes running as the sandbox user.
+// sandboxProcs counts the host's processes running as the default sandbox
+// user.
 func sandboxProcs(t *testing.T) int {
+	t.Helper()
+	return procsOf(t, DefaultUID)
+}
+
+// procsOf counts the host's processes running as uid.
+func procsOf(t *testing.T, uid int) int {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		return 0
@@ -136,7 +164,7 @@ func sandboxProcs(t *testing.T) int {
 			continue
 		}
 		for _, line := range strings.Split(string(b), "\n") {
-			if f := strings.Fields(line); len(f) > 1 && f[0] == "Uid:" && f[1] == strconv.Itoa(DefaultUID) {
+			if f := strings.Fields(line); len(f) > 1 && f[0] == "Uid:" && f[1] == strconv.Itoa(uid) {
 				n++
 			}
 		}

@@ -318,7 +318,7 @@ func TestMemoryLimit(t *testing.T) {
 	if res.OK() || bytes.Contains(res.Stdout, []byte("allocated 512")) {
 		t.Fatal("the command allocated 512 MiB under a 64 MiB limit")
 	}
-	if res.Limit != LimitMemory && !strings.Contains(res.Note, "RLIMIT_AS") {
+	if res.Limit != LimitMemory && !strings.Contains(res.Note, "RLIMIT_DATA") {
 		t.Errorf("Limit = %q, Note %q: want memory", res.Limit, res.Note)
 	}
 }
@@ -334,5 +334,49 @@ func waitProcs(t *testing.T, want int) int {
 			return n
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestHostileHiddenThroughSymlink: a hidden path given through a symbolic
+// link (a config's token_file under a linked directory) hides the real
+// file, whichever path the command reads it by.
+func TestHostileHiddenThroughSymlink(t *testing.T) {
+	b, dir := newSandbox(t)
+	// Outside /tmp, which the sandbox replaces with its own.
+	base, err := os.MkdirTemp(".", ".hidden-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	if base, err = filepath.Abs(base); err != nil {
+		t.Fatal(err)
+	}
+	real := filepath.Join(base, "real")
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	token := filepath.Join(real, "token")
+	if err := os.WriteFile(token, []byte(testToken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(base, "linked")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	fileLink := filepath.Join(base, "token-link")
+	if err := os.Symlink(token, fileLink); err != nil {
+		t.Fatal(err)
+	}
+	for _, hidden := range []string{filepath.Join(link, "token"), fileLink} {
+		res := run(t, b, Spec{Dir: dir, HiddenPaths: []string{hidden}, Argv: sh(
+			"cat " + token + "; cat " + filepath.Join(link, "token") + "; cat " + fileLink + "; grep -rs " + testToken[:12] + " " + real)})
+		assertNoToken(t, res)
+	}
+	// The test tests: unhidden, the token is readable.
+	if res := run(t, b, Spec{Dir: dir, Argv: sh("cat " + fileLink)}); !bytes.Contains(res.Stdout, []byte(testToken)) {
+		t.Errorf("the token file was unreadable even unhidden: %s", res.Stderr)
 	}
 }

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"fmt"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -36,6 +37,16 @@ func limitHooks(spec Spec, cgroupParent string, uid int, asRoot bool) *procHooks
 	// user (or as perfbot's own unprivileged user).
 	procRlimit := spec.MaxProcs > 0 && (cg == nil || cg.pids == nil)
 	var treeFull bool // the fallback's own count reached MaxProcs
+	// forkRefused: the command said a fork failed (a shell's "Cannot
+	// fork"), the only sign RLIMIT_NPROC leaves while it runs.
+	var forkRefused atomic.Bool
+	if procRlimit {
+		h.watchStderr = func(p []byte) {
+			if !forkRefused.Load() && forkFailed(p) {
+				forkRefused.Store(true)
+			}
+		}
+	}
 	h.gated = true
 	h.afterStart = func(pid int) error {
 		if cg != nil {
@@ -44,8 +55,8 @@ func limitHooks(spec Spec, cgroupParent string, uid int, asRoot bool) *procHooks
 			}
 		}
 		if memRlimit {
-			if err := setRlimit(pid, syscall.RLIMIT_AS, uint64(spec.MemoryBytes)); err != nil {
-				return fmt.Errorf("RLIMIT_AS: %w", err)
+			if err := setRlimit(pid, syscall.RLIMIT_DATA, uint64(spec.MemoryBytes)); err != nil {
+				return fmt.Errorf("RLIMIT_DATA: %w", err)
 			}
 		}
 		if procRlimit {
@@ -73,9 +84,21 @@ func limitHooks(spec Spec, cgroupParent string, uid int, asRoot bool) *procHooks
 				return true
 			case cg != nil && cg.pids != nil:
 				return cg.pidsExhausted()
-			case watchPids && countTree(pid, uid) >= spec.MaxProcs:
-				treeFull = true
-				return true
+			case watchPids && !asRoot:
+				// RLIMIT_NPROC counts the user's processes on the whole
+				// host: the command is at its limit when they reach it while
+				// it holds a good part of them itself.
+				tree, user := countProcs(pid, uid)
+				if forkRefused.Load() || tree >= spec.MaxProcs || (user >= spec.MaxProcs && tree >= max(2, spec.MaxProcs/2)) {
+					treeFull = true
+					return true
+				}
+			case watchPids:
+				// Root is not held by RLIMIT_NPROC: counting is the only limit.
+				if tree, _ := countProcs(pid, uid); tree >= spec.MaxProcs {
+					treeFull = true
+					return true
+				}
 			}
 			return false
 		}
@@ -96,7 +119,7 @@ func limitHooks(spec Spec, cgroupParent string, uid int, asRoot bool) *procHooks
 		case cg != nil && cg.pidsExhausted():
 			res.Limit = LimitPids
 			res.addNote(fmt.Sprintf("stopped by the process limit (%d): a fork failed at pids.max", spec.MaxProcs))
-		case treeFull || (procRlimit && failed && forkFailed(res.Stderr)):
+		case treeFull || (procRlimit && failed && forkRefused.Load()):
 			res.Limit = LimitPids
 			res.addNote(fmt.Sprintf("stopped by the process limit (%d, RLIMIT_NPROC: no cgroup available)", spec.MaxProcs))
 		case failed && spec.MaxFileSize > 0 && fileTooLarge(res):
@@ -104,10 +127,10 @@ func limitHooks(spec Spec, cgroupParent string, uid int, asRoot bool) *procHooks
 			res.addNote(fmt.Sprintf("stopped by the file-size limit (%s): a write past it got SIGXFSZ", sizeString(spec.MaxFileSize)))
 		case failed && memRlimit && outOfMemory(res.Stderr):
 			res.Limit = LimitMemory
-			res.addNote(fmt.Sprintf("stopped by the memory limit (%s, RLIMIT_AS: no cgroup available): an allocation failed",
+			res.addNote(fmt.Sprintf("stopped by the memory limit (%s, RLIMIT_DATA: no cgroup available): an allocation failed",
 				sizeString(spec.MemoryBytes)))
 		case failed && memRlimit:
-			res.addNote(fmt.Sprintf("memory was limited by RLIMIT_AS to %s (no cgroup available): the failure may be a lack of memory",
+			res.addNote(fmt.Sprintf("memory was limited by RLIMIT_DATA to %s (no cgroup available): the failure may be a lack of memory",
 				sizeString(spec.MemoryBytes)))
 		}
 		if procRlimit && asRoot {
@@ -130,7 +153,7 @@ func fileTooLarge(res *Result) bool {
 }
 
 // outOfMemory reports whether stderr shows a failed allocation, the only
-// sign RLIMIT_AS leaves.
+// sign RLIMIT_DATA leaves.
 func outOfMemory(stderr []byte) bool {
 	for _, s := range []string{"out of memory", "Cannot allocate memory", "cannot allocate memory", "MemoryError",
 		"std::bad_alloc", "OutOfMemoryError"} {

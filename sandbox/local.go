@@ -49,11 +49,16 @@ type cappedBuffer struct {
 	buf     []byte
 	limit   int64
 	dropped int64
+	// watch, when set, sees every write.
+	watch func(p []byte)
 }
 
 func (b *cappedBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.watch != nil {
+		b.watch(p)
+	}
 	room := b.limit - int64(len(b.buf))
 	if room > int64(len(p)) {
 		room = int64(len(p))

@@ -24,6 +24,9 @@ type procHooks struct {
 	// that it reached a limit (pid is the started process): the command is
 	// then killed, and finish names the limit.
 	limitHit func(pid int) bool
+	// watchStderr sees every chunk the command writes to stderr, kept or
+	// not.
+	watchStderr func(p []byte)
 	// kill ends everything the command started (beyond its process group).
 	kill func()
 	// finish inspects how the command ended (cgroup events) and may set
@@ -61,7 +64,7 @@ func runProcessGroup(ctx context.Context, spec Spec, argv []string, h *procHooks
 	cmd.Dir = spec.Dir
 	cmd.Env = spec.Env
 	stdout := &cappedBuffer{limit: limit}
-	stderr := &cappedBuffer{limit: limit}
+	stderr := &cappedBuffer{limit: limit, watch: h.watchStderr}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	// Pdeathsig kills the command when the perfbot that started it dies,
 	// even by SIGKILL, so that no benchmark outlives a crashed worker.

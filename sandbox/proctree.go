@@ -6,16 +6,18 @@ import (
 	"strings"
 )
 
-// countTree counts the processes below pid (pid excluded) whose real user
-// is uid, from /proc. It is how a command without a pids cgroup is
-// stopped at its process limit: RLIMIT_NPROC refuses forks past it but
+// countProcs counts the processes of user uid below pid (pid excluded),
+// and those of uid on the whole host, from /proc. It is how a command
+// without a pids cgroup is stopped at its process limit: RLIMIT_NPROC
+// refuses forks once the user's processes on the host reach it, but
 // leaves a fork bomb spinning until its timeout.
-func countTree(pid, uid int) int {
+func countProcs(pid, uid int) (tree, user int) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	children := map[int][]int{}
+	mine := map[int]bool{}
 	for _, e := range entries {
 		p, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -38,8 +40,11 @@ func countTree(pid, uid int) int {
 		if pp, err := strconv.Atoi(f[1]); err == nil {
 			children[pp] = append(children[pp], p)
 		}
+		if realUID(p) == uid {
+			mine[p] = true
+			user++
+		}
 	}
-	n := 0
 	queue := append([]int(nil), children[pid]...)
 	seen := map[int]bool{}
 	for len(queue) > 0 {
@@ -50,11 +55,11 @@ func countTree(pid, uid int) int {
 		}
 		seen[p] = true
 		queue = append(queue, children[p]...)
-		if realUID(p) == uid {
-			n++
+		if mine[p] {
+			tree++
 		}
 	}
-	return n
+	return tree, user
 }
 
 // realUID returns the real user of process pid (-1 when it is gone).
