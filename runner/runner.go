@@ -292,5 +292,9 @@ func tailOf(res *sandbox.Result, lines int) string {
 	if res.Dropped > 0 {
 		parts = append(parts, fmt.Sprintf("[%d more bytes of output cut at the output limit]", res.Dropped))
 	}
+	if res.Note != "" {
+		// Which limit stopped the command, and at what value.
+		parts = append(parts, "["+res.Note+"]")
+	}
 	return strings.Join(parts, "\n")
 }

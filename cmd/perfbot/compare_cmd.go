@@ -281,7 +281,7 @@ func (f *compareFlags) runnerOptions(ctx context.Context) (runner.Options, error
 		}
 		opts.CacheDir = filepath.Join(dir, "perfbot")
 	}
-	warning, err := setupSandbox(ctx, &opts, cfg, f.noSandbox)
+	warning, err := setupSandbox(ctx, &opts, cfg, f.noSandbox, dbFiles(f.db, f.dbEnv)...)
 	if err != nil {
 		return opts, err
 	}

@@ -2,10 +2,16 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/redact"
@@ -14,8 +20,9 @@ import (
 )
 
 // secretVars are the environment variables the posting side reads secrets
-// from; their values are redacted from every command's output and refused
-// in any command's environment or arguments.
+// from by default; their values are redacted from every command's output
+// and refused in any command's environment or arguments. The variables
+// config.yaml names (venues' *_env keys) are added to them.
 var secretVars = []string{"GITHUB_TOKEN", "JIRA_TOKEN", "JIRA_PASSWORD", "REVIEWBOARD_TOKEN", "SMTP_PASSWORD",
 	"PERFBOT_WEBHOOK_SECRET", "PERFBOT_DATABASE_URL", "GITHUB_APP_PRIVATE_KEY"}
 
@@ -26,36 +33,241 @@ func allowedEnv() []string {
 	return append(allow, "JAVA_HOME", "MAVEN_OPTS", "CC", "CXX", "USER", "LOGNAME")
 }
 
+// secrets are the secret values perfbot holds and the files they came
+// from.
+type secrets struct {
+	values []string
+	files  []string
+}
+
+// maxSecretFile bounds what is read of one secret file.
+const maxSecretFile = 1 << 20
+
+// readSecrets gathers the secrets of this process: the values of
+// secretVars, of the variables config.yaml's venues and store sections
+// name (*_env keys, user names aside), of the files they name (*_file
+// keys), and of the files named by *_FILE variables that look like
+// credentials (GITHUB_APP_PRIVATE_KEY_FILE). The config file is read
+// again as plain YAML, so that every venue's keys count, whichever
+// package decodes them.
+func readSecrets(cfgFile string, environ []string) (secrets, error) {
+	var s secrets
+	env := map[string]string{}
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	names := append([]string(nil), secretVars...)
+	var files []string
+	if cfgFile != "" {
+		data, err := os.ReadFile(cfgFile)
+		if err != nil {
+			return s, fmt.Errorf("config: %w", err)
+		}
+		var doc yaml.Node
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			return s, fmt.Errorf("%s: %w", cfgFile, err)
+		}
+		if len(doc.Content) > 0 {
+			for _, section := range []string{"venues", "store"} {
+				walkKeys(mappingValue(doc.Content[0], section), func(key, value string) {
+					switch {
+					case strings.HasSuffix(key, "_file"):
+						files = append(files, value)
+					case strings.HasSuffix(key, "_env") && !strings.Contains(key, "user"):
+						names = append(names, value)
+					}
+				})
+			}
+		}
+	}
+	for k, v := range env {
+		if strings.HasSuffix(k, "_FILE") && sandbox.LooksSecret(strings.TrimSuffix(k, "_FILE")) && v != "" {
+			files = append(files, v)
+		}
+	}
+	for _, n := range names {
+		if v := env[n]; v != "" {
+			s.values = append(s.values, v)
+		}
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			continue
+		}
+		s.files = append(s.files, abs)
+		// A file that cannot be read holds no secret this process uses:
+		// it is hidden all the same.
+		if fh, err := os.Open(abs); err == nil {
+			b, _ := io.ReadAll(io.LimitReader(fh, maxSecretFile))
+			fh.Close()
+			if v := strings.TrimSpace(string(b)); v != "" {
+				s.values = append(s.values, v)
+			}
+		}
+	}
+	return s, nil
+}
+
+// redactor returns a Redactor for the secrets.
+func (s secrets) redactor() *redact.Redactor { return redact.New(s.values...) }
+
+// mappingValue returns the value of key in mapping node n (nil if none).
+func mappingValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// walkKeys calls f for every key with a scalar value under n.
+func walkKeys(n *yaml.Node, f func(key, value string)) {
+	if n == nil {
+		return
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if v.Kind == yaml.ScalarNode {
+				if v.Value != "" {
+					f(k.Value, v.Value)
+				}
+				continue
+			}
+			walkKeys(v, f)
+		}
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			walkKeys(c, f)
+		}
+	}
+}
+
+// storeFiles returns the SQLite store files a config's store section
+// names (perfbot.db, the service's default, when it names none), with
+// their journal files.
+func storeFiles(cfgFile string) []string {
+	path := "perfbot.db"
+	if cfgFile != "" {
+		if data, err := os.ReadFile(cfgFile); err == nil {
+			var doc struct {
+				Store struct {
+					Driver string `yaml:"driver"`
+					Path   string `yaml:"path"`
+				} `yaml:"store"`
+			}
+			if yaml.Unmarshal(data, &doc) == nil {
+				if doc.Store.Driver == "postgres" {
+					return nil
+				}
+				if doc.Store.Path != "" {
+					path = doc.Store.Path
+				}
+			}
+		}
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil
+	}
+	return []string{abs, abs + "-wal", abs + "-shm", abs + "-journal"}
+}
+
+// dbFiles returns the SQLite files of a --db (or of the variable --db-env
+// names), for the sandbox to hide; none for a postgres:// URL.
+func dbFiles(db, dbEnv string) []string {
+	if dbEnv != "" {
+		db = os.Getenv(dbEnv)
+	}
+	if db == "" || strings.Contains(db, "://") {
+		return nil
+	}
+	return []string{db, db + "-wal", db + "-shm", db + "-journal"}
+}
+
+// sandboxLimits are the limits config.yaml's sandbox section sets for every
+// command.
+func sandboxLimits(s config.Sandbox) sandbox.Limits {
+	l := sandbox.Limits{
+		MemoryBytes: int64(s.Memory),
+		MaxProcs:    s.Processes,
+		MaxOutput:   int64(s.MaxOutput),
+		MaxFileSize: int64(s.MaxFileSize),
+		Timeout:     time.Duration(s.Timeout),
+	}
+	if l.MaxProcs == 0 {
+		l.MaxProcs = config.DefaultProcesses
+	}
+	if s.Network == "loopback" {
+		l.Network = sandbox.Loopback
+	}
+	return l
+}
+
 // setupSandbox chooses the command runner from the config and --no-sandbox,
-// and fills the environment commands start from. Under bubblewrap, Go
-// builds use perfbot's own module and build caches (the user's are hidden
-// from the sandbox) and never stamp version control information (the
-// repository's .git is outside the worktree).
-func setupSandbox(ctx context.Context, opts *runner.Options, cfg *config.Config, noSandbox bool) (warning string, err error) {
-	mode, onMissing := sandbox.ModeBubblewrap, sandbox.OnMissingRefuse
+// with the config's limits applied to every command, and fills the
+// environment commands start from. extraHidden are further host files no
+// command may see (a --db file). Under bubblewrap, Go builds use perfbot's
+// own module and build caches (the user's are hidden from the sandbox) and
+// never stamp version control information (the repository's .git is
+// outside the worktree).
+func setupSandbox(ctx context.Context, opts *runner.Options, cfg *config.Config, noSandbox bool, extraHidden ...string) (warning string, err error) {
+	sc := sandbox.Config{Mode: sandbox.ModeBubblewrap, OnMissing: sandbox.OnMissingRefuse}
+	var lim sandbox.Limits
+	var cfgFile string
 	if cfg != nil {
-		if cfg.Sandbox.Mode != "" {
-			mode = cfg.Sandbox.Mode
+		s := cfg.Sandbox
+		if s.Mode != "" {
+			sc.Mode = s.Mode
 		}
-		if cfg.Sandbox.OnMissing != "" {
-			onMissing = cfg.Sandbox.OnMissing
+		if s.OnMissing != "" {
+			sc.OnMissing = s.OnMissing
 		}
+		sc.UID, sc.GID, sc.CgroupParent = s.UID, s.GID, s.CgroupParent
+		sc.HiddenPaths = append(sc.HiddenPaths, s.HiddenPaths...)
+		lim = sandboxLimits(s)
+		if cfg.File != "" {
+			if cfgFile, err = filepath.Abs(cfg.File); err != nil {
+				return "", err
+			}
+		}
+	} else {
+		lim = sandboxLimits(config.Sandbox{})
 	}
 	if noSandbox {
-		mode = sandbox.ModeNone
+		sc.Mode = sandbox.ModeNone
 	}
-	r, warning, err := sandbox.Choose(mode, onMissing)
+	sec, err := readSecrets(cfgFile, os.Environ())
 	if err != nil {
 		return "", err
 	}
-	var secrets []string
-	for _, name := range secretVars {
-		if v := os.Getenv(name); v != "" {
-			secrets = append(secrets, v)
+	// The config file, the store and every secret file are hidden from
+	// every command, whatever hidden_paths says.
+	if cfgFile != "" {
+		sc.HiddenPaths = append(sc.HiddenPaths, cfgFile)
+	}
+	sc.HiddenPaths = append(sc.HiddenPaths, storeFiles(cfgFile)...)
+	sc.HiddenPaths = append(sc.HiddenPaths, sec.files...)
+	for _, h := range extraHidden {
+		if abs, err := filepath.Abs(h); err == nil && h != "" {
+			sc.HiddenPaths = append(sc.HiddenPaths, abs)
 		}
 	}
-	red := redact.New(secrets...)
-	opts.Sandbox = sandbox.Guard{Runner: r, Secrets: red}
+	r, warning, err := sc.Runner()
+	if err != nil {
+		return "", err
+	}
+	red := sec.redactor()
+	opts.Sandbox = sandbox.Guard{Runner: sandbox.WithLimits(r, lim), Secrets: red}
 	var set []string
 	if _, bwrap := r.(*sandbox.Bubblewrap); bwrap {
 		opts.SandboxName = "bubblewrap (no network for benchmarks, unprivileged user, secrets hidden)"
@@ -82,6 +294,9 @@ func setupSandbox(ctx context.Context, opts *runner.Options, cfg *config.Config,
 		if home := os.Getenv("HOME"); home != "" {
 			set = append(set, "HOME="+home)
 		}
+	}
+	if l := lim.String(); l != "" {
+		opts.SandboxName += "; limits per command: " + l
 	}
 	env, err := sandbox.Environ(os.Environ(), allowedEnv(), set)
 	if err != nil {

@@ -79,9 +79,16 @@ func runService(ctx context.Context, name string, mode bot.Mode, args []string, 
 	if err != nil {
 		return err
 	}
+	// The child perfbot gets none of the secrets in this environment:
+	// its output is redacted here.
+	sec, err := readSecrets(f.config, os.Environ())
+	if err != nil {
+		return err
+	}
 	var svc *bot.Service
 	deps := bot.Deps{
-		Benchmarker: &compareBenchmarker{exe: exe, config: f.config, stderr: stderr, db: cfg.StoreDSN(), driver: cfg.Store.Driver},
+		Benchmarker: &compareBenchmarker{exe: exe, config: f.config, stderr: stderr, db: cfg.StoreDSN(), driver: cfg.Store.Driver,
+			secrets: sec.values},
 		Poster:      post.NewRouter(venues, post.Options{}),
 		Render:      renderReport,
 		Logger:      log,
@@ -287,6 +294,8 @@ type compareBenchmarker struct {
 	// db and driver name the service's store, whose noise thresholds
 	// (perfbot calibrate) the child's verdicts apply.
 	db, driver string
+	// secrets are redacted from the child's output.
+	secrets []string
 }
 
 // noiseDBEnv carries the store's DSN to the child, off its command line.
@@ -329,7 +338,7 @@ func (b *compareBenchmarker) Run(ctx context.Context, job bot.JobSpec) (*compare
 		argv = append(argv, "--db-env", noiseDBEnv, "--driver", b.driver)
 		env = append(env, noiseDBEnv+"="+b.db)
 	}
-	cmp, err := (&bot.ExecBenchmarker{Argv: argv, Env: env, Answered: map[int]string{2: "setup"}}).Run(ctx, job)
+	cmp, err := (&bot.ExecBenchmarker{Argv: argv, Env: env, Secrets: b.secrets, Answered: map[int]string{2: "setup"}}).Run(ctx, job)
 	if err != nil {
 		return nil, err
 	}
