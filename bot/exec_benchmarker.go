@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/redact"
 	"github.com/perfbot/perfbot/sandbox"
 )
 
@@ -26,8 +27,13 @@ type ExecBenchmarker struct {
 	Argv []string
 	// Dir is the working directory.
 	Dir string
-	// Env is added to the process environment.
+	// Env is added to the environment the command gets: perfbot's own,
+	// reduced to ChildEnv's allow list.
 	Env []string
+	// Secrets are redacted from the command's output before it is
+	// decoded: the command does not get the secrets held in perfbot's
+	// environment, so it cannot redact them itself.
+	Secrets []string
 	// Runner runs the command (default: a child process group that dies
 	// with the worker).
 	Runner sandbox.Runner
@@ -64,10 +70,14 @@ func (e *ExecBenchmarker) Run(ctx context.Context, job JobSpec) (*compare.Compar
 	if e.Runner != nil {
 		runner = e.Runner
 	}
-	res, err := runner.Run(ctx, sandbox.Spec{Argv: argv, Dir: e.Dir, Env: append(os.Environ(), e.Env...),
+	res, err := runner.Run(ctx, sandbox.Spec{Argv: argv, Dir: e.Dir, Env: append(ChildEnv(os.Environ()), e.Env...),
 		Network: sandbox.FullNetwork})
 	if err != nil {
 		return nil, fmt.Errorf("benchmark command %s: %w", argv[0], err)
+	}
+	if len(e.Secrets) > 0 {
+		res.Stdout = jsonRedactor(e.Secrets).Bytes(res.Stdout)
+		res.Stderr = redact.New(e.Secrets...).Bytes(res.Stderr)
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
@@ -94,4 +104,51 @@ func tail(b []byte, n int) string {
 		b = b[len(b)-n:]
 	}
 	return string(b)
+}
+
+// childEnvNames are the variables of perfbot's environment a child perfbot
+// gets besides sandbox.BaseEnv and sandbox.GoEnv: what it needs to find its
+// caches, tools and proxies, and to hand builds and benchmarks their
+// allow-listed toolchain variables.
+var childEnvNames = []string{"HOME", "USER", "LOGNAME", "TMPDIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "SHELL",
+	"JAVA_HOME", "MAVEN_OPTS", "CC", "CXX", "SSL_CERT_FILE", "SSL_CERT_DIR",
+	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"}
+
+// ChildEnv reduces perfbot's environment (KEY=VALUE, as os.Environ gives
+// it) to what a child perfbot may get: the allow lists above and PERFBOT_*
+// settings, never a variable whose name says it holds a credential
+// (sandbox.LooksSecret) nor PERFBOT_DATABASE_URL. A secret the child needs
+// is handed to it explicitly (ExecBenchmarker.Env).
+func ChildEnv(environ []string) []string {
+	ok := map[string]bool{}
+	for _, list := range [][]string{sandbox.BaseEnv, sandbox.GoEnv, childEnvNames} {
+		for _, n := range list {
+			ok[n] = true
+		}
+	}
+	var out []string
+	for _, kv := range environ {
+		k, _, found := strings.Cut(kv, "=")
+		if !found || sandbox.LooksSecret(k) {
+			continue
+		}
+		if ok[k] || (strings.HasPrefix(k, "PERFBOT_") && k != "PERFBOT_DATABASE_URL") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// jsonRedactor redacts secrets and the forms they take inside a JSON
+// string (a quote, a backslash, <, > or & escaped), so that redacting the
+// JSON text itself leaves none behind.
+func jsonRedactor(secrets []string) *redact.Redactor {
+	vals := append([]string(nil), secrets...)
+	for _, v := range secrets {
+		b, err := json.Marshal(v)
+		if err == nil && len(b) > 2 && string(b[1:len(b)-1]) != v {
+			vals = append(vals, string(b[1:len(b)-1]))
+		}
+	}
+	return redact.New(vals...)
 }

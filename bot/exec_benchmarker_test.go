@@ -2,10 +2,14 @@ package bot
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/perfbot/perfbot/redact"
 	"github.com/perfbot/perfbot/sandbox"
 )
 
@@ -69,5 +73,57 @@ func TestChildCancelled(t *testing.T) {
 	}
 	if took := time.Since(start); took > 10*time.Second || res.ExitCode == 0 {
 		t.Errorf("cancelled command ran %v, exit %d", took, res.ExitCode)
+	}
+}
+
+// TestExecBenchmarkerChildEnvironment: the child perfbot gets neither the
+// tokens in perfbot's environment nor the database URL, but keeps what it
+// needs (PATH, HOME, Go settings, non-secret PERFBOT_* settings) and what
+// the caller hands it; a secret the child prints anyway (in a benchmark
+// name, in its errors) is redacted before the comparison is decoded.
+func TestExecBenchmarkerChildEnvironment(t *testing.T) {
+	const token = "ghp_ChildEnvTestToken0123456789"
+	const key = "-----BEGIN KEY-----\nMIIchildkey\"<x>\n-----END KEY-----"
+	for _, kv := range [][2]string{{"GITHUB_TOKEN", token}, {"PERFBOT_WEBHOOK_SECRET", token + "w"}, {"JIRA_PASSWORD", token + "j"},
+		{"PERFBOT_DATABASE_URL", "postgres://u:" + token + "@db/x"}, {"MY_API_KEY", token + "k"}, {"GITHUB_APP_PRIVATE_KEY", key},
+		{"AWS_SECRET_ACCESS_KEY", token + "a"}, {"UNRELATED_SETTING", "x"},
+		{"GOFLAGS", "-count=1"}, {"PERFBOT_GITHUB_URL", "https://ghe.example.com/api/v3/"}, {"HOME", "/root"}} {
+		t.Setenv(kv[0], kv[1])
+	}
+	dir := t.TempDir()
+	// The child finds the secrets (as a benchmark reading a file could)
+	// and prints them, the key JSON-escaped.
+	keyJSON, _ := json.Marshal(key)
+	leak := token + " " + strings.Trim(string(keyJSON), `"`)
+	if err := os.WriteFile(filepath.Join(dir, "leak"), []byte(leak), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := `env > ` + dir + `/env; printf '{"base_variant":"base","candidate_variants":["patch"],"failures":[{"variant":"base","stage":"run","message":"%s"}]}\n' "$(cat ` + dir + `/leak)"; cat ` + dir + `/leak >&2; exit 1`
+	b := &ExecBenchmarker{Argv: []string{"sh", "-c", script}, Env: []string{"PERFBOT_NOISE_DB=/var/lib/perfbot/noise.db"},
+		Secrets: []string{token, key}}
+	cmp, err := b.Run(context.Background(), JobSpec{Key: "k", BaseRef: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := os.ReadFile(filepath.Join(dir, "env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{token, "MIIchildkey", "GITHUB_TOKEN", "PERFBOT_DATABASE_URL", "UNRELATED_SETTING", "AWS_SECRET"} {
+		if strings.Contains(string(env), bad) {
+			t.Errorf("the child's environment holds %s:\n%s", bad, env)
+		}
+	}
+	for _, want := range []string{"PATH=", "HOME=/root", "GOFLAGS=-count=1", "PERFBOT_GITHUB_URL=", "PERFBOT_NOISE_DB=/var/lib/perfbot/noise.db"} {
+		if !strings.Contains(string(env), want) {
+			t.Errorf("the child's environment lacks %s:\n%s", want, env)
+		}
+	}
+	if len(cmp.Failures) != 1 {
+		t.Fatalf("failures = %+v", cmp.Failures)
+	}
+	if msg := cmp.Failures[0].Message; strings.Contains(msg, token) || strings.Contains(msg, "MIIchildkey") ||
+		strings.Count(msg, redact.Mask) != 2 {
+		t.Errorf("message = %q, want both secrets redacted", msg)
 	}
 }
