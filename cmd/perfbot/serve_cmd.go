@@ -89,9 +89,9 @@ func runService(ctx context.Context, name string, mode bot.Mode, args []string, 
 	deps := bot.Deps{
 		Benchmarker: &compareBenchmarker{exe: exe, config: f.config, stderr: stderr, db: cfg.StoreDSN(), driver: cfg.Store.Driver,
 			secrets: sec.values},
-		Poster:      post.NewRouter(venues, post.Options{}),
-		Render:      renderReport,
-		Logger:      log,
+		Poster: post.NewRouter(venues, post.Options{}),
+		Render: renderReport,
+		Logger: log,
 		Digest: func(ctx context.Context, job bot.DigestJob) (review.Message, error) {
 			length, err := bot.DigestPeriod(job.Period)
 			if err != nil {
