@@ -70,8 +70,9 @@ func (e *ExecBenchmarker) Run(ctx context.Context, job JobSpec) (*compare.Compar
 	if e.Runner != nil {
 		runner = e.Runner
 	}
-	res, err := runner.Run(ctx, sandbox.Spec{Argv: argv, Dir: e.Dir, Env: append(ChildEnv(os.Environ()), e.Env...),
-		Network: sandbox.FullNetwork})
+	// Never nil: a nil environment would make the child inherit perfbot's.
+	env := append(append([]string{}, ChildEnv(os.Environ())...), e.Env...)
+	res, err := runner.Run(ctx, sandbox.Spec{Argv: argv, Dir: e.Dir, Env: env, Network: sandbox.FullNetwork})
 	if err != nil {
 		return nil, fmt.Errorf("benchmark command %s: %w", argv[0], err)
 	}

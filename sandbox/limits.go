@@ -13,9 +13,13 @@ import (
 // cgroup).
 const NoCgroups = "none"
 
-// limitPoll is how often a running command's cgroup events (or, without
-// cgroups, its process count) are read to stop it at a limit.
-const limitPoll = 200 * time.Millisecond
+// limitPoll is how often a running command's cgroup events are read to
+// stop it at a limit; without cgroups, its processes are counted every
+// countEvery polls.
+const (
+	limitPoll  = 200 * time.Millisecond
+	countEvery = 5
+)
 
 // limitHooks sets up the memory, process and file-size limits of spec: a
 // cgroup where one can be made (under cgroupParent when given; none with
@@ -78,18 +82,26 @@ func limitHooks(spec Spec, cgroupParent string, uid int, asRoot bool) *procHooks
 	watchMem := cg != nil && cg.mem != nil
 	watchPids := spec.MaxProcs > 0
 	if watchMem || watchPids {
+		polls := 0
 		h.limitHit = func(pid int) bool {
+			polls++
 			switch {
 			case watchMem && cg.oomKilled():
 				return true
 			case cg != nil && cg.pids != nil:
 				return cg.pidsExhausted()
+			case watchPids && forkRefused.Load():
+				treeFull = true
+				return true
+			case watchPids && polls%countEvery != 0:
+				// Reading all of /proc is dearer than reading a cgroup's
+				// events: count every countEvery polls only.
 			case watchPids && !asRoot:
 				// RLIMIT_NPROC counts the user's processes on the whole
 				// host: the command is at its limit when they reach it while
 				// it holds a good part of them itself.
 				tree, user := countProcs(pid, uid)
-				if forkRefused.Load() || tree >= spec.MaxProcs || (user >= spec.MaxProcs && tree >= max(2, spec.MaxProcs/2)) {
+				if tree >= spec.MaxProcs || (user >= spec.MaxProcs && tree >= max(2, spec.MaxProcs/2)) {
 					treeFull = true
 					return true
 				}
