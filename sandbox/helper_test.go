@@ -101,6 +101,16 @@ func helper(mode string) int {
 		}
 		fmt.Println("wrote", mib, "MiB")
 		return 0
+	case "big":
+		// One slice, its pages touched one by one: Go maps it over its own
+		// address space reservation, which RLIMIT_DATA does not see.
+		mib, _ := strconv.Atoi(arg)
+		b := make([]byte, mib<<20)
+		for j := 0; j < len(b); j += 4096 {
+			b[j] = 1
+		}
+		fmt.Println("touched", len(b)>>20, "MiB")
+		return 0
 	case "alloc":
 		mib, _ := strconv.Atoi(arg)
 		var keep [][]byte

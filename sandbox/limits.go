@@ -14,11 +14,11 @@ import (
 const NoCgroups = "none"
 
 // limitPoll is how often a running command's cgroup events are read to
-// stop it at a limit; without cgroups, its processes are counted every
-// countEvery polls.
+// stop it at a limit; without cgroups, its processes and their memory are
+// counted every countEvery polls.
 const (
 	limitPoll  = 200 * time.Millisecond
-	countEvery = 5
+	countEvery = 2
 )
 
 // limitHooks sets up the memory, process and file-size limits of spec: a
@@ -40,7 +40,9 @@ func limitHooks(spec Spec, cgroupParent string, uid int, asRoot bool) *procHooks
 	// apply to root: it only works because the command runs as the sandbox
 	// user (or as perfbot's own unprivileged user).
 	procRlimit := spec.MaxProcs > 0 && (cg == nil || cg.pids == nil)
-	var treeFull bool // the fallback's own count reached MaxProcs
+	// Without cgroups: the command's own count reached MaxProcs, or its
+	// resident memory MemoryBytes.
+	var treeFull, memFull bool
 	// forkRefused: the command said a fork failed (a shell's "Cannot
 	// fork"), the only sign RLIMIT_NPROC leaves while it runs.
 	var forkRefused atomic.Bool
@@ -78,39 +80,36 @@ func limitHooks(spec Spec, cgroupParent string, uid int, asRoot bool) *procHooks
 	// A command stops at its memory or process limit, not at its timeout:
 	// with oom.group (v2) the kernel ends the whole tree itself; a v1 OOM
 	// kill, a fork refused at pids.max, or (without cgroups) a tree that
-	// reached MaxProcs ends it here.
+	// reached MaxProcs or MemoryBytes ends it here.
 	watchMem := cg != nil && cg.mem != nil
-	watchPids := spec.MaxProcs > 0
-	if watchMem || watchPids {
+	watchPids := cg != nil && cg.pids != nil
+	if watchMem || watchPids || memRlimit || procRlimit {
 		polls := 0
 		h.limitHit = func(pid int) bool {
 			polls++
 			switch {
-			case watchMem && cg.oomKilled():
+			case watchMem && cg.oomKilled(), watchPids && cg.pidsExhausted():
 				return true
-			case cg != nil && cg.pids != nil:
-				return cg.pidsExhausted()
-			case watchPids && forkRefused.Load():
+			case procRlimit && forkRefused.Load():
 				treeFull = true
 				return true
-			case watchPids && polls%countEvery != 0:
+			case !(memRlimit || procRlimit) || polls%countEvery != 0:
 				// Reading all of /proc is dearer than reading a cgroup's
 				// events: count every countEvery polls only.
-			case watchPids && !asRoot:
-				// RLIMIT_NPROC counts the user's processes on the whole
-				// host: the command is at its limit when they reach it while
-				// it holds a good part of them itself.
-				tree, user := countProcs(pid, uid)
-				if tree >= spec.MaxProcs || (user >= spec.MaxProcs && tree >= max(2, spec.MaxProcs/2)) {
-					treeFull = true
-					return true
-				}
-			case watchPids:
-				// Root is not held by RLIMIT_NPROC: counting is the only limit.
-				if tree, _ := countProcs(pid, uid); tree >= spec.MaxProcs {
-					treeFull = true
-					return true
-				}
+				return false
+			}
+			c := countProcs(pid, uid)
+			if memRlimit && c.rss >= spec.MemoryBytes {
+				memFull = true
+				return true
+			}
+			// RLIMIT_NPROC counts the user's processes on the whole host:
+			// the command is at its limit when they reach it while it holds
+			// a good part of them itself. Root is not held by RLIMIT_NPROC:
+			// counting is its only limit.
+			if procRlimit && (c.tree >= spec.MaxProcs || (!asRoot && c.user >= spec.MaxProcs && c.tree >= max(2, spec.MaxProcs/2))) {
+				treeFull = true
+				return true
 			}
 			return false
 		}
@@ -137,6 +136,10 @@ func limitHooks(spec Spec, cgroupParent string, uid int, asRoot bool) *procHooks
 		case failed && spec.MaxFileSize > 0 && fileTooLarge(res):
 			res.Limit = LimitFileSize
 			res.addNote(fmt.Sprintf("stopped by the file-size limit (%s): a write past it got SIGXFSZ", sizeString(spec.MaxFileSize)))
+		case memFull:
+			res.Limit = LimitMemory
+			res.addNote(fmt.Sprintf("stopped by the memory limit (%s, no cgroup available): its processes' resident memory reached it",
+				sizeString(spec.MemoryBytes)))
 		case failed && memRlimit && outOfMemory(res.Stderr):
 			res.Limit = LimitMemory
 			res.addNote(fmt.Sprintf("stopped by the memory limit (%s, RLIMIT_DATA: no cgroup available): an allocation failed",

@@ -4,17 +4,30 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
-// countProcs counts the processes of user uid below pid (pid excluded),
-// and those of uid on the whole host, from /proc. It is how a command
-// without a pids cgroup is stopped at its process limit: RLIMIT_NPROC
-// refuses forks once the user's processes on the host reach it, but
-// leaves a fork bomb spinning until its timeout.
-func countProcs(pid, uid int) (tree, user int) {
+// procCount is what countProcs found.
+type procCount struct {
+	// tree is the number of processes of the user below the command's
+	// first process, user those of the user on the whole host.
+	tree, user int
+	// rss is the resident memory of the processes below the command's
+	// first process, whatever their user, in bytes.
+	rss int64
+}
+
+// countProcs counts, from /proc, the processes of user uid below pid (pid
+// excluded) and on the whole host, and the resident memory of the tree. It
+// is how a command without cgroups is stopped at its limits: RLIMIT_NPROC
+// refuses forks once the user's processes on the host reach it but leaves
+// a fork bomb spinning until its timeout, and RLIMIT_DATA does not see
+// memory a program maps over its own reservations (as Go's runtime does).
+func countProcs(pid, uid int) procCount {
+	var c procCount
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return 0, 0
+		return c
 	}
 	children := map[int][]int{}
 	mine := map[int]bool{}
@@ -40,11 +53,16 @@ func countProcs(pid, uid int) (tree, user int) {
 		if pp, err := strconv.Atoi(f[1]); err == nil {
 			children[pp] = append(children[pp], p)
 		}
-		if realUID(p) == uid {
-			mine[p] = true
-			user++
+		// The owner of /proc/PID is the process's effective user, which
+		// is its real user in the sandbox (setpriv sets both).
+		if fi, err := os.Stat("/proc/" + e.Name()); err == nil {
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) == uid {
+				mine[p] = true
+				c.user++
+			}
 		}
 	}
+	page := int64(os.Getpagesize())
 	queue := append([]int(nil), children[pid]...)
 	seen := map[int]bool{}
 	for len(queue) > 0 {
@@ -56,26 +74,15 @@ func countProcs(pid, uid int) (tree, user int) {
 		seen[p] = true
 		queue = append(queue, children[p]...)
 		if mine[p] {
-			tree++
+			c.tree++
 		}
-	}
-	return tree, user
-}
-
-// realUID returns the real user of process pid (-1 when it is gone).
-func realUID(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return -1
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "Uid:"); ok {
-			if f := strings.Fields(rest); len(f) > 0 {
-				if u, err := strconv.Atoi(f[0]); err == nil {
-					return u
+		if b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/statm"); err == nil {
+			if f := strings.Fields(string(b)); len(f) > 1 {
+				if n, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+					c.rss += n * page
 				}
 			}
 		}
 	}
-	return -1
+	return c
 }
