@@ -63,8 +63,9 @@ func TestChooseBubblewrap(t *testing.T) {
 }
 
 func TestLocalLimits(t *testing.T) {
-	res, err := Local{}.Run(context.Background(), Spec{Argv: []string{"/bin/sh", "-c", "head -c 5000 /dev/zero; sleep 10"},
-		MaxOutput: 1000, Timeout: 300 * time.Millisecond})
+	// The timeout leaves a loaded machine time to write the 5000 bytes.
+	res, err := Local{}.Run(context.Background(), Spec{Argv: []string{"/bin/sh", "-c", "head -c 5000 /dev/zero; sleep 60"},
+		MaxOutput: 1000, Timeout: 3 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
