@@ -130,3 +130,20 @@ func TestLimitsApply(t *testing.T) {
 		t.Errorf("String = %q", s)
 	}
 }
+
+// TestLimitsInSession: a session (a suite's server beside its benchmark)
+// starts through WithLimits and Guard, and its commands get the limits.
+func TestLimitsInSession(t *testing.T) {
+	b, dir := newSandbox(t)
+	r := Guard{Runner: WithLimits(b, testLimits)}
+	s := startSession(t, r, SessionSpec{Writable: []string{dir}})
+	for _, c := range []struct{ script, limit string }{
+		{"head -c 3145728 /dev/zero > big", LimitFileSize},
+		{"b() { b | b & }; b; sleep 100", LimitPids},
+	} {
+		res := run(t, r, Spec{Dir: dir, Session: s, Argv: sh(c.script)})
+		if res.Limit != c.limit {
+			t.Errorf("%s in a session: Limit %q, Note %q: want %s", c.script, res.Limit, res.Note, c.limit)
+		}
+	}
+}

@@ -88,3 +88,7 @@ type limited struct {
 func (w limited) Run(ctx context.Context, spec Spec) (*Result, error) {
 	return w.r.Run(ctx, w.l.Apply(spec))
 }
+
+// Unwrap returns the wrapped Runner (StartSession looks through it; the
+// session's commands still run through Run and get the limits).
+func (w limited) Unwrap() Runner { return w.r }
