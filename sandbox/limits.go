@@ -145,7 +145,7 @@ func limitHooks(spec Spec, cgroupParent string, uid int, asRoot bool) *procHooks
 			res.addNote(fmt.Sprintf("stopped by the memory limit (%s, RLIMIT_DATA: no cgroup available): an allocation failed",
 				sizeString(spec.MemoryBytes)))
 		case failed && memRlimit:
-			res.addNote(fmt.Sprintf("memory was limited by RLIMIT_DATA to %s (no cgroup available): the failure may be a lack of memory",
+			res.addNote(fmt.Sprintf("memory was limited to %s by counting and RLIMIT_DATA (no cgroup available): the failure may be a lack of memory",
 				sizeString(spec.MemoryBytes)))
 		}
 		if procRlimit && asRoot {
@@ -170,7 +170,7 @@ func fileTooLarge(res *Result) bool {
 // outOfMemory reports whether stderr shows a failed allocation, the only
 // sign RLIMIT_DATA leaves.
 func outOfMemory(stderr []byte) bool {
-	for _, s := range []string{"out of memory", "Cannot allocate memory", "cannot allocate memory", "MemoryError",
+	for _, s := range []string{"out of memory", "Cannot allocate memory", "cannot allocate memory", "MemoryError", "runtime.sysMap(",
 		"std::bad_alloc", "OutOfMemoryError"} {
 		if bytes.Contains(stderr, []byte(s)) {
 			return true

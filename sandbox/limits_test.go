@@ -46,6 +46,12 @@ func TestLimitsStopHostileCommands(t *testing.T) {
 					if res.OK() || bytes.Contains(res.Stdout, []byte(" 1024 MiB")) {
 						t.Fatalf("%s: the command touched 1 GiB under a 256 MiB limit", hog)
 					}
+					// Without cgroups, Go's runtime refused memory by RLIMIT_DATA
+					// sometimes crashes with SIGSEGV instead of saying so: the
+					// note then only says the failure may be a lack of memory.
+					if mode.cgroupParent == NoCgroups && res.Limit == "" && strings.Contains(res.Note, "may be a lack of memory") {
+						continue
+					}
 					if res.Limit != LimitMemory || !strings.Contains(res.Note, "stopped by the memory limit (256 MiB") {
 						t.Errorf("%s: Limit %q, Note %q: want memory, 256 MiB", hog, res.Limit, res.Note)
 					}
