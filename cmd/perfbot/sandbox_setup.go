@@ -197,11 +197,15 @@ func dbFiles(db, dbEnv string) []string {
 // sandboxLimits are the limits config.yaml's sandbox section sets for every
 // command.
 func sandboxLimits(s config.Sandbox) sandbox.Limits {
+	size := func(v string) int64 {
+		n, _ := config.ParseSize(v) // checked when the config was loaded
+		return n
+	}
 	l := sandbox.Limits{
-		MemoryBytes: int64(s.Memory),
+		MemoryBytes: size(s.Memory),
 		MaxProcs:    s.Processes,
-		MaxOutput:   int64(s.MaxOutput),
-		MaxFileSize: int64(s.MaxFileSize),
+		MaxOutput:   size(s.MaxOutput),
+		MaxFileSize: size(s.MaxFileSize),
 		Timeout:     time.Duration(s.Timeout),
 	}
 	if l.MaxProcs == 0 {
@@ -233,7 +237,15 @@ func setupSandbox(ctx context.Context, opts *runner.Options, cfg *config.Config,
 			sc.OnMissing = s.OnMissing
 		}
 		sc.UID, sc.GID, sc.CgroupParent = s.UID, s.GID, s.CgroupParent
-		sc.HiddenPaths = append(sc.HiddenPaths, s.HiddenPaths...)
+		for _, h := range s.HiddenPaths {
+			// Relative to the config file's directory.
+			if !filepath.IsAbs(h) && cfg.File != "" {
+				h = filepath.Join(filepath.Dir(cfg.File), h)
+			}
+			if abs, err := filepath.Abs(h); err == nil {
+				sc.HiddenPaths = append(sc.HiddenPaths, abs)
+			}
+		}
 		lim = sandboxLimits(s)
 		if cfg.File != "" {
 			if cfgFile, err = filepath.Abs(cfg.File); err != nil {
