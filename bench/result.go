@@ -60,9 +60,18 @@ type Summary struct {
 	N int
 }
 
+// Simulated is the Metric of counts from a CPU simulation (Valgrind's
+// cachegrind): instructions and estimated cycles, nearly deterministic,
+// blind to syscalls, I/O waits, lock contention and several cores.
+const Simulated = "simulated"
+
 // MetricName is the name shown for the result's metric: Metric and Unit
-// together when both are set, else the unit.
+// together when both are set, else the unit; "simulated: instructions/op"
+// for a simulated count.
 func (r *Result) MetricName() string {
+	if r.Metric == Simulated && r.Unit != "" {
+		return Simulated + ": " + r.Unit
+	}
 	if r.Metric == "" {
 		return r.Unit
 	}

@@ -25,6 +25,9 @@ type Config struct {
 	Variants Variants `yaml:"variants"`
 	// Sandbox says how commands of untrusted patches are isolated.
 	Sandbox Sandbox `yaml:"sandbox"`
+	// Instrument is every suite's instrument unless it names its own
+	// ("walltime", "cpu-sim" or "both").
+	Instrument string `yaml:"instrument"`
 	// Venues are where requests come from and answers go: one section
 	// per venue, read by its intake and its poster alike.
 	Venues Venues `yaml:"venues"`

@@ -56,6 +56,9 @@ func decode(data []byte, file string) (*Config, Errors) {
 		if len(c.Suites[i].Variants) == 0 {
 			c.Suites[i].Variants = c.Variants
 		}
+		if c.Suites[i].Instrument == "" {
+			c.Suites[i].Instrument = c.Instrument
+		}
 	}
 	c.Defaults()
 	errs := append(w.errs, c.check()...)

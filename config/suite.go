@@ -92,6 +92,38 @@ type Suite struct {
 	// same code under other settings, or other refs; the first is the
 	// baseline.
 	Variants Variants `yaml:"variants"`
+	// Instrument is what measures the benchmarks: "walltime" (the
+	// default), "cpu-sim" (instruction counts under Valgrind's
+	// cachegrind) or "both"; see docs/configuration.md.
+	Instrument string `yaml:"instrument"`
+}
+
+// The instruments a suite can measure with.
+const (
+	InstrumentWallTime = "walltime"
+	InstrumentCPUSim   = "cpu-sim"
+	InstrumentBoth     = "both"
+)
+
+// Instruments returns whether the suite measures wall time and whether it
+// counts simulated instructions.
+func (s *Suite) Instruments() (wall, sim bool) {
+	switch s.Instrument {
+	case InstrumentCPUSim:
+		return false, true
+	case InstrumentBoth:
+		return true, true
+	}
+	return true, false
+}
+
+// ValidInstrument checks an instrument name ("" is the default).
+func ValidInstrument(v string) error {
+	switch v {
+	case "", InstrumentWallTime, InstrumentCPUSim, InstrumentBoth:
+		return nil
+	}
+	return fmt.Errorf("instrument %q: want walltime, cpu-sim or both", v)
 }
 
 // GoOptions narrow the "go" preset, like the same flags of `go test`.
@@ -221,6 +253,7 @@ var builtinPlaceholders = map[string]bool{"worktree": true, "variant": true, "ro
 // check reports what cannot work in the suite at path; variants is the
 // path of the variants it compares (its own or the top-level ones).
 func (s *Suite) check(v *validator, path, variants string) {
+	oneOf(v, path+".instrument", s.Instrument, InstrumentWallTime, InstrumentCPUSim, InstrumentBoth)
 	if s.Warmup != nil && *s.Warmup < 0 {
 		v.add(path+".warmup", "expected 0 or more, got %d", *s.Warmup)
 	}

@@ -64,6 +64,8 @@ func wantFormat(file string) string {
 		return "redis-benchmark"
 	case strings.HasPrefix(file, "pgbench-"):
 		return "pgbench"
+	case strings.HasPrefix(file, "cachegrind-"):
+		return "cachegrind"
 	case strings.HasPrefix(file, "hyperfine-"):
 		return "hyperfine"
 	case strings.HasPrefix(file, "gbench-json-"):

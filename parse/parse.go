@@ -69,6 +69,7 @@ func Formats() []Parser {
 		GBench{},
 		Criterion{},
 		CriterionJSON{},
+		Cachegrind{},
 	}
 	return ps
 }

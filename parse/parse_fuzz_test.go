@@ -88,3 +88,6 @@ func FuzzCriterionJSON(f *testing.F) { fuzzParser(f, CriterionJSON{}, "criterion
 
 // FuzzGoBench fuzzes the gobench parser.
 func FuzzGoBench(f *testing.F) { fuzzParser(f, GoBench{}, "gobench") }
+
+// FuzzCachegrind fuzzes the cachegrind parser.
+func FuzzCachegrind(f *testing.F) { fuzzParser(f, Cachegrind{}, "cachegrind") }
