@@ -7,6 +7,7 @@ import (
 	"golang.org/x/perf/benchmath"
 
 	"github.com/perfbot/perfbot/bench"
+	"github.com/perfbot/perfbot/stats"
 )
 
 // Options control a comparison.
@@ -108,7 +109,11 @@ func (c *Collector) Compare() (*Comparison, error) {
 				cand.Presence = Added
 			default:
 				cand.Cell = summarize(s, opts.Confidence, opts.Verdicts.Paired)
-				decide(row.Base, &cand, row.Unit, row.Better, opts, memo)
+				if row.Metric == bench.Simulated && opts.Verdicts.Method != MethodBenchstat {
+					decideSimulated(row.Base, &cand, row.Better, opts, rowNoise(&row, opts))
+				} else {
+					decide(row.Base, &cand, row.Unit, row.Better, opts, memo)
+				}
 			}
 			row.Candidates = append(row.Candidates, cand)
 		}
@@ -121,7 +126,19 @@ func (c *Collector) Compare() (*Comparison, error) {
 	cmp.Summary = tally(cmp)
 	cmp.Geomean = geomean(cmp)
 	settle(cmp, opts, memo)
+	instruments(cmp)
 	return cmp, nil
+}
+
+// rowNoise is what history says about a row's noise, or nil.
+func rowNoise(row *Row, opts Options) *stats.Noise {
+	if opts.Verdicts.History == nil {
+		return nil
+	}
+	if n, ok := opts.Verdicts.History(row); ok {
+		return &n
+	}
+	return nil
 }
 
 // summarize turns a variant's measurements into a Cell. Samples give the

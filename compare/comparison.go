@@ -46,6 +46,9 @@ type Comparison struct {
 	Geomean Geomean `json:"geomean"`
 	// Summary counts verdicts per candidate.
 	Summary []Tally `json:"summary"`
+	// Instruments counts verdicts per candidate and instrument, when the
+	// rows hold both wall times and simulated counts ("both").
+	Instruments []InstrumentTally `json:"instruments,omitempty"`
 	// Failures are sides or steps that failed; a comparison with failures
 	// may still hold rows from the steps that worked.
 	Failures []Failure `json:"failures,omitempty"`
@@ -137,6 +140,8 @@ type Candidate struct {
 	NoiseThresholdPct *float64 `json:"noise_threshold_pct,omitempty"`
 	// NoiseHistory is how many past no-change comparisons it came from.
 	NoiseHistory int `json:"noise_history,omitempty"`
+	// Note explains the verdict further, such as OutsideNote.
+	Note string `json:"note,omitempty"`
 }
 
 // Geomean is the geometric mean of each unit's centres over the benchmarks

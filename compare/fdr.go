@@ -35,7 +35,7 @@ func controlFDR(cmp *Comparison, ci int, opts Options, memo *memo) {
 		row := &cmp.Rows[ri]
 		for k := range row.Candidates {
 			c := &row.Candidates[k]
-			if c.Variant != cmp.Candidates[ci] || c.Presence != Both || row.Base == nil || c.Test == "" || math.IsNaN(c.P) {
+			if c.Variant != cmp.Candidates[ci] || c.Presence != Both || row.Base == nil || c.Test == "" || c.Test == TestTolerance || math.IsNaN(c.P) {
 				continue
 			}
 			refs = append(refs, ref{ri, k})

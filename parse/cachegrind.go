@@ -43,6 +43,9 @@ type CachegrindTotals struct {
 	Command string
 	// Events maps each event name to its total.
 	Events map[string]float64
+	// Excluded maps each event to its count in the functions the
+	// caller's exclude function matched (nil without one).
+	Excluded map[string]float64
 	// Line is the line of the summary, or of the events: line when the
 	// counts were summed.
 	Line int
@@ -69,8 +72,9 @@ func EstCycles(ev map[string]float64) (cycles float64, ok bool) {
 }
 
 // ReadCachegrind reads one cachegrind output file and returns its totals.
-// name appears in errors with the line.
-func ReadCachegrind(ctx context.Context, r io.Reader, name string) (*CachegrindTotals, error) {
+// name appears in errors with the line. When exclude is not nil, the
+// counts of the functions it matches are also summed into Excluded.
+func ReadCachegrind(ctx context.Context, r io.Reader, name string, exclude func(fn string) bool) (*CachegrindTotals, error) {
 	lr := newLineReader(r)
 	var (
 		events   []string
@@ -78,6 +82,8 @@ func ReadCachegrind(ctx context.Context, r io.Reader, name string) (*CachegrindT
 		summary  []float64
 		totals   = &CachegrindTotals{}
 		haveData bool
+		excluded []float64
+		skip     bool
 		// positions is how many leading numbers of a count line are
 		// positions (line, or instr line).
 		positions = 1
@@ -104,10 +110,13 @@ func ReadCachegrind(ctx context.Context, r io.Reader, name string) (*CachegrindT
 			if len(events) == 0 || len(events) > 64 {
 				return nil, syntaxf(name, n, "events: want 1 to 64 event names such as Ir I1mr, got %d", len(events))
 			}
-			sum = make([]float64, len(events))
+			sum, excluded = make([]float64, len(events)), make([]float64, len(events))
 		case strings.HasPrefix(line, "fl="), strings.HasPrefix(line, "fi="), strings.HasPrefix(line, "fe="), strings.HasPrefix(line, "fn="):
 			if events == nil {
 				return nil, syntaxf(name, n, "%s before the events: line", line[:3])
+			}
+			if fn, ok := strings.CutPrefix(line, "fn="); ok {
+				skip = exclude != nil && exclude(fn)
 			}
 		case strings.HasPrefix(line, "summary:"), strings.HasPrefix(line, "totals:"):
 			if events == nil {
@@ -132,6 +141,9 @@ func ReadCachegrind(ctx context.Context, r io.Reader, name string) (*CachegrindT
 			}
 			for i, x := range v {
 				sum[i] += x
+				if skip {
+					excluded[i] += x
+				}
 			}
 			haveData = true
 		default:
@@ -153,6 +165,12 @@ func ReadCachegrind(ctx context.Context, r io.Reader, name string) (*CachegrindT
 	totals.Events = map[string]float64{}
 	for i, e := range events {
 		totals.Events[e] = summary[i]
+	}
+	if exclude != nil {
+		totals.Excluded = map[string]float64{}
+		for i, e := range events {
+			totals.Excluded[e] = excluded[i]
+		}
 	}
 	return totals, nil
 }
@@ -184,7 +202,7 @@ func truncate(s string, n int) string {
 // Parse reads one cachegrind output file.
 func (Cachegrind) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
 	emit = checked(ctx, name, emit)
-	t, err := ReadCachegrind(ctx, r, name)
+	t, err := ReadCachegrind(ctx, r, name, nil)
 	if err != nil {
 		return err
 	}

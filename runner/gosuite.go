@@ -42,6 +42,12 @@ type goSide struct {
 	// vr holds the variant's session, where the rounds run when the
 	// suite has setup.
 	vr *variantRun
+	// scratch is the side's scratch directory (cachegrind's output).
+	scratch string
+	// sim lists each package's benchmarks run under CPU simulation.
+	sim map[string][]simBench
+	// simDone counts each benchmark's simulated rounds.
+	simDone map[string]int
 }
 
 // args are the test binary's flags; names, when not nil, narrow the
@@ -84,7 +90,7 @@ func (g *goSide) args(names []string) []string {
 // added to the test binary's flags (-test.cpu 4).
 func prepareGo(ctx context.Context, suite *config.Suite, s *side, vr *variantRun, opts Options, out *Outcome) (suiteSide, []string, error) {
 	g := &goSide{suite: suite, side: s, opts: opts, out: out, failed: map[string]bool{}, vr: vr}
-	g.env = vr.env
+	g.env, g.scratch = vr.env, vr.scratch
 	if vr.settings != nil && vr.settings.Args != "" {
 		g.extra = strings.Fields(config.Expand(vr.settings.Args, nil, vr.builtin(s, 0)))
 	}
@@ -150,6 +156,14 @@ func prepareGo(ctx context.Context, suite *config.Suite, s *side, vr *variantRun
 		}
 		return nil, commands, nil
 	}
+	if _, sim := suite.Instruments(); sim {
+		if err := g.prepareSim(ctx); err != nil {
+			return nil, nil, err
+		}
+		if len(g.pkgs) == 0 {
+			return nil, commands, nil
+		}
+	}
 	return g, commands, nil
 }
 
@@ -185,6 +199,28 @@ func goUnit(importPath, benchmark string) string {
 }
 
 func (g *goSide) round(ctx context.Context, r int, only map[string]bool) ([]*bench.Result, []string, error) {
+	wall, sim := g.suite.Instruments()
+	var results []*bench.Result
+	var units []string
+	if wall {
+		rs, us, err := g.wallRound(ctx, r, only)
+		if err != nil {
+			return nil, nil, err
+		}
+		results, units = rs, us
+	}
+	if sim {
+		rs, us, err := g.simRound(ctx, r, only)
+		if err != nil {
+			return nil, nil, err
+		}
+		results, units = append(results, rs...), append(units, us...)
+	}
+	return results, units, nil
+}
+
+// wallRound runs each package's test binary once and reads its timings.
+func (g *goSide) wallRound(ctx context.Context, r int, only map[string]bool) ([]*bench.Result, []string, error) {
 	var results []*bench.Result
 	var units []string
 	for _, pkg := range g.pkgs {

@@ -75,6 +75,9 @@ type Options struct {
 	// adaptive sampling (a suite's max_count or budget) uses it to tell
 	// whether every benchmark is decided.
 	Compare compare.Options
+	// SimWork is the native CPU time the smaller of a benchmark's two runs
+	// under CPU simulation spends in its loop (0: 20ms); see cpusim.go.
+	SimWork time.Duration
 	// TargetPct is the largest change a "same" verdict may leave
 	// undetected for adaptive sampling to call it decided (default 5).
 	TargetPct float64
@@ -92,6 +95,9 @@ type Outcome struct {
 	Variants []string
 	// Profiles are the CPU profiles of go suites with cpuprofile set.
 	Profiles []Profile
+	// simN is each benchmark's iteration count under CPU simulation,
+	// chosen by the first side and shared by the others.
+	simN map[string]int
 }
 
 // Profile is one side's CPU profile of one package's benchmarks, taken in

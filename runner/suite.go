@@ -50,6 +50,10 @@ const (
 // 10 for go and 5 for command suites.
 func sampling(suite *config.Suite) (count, maxCount int, budget config.Budget) {
 	count, maxCount, budget = suite.Count, suite.MaxCount, suite.Budget
+	if wall, _ := suite.Instruments(); !wall && count == 0 && maxCount == 0 && budget.IsZero() {
+		// Simulated counts spread by well under 1%: a few rounds decide.
+		return defaultSimCount, defaultSimMaxCount, budget
+	}
 	switch {
 	case count > 0:
 	case suite.Preset == "go" && maxCount == 0 && budget.IsZero():
@@ -247,6 +251,8 @@ type commandSide struct {
 	vr     *variantRun
 	// perf wraps each command in perf stat when the suite asks for it.
 	perf *perfStat
+	// simRounds counts the rounds run under cachegrind.
+	simRounds int
 }
 
 func prepareCommand(ctx context.Context, suite *config.Suite, s *side, vr *variantRun, opts Options, out *Outcome) (suiteSide, []string, error) {
@@ -287,7 +293,8 @@ func prepareCommand(ctx context.Context, suite *config.Suite, s *side, vr *varia
 	return cs, commands, nil
 }
 
-func (cs *commandSide) round(ctx context.Context, r int, only map[string]bool) ([]*bench.Result, []string, error) {
+// wallRound runs the command at each matrix point and parses its output.
+func (cs *commandSide) wallRound(ctx context.Context, r int, only map[string]bool) ([]*bench.Result, []string, error) {
 	var results, counters []*bench.Result
 	var units, counterUnits []string
 	builtin := cs.vr.builtin(cs.side, r+1)

@@ -1,0 +1,122 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfbot/perfbot/bench"
+	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/internal/gitrepo"
+)
+
+func TestSimEnv(t *testing.T) {
+	got := simEnv([]string{"PATH=/bin", "GOGC=100", "GODEBUG=madvdontneed=1", "GOMAXPROCS=8"})
+	want := []string{"PATH=/bin", "GOMAXPROCS=1", "GOGC=off", "GODEBUG=madvdontneed=1,asyncpreemptoff=1,cpu.rdtscp=off"}
+	if !slices.Equal(got, want) {
+		t.Errorf("simEnv = %q, want %q", got, want)
+	}
+}
+
+func TestExactPattern(t *testing.T) {
+	if got := exactPattern("BenchmarkX/n=1.5"); got != `^BenchmarkX$/^n=1\.5$` {
+		t.Errorf("exactPattern = %s", got)
+	}
+}
+
+func TestRuntimeBackground(t *testing.T) {
+	for _, fn := range []string{"runtime.sysmon", "runtime.nanotime1.abi0", "runtime.gcDrain", "runtime.(*gcWork).tryGet", "runtime.scanObject"} {
+		if !runtimeBackground.MatchString(fn) {
+			t.Errorf("%s is not background", fn)
+		}
+	}
+	for _, fn := range []string{"runtime.mallocgc", "runtime.memmove", "example.org/work.Work", "runtime.mapassign_faststr"} {
+		if runtimeBackground.MatchString(fn) {
+			t.Errorf("%s is background", fn)
+		}
+	}
+}
+
+func TestReadSimFileRefusesSymlink(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "cachegrind.0.out")
+	if err := os.Symlink("/etc/passwd", link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readSimFile(link); err == nil {
+		t.Error("readSimFile followed a symbolic link")
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := exec.Command("mkfifo", fifo).Run(); err == nil {
+		if _, err := readSimFile(fifo); err == nil {
+			t.Error("readSimFile read a FIFO")
+		}
+	}
+}
+
+// TestCPUSimDoubledWork runs a Go benchmark under cachegrind for real: a
+// patch that doubles a loop's work is worse by about 100% in instructions
+// per op, an untouched benchmark is the same, and repeats agree closely
+// whatever the load of the host.
+func TestCPUSimDoubledWork(t *testing.T) {
+	if msg := valgrindMissing(); msg != "" {
+		t.Skip(msg)
+	}
+	r := gitrepo.New(t)
+	r.Commit("work", gitrepo.WorkModule(20000, true))
+	patch := r.Patch("work: double the loop", map[string]string{"work/work.go": gitrepo.WorkSource(40000)}, true)
+	opts := testOptions(t, r.Dir, Candidate{Name: "patch", Patch: patch})
+	opts.Suites = []config.Suite{{Name: "go", Preset: "go", Instrument: config.InstrumentCPUSim, Count: 2, MaxCount: 2}}
+	opts.SimWork = 5 * time.Millisecond
+	out, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Failures) > 0 {
+		t.Fatalf("failures: %+v", out.Failures)
+	}
+	per := map[string][]float64{}
+	for _, res := range out.Results {
+		if res.Unit == "ns/op" {
+			t.Errorf("cpu-sim measured wall time: %+v", res)
+		}
+		if res.Unit == "instructions/op" && res.Metric == bench.Simulated {
+			per[res.Variant+" "+res.Benchmark] = append(per[res.Variant+" "+res.Benchmark], res.Samples...)
+		}
+	}
+	for k, v := range per {
+		if len(v) != 2 {
+			t.Errorf("%s: %d rounds, want 2", k, len(v))
+		}
+		if spread := (slices.Max(v) - slices.Min(v)) / slices.Min(v); spread > 0.01 {
+			t.Errorf("%s: repeats %v spread by %.2f%%", k, v, 100*spread)
+		}
+		t.Logf("%s: %v", k, v)
+	}
+	work := func(side string) float64 { return per[side+" Work"][0] }
+	if ratio := work("patch") / work("base"); ratio < 1.8 || ratio > 2.2 {
+		t.Errorf("doubled work counted %.3fx the instructions, want about 2x", ratio)
+	}
+	cmp, err := compare.Compare(out.Results, compare.Options{Base: "base"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range cmp.Rows {
+		if row.Unit != "instructions/op" {
+			continue
+		}
+		want := compare.Same
+		if strings.HasPrefix(row.Benchmark, "Work") {
+			want = compare.Worse
+		}
+		if got := row.Candidates[0].Verdict; got != want {
+			t.Errorf("%s %s: verdict %s, want %s (%+v)", row.Benchmark, row.Unit, got, want, row.Candidates[0])
+		}
+	}
+}
