@@ -238,6 +238,24 @@ type Host struct {
 	Cores     int      `json:"cores,omitempty"`
 	Kernel    string   `json:"kernel,omitempty"`
 	Toolchain []string `json:"toolchain,omitempty"`
+	// Noise is the host's noise measured when the job started.
+	Noise *HostNoise `json:"noise,omitempty"`
+}
+
+// HostNoise is a probe of the host's noise: how much a fixed calibration
+// loop's time varied over a few runs, how much CPU time the hypervisor
+// stole meanwhile, and the load average.
+type HostNoise struct {
+	// LoopSpreadPct is the range of the loop's times over their median.
+	LoopSpreadPct float64 `json:"loop_spread_pct"`
+	// LoopMedian is the loop's median time.
+	LoopMedian string `json:"loop_median,omitempty"`
+	// Runs is how many times the loop ran.
+	Runs int `json:"runs"`
+	// StealPct is the share of CPU time stolen while the probe ran.
+	StealPct float64 `json:"steal_pct"`
+	// Load1 is the one-minute load average.
+	Load1 float64 `json:"load1"`
 }
 
 // Suite records how one suite was run.

@@ -275,6 +275,8 @@ func tidyUnit(unit string) (string, float64) {
 // metricUnit joins a metric and a unit for a title: "Time (s)".
 func metricUnit(metric, unit string) string {
 	switch {
+	case metric == bench.Simulated && unit != "":
+		return metric + ": " + unit
 	case metric == "":
 		return unit
 	case unit == "":

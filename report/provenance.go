@@ -48,6 +48,9 @@ func provenanceFacts(p *compare.Provenance) []Fact {
 	}
 	add("CPU", cpu, false)
 	add("toolchain", strings.Join(h.Toolchain, ", "), false)
+	if n := h.Noise; n != nil {
+		add("host noise", fmt.Sprintf("calibration loop spread %.1f%% over %d runs, CPU steal %.1f%%, load %.2f", n.LoopSpreadPct, n.Runs, n.StealPct, n.Load1), false)
+	}
 	for _, s := range p.Suites {
 		for _, c := range s.Commands {
 			label := fmt.Sprintf("suite %s (%d rounds)", s.Name, s.Rounds)

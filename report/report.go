@@ -119,6 +119,7 @@ func SummaryLine(cmp *compare.Comparison) string {
 		if t.Added > 0 || t.Removed > 0 {
 			s += fmt.Sprintf(" (%d added, %d removed)", t.Added, t.Removed)
 		}
+		s += instrumentSummary(cmp, t.Variant)
 		parts = append(parts, s)
 	}
 	if len(cmp.Failures) > 0 {
@@ -130,6 +131,9 @@ func SummaryLine(cmp *compare.Comparison) string {
 	}
 	if len(parts) == 0 {
 		return "nothing compared"
+	}
+	if note := noisyHostNote(cmp); note != "" {
+		parts = append(parts, note)
 	}
 	return oneLine(strings.Join(parts, "; "))
 }

@@ -189,6 +189,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 		out.Variants = append(out.Variants, s.name)
 	}
 	out.Provenance.Host = describeHost(ctx)
+	out.Provenance.Host.Noise = probeNoise(ctx)
 
 	for i := range opts.Suites {
 		suite := &opts.Suites[i]

@@ -52,6 +52,8 @@ type compareFlags struct {
 	cfg *config.Config
 	// sandboxWarning is said in the report when runs are not sandboxed.
 	sandboxWarning string
+	// instrument overrides every suite's instrument.
+	instrument string
 }
 
 // addRunFlags registers the flags shared by the commands that run suites
@@ -63,6 +65,7 @@ func (f *compareFlags) addRunFlags(fs *flag.FlagSet) {
 	fs.Var(&f.suites, "suite", "suite of the config to run (repeatable; default: all)")
 	fs.StringVar(&f.bench, "bench", "", "Go suite: run only benchmarks matching this regexp (go test -bench)")
 	fs.StringVar(&f.pkg, "pkg", "", "Go suite: package pattern (default ./...)")
+	fs.StringVar(&f.instrument, "instrument", "", "what measures the suites: walltime, cpu-sim (instructions and estimated cycles per op under Valgrind's cachegrind) or both (default: each suite's instrument)")
 	fs.StringVar(&f.benchtime, "benchtime", "", "Go suite: time or iterations per benchmark and round (go test -benchtime)")
 	fs.BoolVar(&f.cpuprof, "cpuprofile", false, "Go suite: one more round per side with -cpuprofile; with --out, flame graphs of each side and a differential one")
 	fs.IntVar(&f.count, "count", 0, "rounds per side (default: the suite's count, 10 for Go)")
@@ -313,8 +316,14 @@ func (f *compareFlags) selectSuites(cfg *config.Config) ([]config.Suite, error) 
 			suites = append(suites, *s)
 		}
 	}
+	if err := config.ValidInstrument(f.instrument); err != nil {
+		return nil, usagef("--%v", err)
+	}
 	for i := range suites {
 		s := &suites[i]
+		if f.instrument != "" {
+			s.Instrument = f.instrument
+		}
 		if f.count > 0 {
 			s.Count = f.count
 		}

@@ -1,0 +1,78 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/perfbot/perfbot/compare"
+)
+
+// noisyHostPct is the smallest change wall time must be able to detect
+// on this host before a report stops suggesting cpu-sim.
+const noisyHostPct = 3
+
+// instrumentSummary says, under "both", what each instrument decided:
+// " (walltime: 1 better, 1 same; cpu-sim: 2 same)".
+func instrumentSummary(cmp *compare.Comparison, variant string) string {
+	var parts []string
+	for _, t := range cmp.Instruments {
+		if t.Variant != variant {
+			continue
+		}
+		var n []string
+		for _, c := range []struct {
+			k string
+			v int
+		}{{"better", t.Better}, {"worse", t.Worse}, {"same", t.Same}, {"noisy", t.Noisy}} {
+			if c.v > 0 {
+				n = append(n, fmt.Sprintf("%d %s", c.v, c.k))
+			}
+		}
+		if len(n) > 0 {
+			parts = append(parts, t.Instrument+": "+strings.Join(n, ", "))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (decided by " + strings.Join(parts, "; ") + ")"
+}
+
+// noisyHostNote warns, for a comparison of wall times alone measured by a
+// job that probed its host's noise, that the host hid changes below the
+// median smallest detectable change of its rows, when that exceeds
+// noisyHostPct, and suggests cpu-sim. Rows that no test could decide
+// (infinite MDE: too few samples) say nothing about the host.
+func noisyHostNote(cmp *compare.Comparison) string {
+	if cmp.Provenance.Host.Noise == nil {
+		return ""
+	}
+	var mdes []float64
+	for i := range cmp.Rows {
+		row := &cmp.Rows[i]
+		switch compare.InstrumentOf(row) {
+		case compare.InstrumentCPUSim:
+			return ""
+		case compare.InstrumentWallTime:
+			for _, c := range row.Candidates {
+				if c.Presence == compare.Both && c.Test != "" && !math.IsInf(c.MDEPct, 0) && !math.IsNaN(c.MDEPct) {
+					mdes = append(mdes, c.MDEPct)
+				}
+			}
+		}
+	}
+	if len(mdes) == 0 {
+		return ""
+	}
+	slices.Sort(mdes)
+	med := mdes[len(mdes)/2]
+	if med <= noisyHostPct {
+		return ""
+	}
+	n := cmp.Provenance.Host.Noise
+	note := fmt.Sprintf("this host is too noisy for wall time to detect changes below %.0f%% (calibration loop spread %.1f%%, CPU steal %.1f%%, load %.2f)",
+		math.Ceil(med), n.LoopSpreadPct, n.StealPct, n.Load1)
+	return note + "; instrument: cpu-sim counts instructions, which such noise does not move"
+}
