@@ -302,7 +302,7 @@ func (g *goSide) simRound(ctx context.Context, r int, only map[string]bool) ([]*
 			if only != nil && !only[sb.unit] {
 				continue
 			}
-			if wall, _ := g.suite.Instruments(); wall && g.simDone[sb.key] >= simMaxRounds {
+			if wall, _ := g.suite.Instruments(); wall && g.simDone[sb.key] >= max(g.suite.Count, simMaxRounds) {
 				continue
 			}
 			g.simDone[sb.key]++
@@ -417,8 +417,9 @@ const (
 	defaultSimMaxCount = 6
 )
 
-// simMaxRounds caps, under "both", the simulated rounds of each side:
-// wall time may need many rounds, simulated counts do not.
+// simMaxRounds caps, under "both", the simulated rounds of each side
+// beyond the suite's count: wall time may need many rounds (adaptive
+// sampling), simulated counts do not.
 const simMaxRounds = defaultSimMaxCount
 
 // round runs one round of the command suite: its command natively for
@@ -434,7 +435,7 @@ func (cs *commandSide) round(ctx context.Context, r int, only map[string]bool) (
 		}
 		results, units = rs, us
 	}
-	if !sim || (wall && cs.simRounds >= simMaxRounds) {
+	if !sim || (wall && cs.simRounds >= max(cs.suite.Count, simMaxRounds)) {
 		return results, units, nil
 	}
 	cs.simRounds++
