@@ -2,7 +2,7 @@
 // bench.Result. There is one file per format; each format is a Parser value
 // (GoBench, JMHText, JMHLog, JMHJSON, JMHCSV, YCSB, GoYCSB, HBasePE,
 // HBaseWAL, PerfStat, PerfStatCSV, RedisBenchmark, PGBench, Hyperfine,
-// GBenchJSON, GBench, Criterion, CriterionJSON), Formats lists them and
+// GBenchJSON, GBench, Criterion, CriterionJSON, Cachegrind), Formats lists them and
 // Detect picks one from the first 64 KiB of an input.
 //
 // # Mapping rules
@@ -16,7 +16,7 @@
 //     ("SET", "LRANGE_100 (first 100 elements)"), the pgbench script ("TPC-B
 //     (sort of)"), the hyperfine command, the perf stat event ("cycles:u",
 //     "task-clock", "time elapsed"), the gbench name without its arguments
-//     ("BM_copy"), the Criterion id.
+//     ("BM_copy"), the Criterion id, cachegrind's "cmd:" line.
 //   - Group is the class or command the tool names, when it names one: the
 //     Go package, the command perf stat measured.
 //   - Params are ordered as the tool prints them: JMH @Params (then "mode",
@@ -39,7 +39,9 @@
 //     ("Throughput", "AverageLatency", "p99"); gbench "real_time" and
 //     "cpu_time" and user counters by name; perf stat "IPC" for insn per
 //     cycle; pgbench "AverageLatency", "StdDevLatency",
-//     "tps-including-connections".
+//     "tps-including-connections"; "simulated" (bench.Simulated) for
+//     cachegrind's counts, whose units are "instructions" and
+//     "est-cycles".
 //   - Unit is normalized: time units stay as the tool printed them (JMH's
 //     "ns/op", "ms/op", Criterion's "ps"/"ns"/"us" with µs written "us",
 //     "ms", "s"); throughput is "ops/s" (JMH keeps "ops/ms" etc. as printed;

@@ -1,0 +1,277 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/perfbot/perfbot/bench"
+	"github.com/perfbot/perfbot/compare"
+	pbconfig "github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/internal/gitrepo"
+	"github.com/perfbot/perfbot/runner"
+	"github.com/perfbot/perfbot/sandbox"
+)
+
+// The instruments scenario measures a real Go benchmark on this host with
+// both instruments in the same runs: a loop of instrLoop units of work on
+// the baseline, and candidates whose patches change the loop by 0%
+// (a comment), +0.5%, +1%, +2% and +5%. runner.Run measures every side in
+// interleaved rounds with instrument "both", as a job would; the
+// comparisons are then drawn from those rounds: for each instrument and
+// change, draws comparisons of k baseline rounds against k candidate
+// rounds picked at random (k = simRounds under cpu-sim, as a cpu-sim suite
+// runs by default; wallRounds under wall time), each through
+// compare.Compare.
+const instrLoop = 20000
+
+var instrChanges = []float64{0, 0.5, 1, 2, 5}
+
+// instrumentEval is the scenario's settings.
+type instrumentEval struct {
+	rounds     int
+	draws      int
+	simRounds  int
+	wallRounds int
+	seed       uint64
+	// save and load name a JSON file of the measured results.
+	save, load string
+}
+
+func (e instrumentEval) run(ctx context.Context, stdout, stderr io.Writer) error {
+	var results []*bench.Result
+	var elapsed time.Duration
+	if e.load != "" {
+		data, err := os.ReadFile(e.load)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(data, &results); err != nil {
+			return fmt.Errorf("%s: %w", e.load, err)
+		}
+	} else {
+		start := time.Now()
+		rs, err := e.measure(ctx, stderr)
+		if err != nil {
+			return err
+		}
+		results, elapsed = rs, time.Since(start)
+		if e.save != "" {
+			data, err := json.Marshal(results)
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(e.save, data, 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	pools := map[string]map[string][]float64{} // unit -> variant -> rounds
+	for _, r := range results {
+		if r.Unit != "ns/op" && r.Unit != "instructions/op" {
+			continue
+		}
+		if pools[r.Unit] == nil {
+			pools[r.Unit] = map[string][]float64{}
+		}
+		pools[r.Unit][r.Variant] = append(pools[r.Unit][r.Variant], r.Samples...)
+	}
+	fmt.Fprintf(stdout, "## Instruments on this host (%d rounds a side", e.rounds)
+	if elapsed > 0 {
+		fmt.Fprintf(stdout, ", measured in %s", elapsed.Round(time.Second))
+	}
+	fmt.Fprintf(stdout, "; %d draws per cell)\n\n", e.draws)
+	fmt.Fprintln(stdout, "| instrument | rounds per draw | spread of repeats | flagged/100 unchanged | detect 0.5% | 1% | 2% | 5% |")
+	fmt.Fprintln(stdout, "|---|---|---|---|---|---|---|---|")
+	for _, inst := range []struct {
+		name, unit, metric string
+		k                  int
+	}{{"walltime", "ns/op", "", e.wallRounds}, {"cpu-sim", "instructions/op", bench.Simulated, e.simRounds}} {
+		pool := pools[inst.unit]
+		if len(pool["base"]) < inst.k {
+			return fmt.Errorf("%s: %d baseline rounds measured, want at least %d", inst.name, len(pool["base"]), inst.k)
+		}
+		rng := rand.New(rand.NewPCG(e.seed, uint64(len(inst.name))))
+		row := fmt.Sprintf("| %s | %d | %.2f%% |", inst.name, inst.k, spreadOf(pool["base"]))
+		for _, ch := range instrChanges {
+			variant := changeName(ch)
+			hit := 0
+			for range e.draws {
+				var rs []*bench.Result
+				for _, side := range []string{"base", variant} {
+					for _, v := range pick(rng, pool[side], inst.k) {
+						rs = append(rs, &bench.Result{Benchmark: "Work", Unit: inst.unit, Metric: inst.metric, Variant: side, Samples: []float64{v}})
+					}
+				}
+				cmp, err := compare.Compare(rs, compare.Options{Base: "base", Verdicts: compare.VerdictOptions{BootstrapIterations: -1}})
+				if err != nil {
+					return err
+				}
+				v := cmp.Rows[0].Candidates[0].Verdict
+				if (ch == 0 && (v == compare.Better || v == compare.Worse)) || (ch > 0 && v == compare.Worse) {
+					hit++
+				}
+			}
+			if ch == 0 {
+				row += fmt.Sprintf(" %.1f |", 100*float64(hit)/float64(e.draws))
+			} else {
+				row += fmt.Sprintf(" %.0f%% |", 100*float64(hit)/float64(e.draws))
+			}
+		}
+		fmt.Fprintln(stdout, row)
+	}
+	return nil
+}
+
+// measure runs the work module's benchmark on every side with instrument
+// "both".
+func (e instrumentEval) measure(ctx context.Context, stderr io.Writer) ([]*bench.Result, error) {
+	dir, err := os.MkdirTemp("", "perfbot-eval-instruments-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	repo := filepath.Join(dir, "repo")
+	var cands []runner.Candidate
+	if err := initRepo(ctx, repo, gitrepo.WorkModule(instrLoop, true)); err != nil {
+		return nil, err
+	}
+	for _, ch := range instrChanges {
+		src := gitrepo.WorkSource(int(float64(instrLoop) * (1 + ch/100)))
+		if ch == 0 {
+			src += "\n// Unchanged: only this comment differs.\n"
+		}
+		patch := filepath.Join(dir, changeName(ch)+".patch")
+		if err := writePatch(ctx, repo, patch, map[string]string{"work/work.go": src}); err != nil {
+			return nil, err
+		}
+		cands = append(cands, runner.Candidate{Name: changeName(ch), Patch: patch})
+	}
+	out, err := runner.Run(ctx, runner.Options{
+		Repo: repo, Base: "HEAD", Candidates: cands, CacheDir: filepath.Join(dir, "cache"),
+		Suites: []pbconfig.Suite{{Name: "work", Preset: "go", Instrument: pbconfig.InstrumentBoth, Count: e.rounds, MaxCount: e.rounds,
+			Go: pbconfig.GoOptions{Bench: "^BenchmarkWork$", Benchtime: "50ms"}}},
+		Sandbox: sandbox.Local{}, SandboxName: "none", Env: os.Environ(), Progress: stderr, Seed: e.seed,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out.Failures) > 0 {
+		return nil, fmt.Errorf("%s: %s", out.Failures[0].Stage, out.Failures[0].Message)
+	}
+	if n := out.Provenance.Host.Noise; n != nil {
+		fmt.Fprintf(stderr, "eval: host noise: calibration loop spread %.1f%%, steal %.1f%%, load %.2f\n", n.LoopSpreadPct, n.StealPct, n.Load1)
+	}
+	bin := filepath.Join(dir, "work.test")
+	build := exec.CommandContext(ctx, "go", "test", "-c", "-o", bin, "./work")
+	build.Dir = repo
+	if o, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go test -c: %v: %s", err, o)
+	}
+	native, simulated, err := slowdown(ctx, bin, 2000)
+	if err != nil {
+		return nil, fmt.Errorf("slowdown: %w", err)
+	}
+	fmt.Fprintf(stderr, "eval: 2000 iterations took %s natively and %s under cachegrind: %.0fx slower\n", native.Round(time.Millisecond), simulated.Round(time.Millisecond), float64(simulated)/float64(native))
+	return out.Results, nil
+}
+
+func changeName(pct float64) string {
+	if pct == 0 {
+		return "same"
+	}
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("plus%.1f", pct), "0"), ".") + "pct"
+}
+
+// pick returns k values of pool drawn without replacement.
+func pick(rng *rand.Rand, pool []float64, k int) []float64 {
+	idx := rng.Perm(len(pool))[:min(k, len(pool))]
+	out := make([]float64, len(idx))
+	for i, j := range idx {
+		out[i] = pool[j]
+	}
+	return out
+}
+
+// spreadOf is the range of x over its median, in percent.
+func spreadOf(x []float64) float64 {
+	lo, hi := x[0], x[0]
+	for _, v := range x {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	s := append([]float64(nil), x...)
+	for i := range s {
+		for j := i + 1; j < len(s); j++ {
+			if s[j] < s[i] {
+				s[i], s[j] = s[j], s[i]
+			}
+		}
+	}
+	return 100 * (hi - lo) / s[len(s)/2]
+}
+
+// slowdown times one native run and one run under cachegrind of the same
+// benchmark binary and iteration count.
+func slowdown(ctx context.Context, binary string, iters int) (native, simulated time.Duration, err error) {
+	args := []string{"-test.run", "^$", "-test.bench", "^BenchmarkWork$", "-test.benchtime", fmt.Sprintf("%dx", iters)}
+	t0 := time.Now()
+	if err := exec.CommandContext(ctx, binary, args...).Run(); err != nil {
+		return 0, 0, err
+	}
+	native = time.Since(t0)
+	t0 = time.Now()
+	cmd := exec.CommandContext(ctx, "setarch", append([]string{"-R", "valgrind", "--tool=cachegrind", "--cache-sim=yes", "--cachegrind-out-file=/dev/null", binary}, args...)...)
+	if err := cmd.Run(); err != nil {
+		return 0, 0, err
+	}
+	return native, time.Since(t0), nil
+}
+
+// initRepo makes a git repository at dir holding files in one commit.
+func initRepo(ctx context.Context, dir string, files map[string]string) error {
+	if err := writeFiles(dir, files); err != nil {
+		return err
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=eval", "-c", "user.email=eval@localhost", "commit", "-qm", "work"}} {
+		if out, err := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			return fmt.Errorf("git %s: %v: %s", args[0], err, out)
+		}
+	}
+	return nil
+}
+
+// writePatch writes to path the diff that changing files in repo makes,
+// and leaves repo as it was.
+func writePatch(ctx context.Context, repo, path string, files map[string]string) error {
+	if err := writeFiles(repo, files); err != nil {
+		return err
+	}
+	diff, err := exec.CommandContext(ctx, "git", "-C", repo, "diff").Output()
+	if err != nil {
+		return fmt.Errorf("git diff: %w", err)
+	}
+	if out, err := exec.CommandContext(ctx, "git", "-C", repo, "checkout", "--", ".").CombinedOutput(); err != nil {
+		return fmt.Errorf("git checkout: %v: %s", err, out)
+	}
+	return os.WriteFile(path, diff, 0o644)
+}
+
+func writeFiles(dir string, files map[string]string) error {
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
