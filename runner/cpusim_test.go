@@ -14,6 +14,7 @@ import (
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/gitrepo"
+	"github.com/perfbot/perfbot/sandbox"
 )
 
 func TestSimEnv(t *testing.T) {
@@ -117,6 +118,63 @@ func TestCPUSimDoubledWork(t *testing.T) {
 		}
 		if got := row.Candidates[0].Verdict; got != want {
 			t.Errorf("%s %s: verdict %s, want %s (%+v)", row.Benchmark, row.Unit, got, want, row.Candidates[0])
+		}
+	}
+}
+
+// TestCPUSimCommand runs a command suite's command under cachegrind for
+// real, following the shell's children: a variant that loops three times
+// as long counts more instructions, and repeats agree.
+func TestCPUSimCommand(t *testing.T) {
+	if msg := valgrindMissing(); msg != "" {
+		t.Skip(msg)
+	}
+	r := gitrepo.New(t)
+	r.Commit("empty", map[string]string{"README": "nothing to build\n"})
+	suite := config.Suite{
+		Name:       "loop",
+		Command:    `i=0; while [ $i -lt $LOOP ]; do i=$((i+1)); done; /bin/true`,
+		Instrument: config.InstrumentCPUSim,
+		Count:      2,
+		MaxCount:   2,
+		Warmup:     new(int),
+		Variants: config.Variants{
+			{Name: "short", Env: map[string]string{"LOOP": "2000"}},
+			{Name: "long", Env: map[string]string{"LOOP": "6000"}},
+		},
+	}
+	out, err := Run(context.Background(), Options{
+		Repo: r.Dir, Base: "HEAD", Suites: []config.Suite{suite},
+		CacheDir: t.TempDir(), Sandbox: sandbox.Local{}, SandboxName: "none", Env: os.Environ(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Failures) > 0 {
+		t.Fatalf("failures: %+v", out.Failures)
+	}
+	got := map[string][]float64{}
+	for _, res := range out.Results {
+		if res.Metric != bench.Simulated || res.Benchmark != "loop" {
+			t.Errorf("unexpected result %+v", res)
+		}
+		if res.Unit == "instructions" {
+			got[res.Variant] = append(got[res.Variant], res.Samples...)
+		}
+	}
+	if len(got["short"]) != 2 || len(got["long"]) != 2 {
+		t.Fatalf("instruction counts %v, want 2 rounds a side", got)
+	}
+	if got["long"][0] < 1.5*got["short"][0] {
+		t.Errorf("a loop three times as long counted %v instructions against %v", got["long"], got["short"])
+	}
+	cmp, err := compare.Compare(out.Results, compare.Options{Base: "short"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range cmp.Rows {
+		if v := row.Candidates[0].Verdict; v != compare.Worse {
+			t.Errorf("%s: verdict %s, want worse", row.Unit, v)
 		}
 	}
 }
