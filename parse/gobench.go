@@ -241,6 +241,10 @@ func (g *goBenchReader) benchmarkLine(ctx context.Context, file string, line int
 			Samples:   sr.v[:],
 			Source:    src,
 		}
+		// perfbot writes simulated counts as "simulated-instructions/op".
+		if su, ok := strings.CutPrefix(u.unit, bench.Simulated+"-"); ok && su != "" {
+			sr.r.Metric, sr.r.Unit = bench.Simulated, su
+		}
 		if err := emit(&sr.r); err != nil {
 			return err
 		}

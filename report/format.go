@@ -226,6 +226,10 @@ func formatStat(base *compare.Cell, c *compare.Candidate, mde bool) string {
 	}
 	var b strings.Builder
 	switch {
+	case c.Test == compare.TestTolerance:
+		// Simulated counts: the change is held to a tolerance, not a
+		// p-value.
+		fmt.Fprintf(&b, "tol=%.2g%% ", c.MDEPct)
 	case math.IsNaN(c.P):
 		b.WriteString("p=? ")
 	case c.P != 0 || c.Test != compare.TestExact:
@@ -238,7 +242,7 @@ func formatStat(base *compare.Cell, c *compare.Candidate, mde bool) string {
 	}
 	// A row that found no change says how large a change it could have
 	// found, so that "same" means something.
-	if mde && !math.IsNaN(c.P) && (c.Verdict == compare.Same || c.Verdict == compare.Noisy) && c.Test != compare.TestExact && c.Test != "" && c.MDEPct != 0 {
+	if mde && !math.IsNaN(c.P) && (c.Verdict == compare.Same || c.Verdict == compare.Noisy) && c.Test != compare.TestExact && c.Test != compare.TestTolerance && c.Test != "" && c.MDEPct != 0 {
 		switch {
 		case math.IsInf(c.MDEPct, 1):
 			b.WriteString(" mde=∞")

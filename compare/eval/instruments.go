@@ -159,8 +159,8 @@ func (e instrumentEval) measure(ctx context.Context, stderr io.Writer) ([]*bench
 		Suites: []pbconfig.Suite{{Name: "work", Preset: "go", Instrument: pbconfig.InstrumentBoth, Count: e.rounds, MaxCount: e.rounds,
 			Go: pbconfig.GoOptions{Bench: "^BenchmarkWork$", Benchtime: "50ms"}}},
 		Sandbox: sandbox.Local{}, SandboxName: "none", Env: os.Environ(), Progress: stderr, Seed: e.seed,
-		// 5ms of native work per simulated run instead of 20ms: some 10⁶
-		// instructions per run of this loop, to keep the scenario short.
+		// 5ms of native work per simulated run instead of 20ms, to keep
+		// the scenario short: several million instructions per run.
 		SimWork: 5 * time.Millisecond,
 	})
 	if err != nil {
