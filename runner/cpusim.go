@@ -71,13 +71,16 @@ const maxSimFile = 256 << 20
 // runtimeBackground matches the Go runtime functions whose work does not
 // run on the benchmark's behalf and varies with the wall time a simulated
 // run takes: sysmon and what it calls, the forced garbage collection's
-// marking, the scavenger, lock spinning and the stack unwinding of
-// collections.
+// marking, the scavenger, lock spinning, the stack unwinding of
+// collections, and the hand-off of the processor that sysmon makes when a
+// syscall takes long (in wall time) and its undoing when it returns.
 var runtimeBackground = regexp.MustCompile(`^(runtime\.(sysmon|retake|netpoll|nanotime1|usleep|lock2|unlock2|procyield\w*|osyield|futex|futexsleep|futexwakeup|` +
 	`gc[A-Z]\w*|scan[A-Z]\w*|greyobject|findObject|tryDeferToSpanScan|markBits\w*|wbBuf\w*|spanSet\w*|pcvalue|step|findfunc|` +
 	`bgscavenge|bgsweep|mergeSummaries|stealWork|incidlelocked|findRunnable|\(\*timers\)\.check|` +
 	`\(\*pallocBits\)\.summarize|\(\*pallocData\)\.findScavengeCandidate|\(\*pageAlloc\)\.(update|scavenge\w*|find|sysGrow)|` +
-	`\(\*scavenger\w*\)\.\w+|\(\*gcWork\)\.\w+|\(\*spanQueue\)\.\w+|typePointers\.\w+|\(\*unwinder\)\.\w+|\(\*moduledata\)\.textAddr)|gcWriteBarrier\w*)(\.abi0)?$`)
+	`\(\*scavenger\w*\)\.\w+|\(\*gcWork\)\.\w+|\(\*spanQueue\)\.\w+|typePointers\.\w+|\(\*unwinder\)\.\w+|\(\*moduledata\)\.textAddr|` +
+	`pidleput|pidleget|startm|stopm|mPark|handoffp|checkdead|wirep|acquirep\w*|releasep\w*|checkRunqsNoP|notesleep|notewakeup|` +
+	`exitsyscall\w*|setBlockOnExitSyscall|\(\*limiterEvent\)\.\w+|syscallingThread\.\w+)|gcWriteBarrier\w*)(\.abi0)?$`)
 
 // simEnv returns env with the settings that pin the Go runtime down for a
 // simulated run; the variant's own GODEBUG settings are kept.

@@ -32,7 +32,7 @@ func TestExactPattern(t *testing.T) {
 }
 
 func TestRuntimeBackground(t *testing.T) {
-	for _, fn := range []string{"runtime.sysmon", "runtime.nanotime1.abi0", "runtime.gcDrain", "runtime.(*gcWork).tryGet", "runtime.scanObject"} {
+	for _, fn := range []string{"runtime.sysmon", "runtime.nanotime1.abi0", "runtime.gcDrain", "runtime.(*gcWork).tryGet", "runtime.scanObject", "runtime.handoffp", "runtime.exitsyscall"} {
 		if !runtimeBackground.MatchString(fn) {
 			t.Errorf("%s is not background", fn)
 		}
