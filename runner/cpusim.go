@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,6 +58,11 @@ import (
 // is estimated from a short native run, so a loaded host picks a smaller
 // N; the counts stay right, their spread grows a little.
 const simWork = 20 * time.Millisecond
+
+// simInstructions is the fewest instructions the iterations N of a
+// benchmark's smaller run should execute: the residual noise of a run is a
+// few thousand instructions, 0.05% of this.
+const simInstructions = 1e7
 
 // minSimN and maxSimN bound a benchmark's iteration count under
 // simulation.
@@ -286,6 +292,19 @@ func (g *goSide) prepareSim(ctx context.Context) error {
 				if ns, err := strconv.ParseFloat(string(m[2]), 64); err == nil && ns > 0 {
 					n = int(min(max(float64(work)/ns, minSimN), maxSimN))
 				}
+				// A loaded host times the benchmark slower than it is and
+				// so picks too small an N: count the instructions of a
+				// first pair of runs and raise N to simInstructions.
+				d, proto, err := g.simPair(ctx, pkg, sb, n, fmt.Sprintf("%s/%s calibration (%s %s under cachegrind)", g.suite.Name, g.side.name, pkg.importPath, sb.pattern))
+				if err != nil {
+					return err
+				}
+				if proto == nil {
+					continue
+				}
+				if float64(n)*d.ir < simInstructions {
+					n = int(min(max(math.Ceil(simInstructions/d.ir), float64(n)), maxSimN))
+				}
 				g.out.simN[key] = n
 			}
 			g.sim[pkg.importPath] = append(g.sim[pkg.importPath], sb)
@@ -309,58 +328,10 @@ func (g *goSide) simRound(ctx context.Context, r int, only map[string]bool) ([]*
 				continue
 			}
 			g.simDone[sb.key]++
-			n := g.out.simN[sb.key]
 			name := fmt.Sprintf("%s/%s round %d (%s %s under cachegrind)", g.suite.Name, g.side.name, r+1, pkg.importPath, sb.pattern)
-			var counts [2]simCounts
-			var proto *bench.Result
-			failed := false
-			for i, iters := range []int{n, 2 * n} {
-				out := filepath.Join(g.scratch, fmt.Sprintf("cachegrind.%d.out", i))
-				_ = os.Remove(out)
-				argv := []string{pkg.binary, "-test.run", "^$", "-test.bench", sb.pattern, "-test.benchtime", fmt.Sprintf("%dx", iters), "-test.count", "1"}
-				argv = append(argv, g.extra...)
-				res, err := g.opts.Sandbox.Run(ctx, sandbox.Spec{
-					Argv: simWrap(out, false, argv),
-					Dir:  pkg.dir, Env: simEnv(g.env), Timeout: durationOr(g.suite.Timeout, defaultTimeout), MaxOutput: g.opts.MaxOutput, Network: sandbox.NoNetwork,
-					ReadOnly: []string{g.side.worktree}, Writable: []string{g.scratch}, Session: g.vr.session,
-				})
-				if err != nil {
-					return nil, nil, fmt.Errorf("suite %s: simulate %s on %s: %w", g.suite.Name, sb.pattern, g.side.name, err)
-				}
-				if !res.OK() {
-					if !g.failed["sim "+sb.key] {
-						g.failed["sim "+sb.key] = true
-						g.out.Failures = append(g.out.Failures, compare.Failure{Variant: g.side.name, Stage: "run", Message: fmt.Sprintf("suite %s: %s of %s under cachegrind exited with status %d", g.suite.Name, sb.pattern, pkg.importPath, res.ExitCode), LogTail: tailOf(res, 30), Limit: res.Limit})
-					}
-					failed = true
-					break
-				}
-				if proto == nil {
-					_ = parse.GoBench{}.Parse(ctx, bytes.NewReader(res.Stdout), name, func(b *bench.Result) error {
-						if proto == nil {
-							proto = b
-						}
-						return nil
-					})
-				}
-				c, err := readSimCounts(ctx, out, name, false)
-				if err != nil {
-					g.out.Failures = append(g.out.Failures, compare.Failure{Variant: g.side.name, Stage: "parse", Message: err.Error()})
-					failed = true
-					break
-				}
-				counts[i] = c
-			}
-			if failed || proto == nil {
-				continue
-			}
-			if proto.Group == "" {
-				proto.Group = pkg.importPath
-			}
-			d := simCounts{ir: (counts[1].ir - counts[0].ir) / float64(n), cycles: (counts[1].cycles - counts[0].cycles) / float64(n), hasCycles: counts[0].hasCycles && counts[1].hasCycles}
-			if d.ir <= 0 {
-				g.out.Warnings = appendOnce(g.out.Warnings, fmt.Sprintf("suite %s: %s of %s: %d more iterations counted no more instructions; no simulated count", g.suite.Name, sb.pattern, pkg.importPath, n))
-				continue
+			d, proto, err := g.simPair(ctx, pkg, sb, g.out.simN[sb.key], name)
+			if err != nil || proto == nil {
+				return nil, nil, err
 			}
 			for _, res := range simResults(proto, d, true, name) {
 				results = append(results, res)
@@ -369,6 +340,62 @@ func (g *goSide) simRound(ctx context.Context, r int, only map[string]bool) ([]*
 		}
 	}
 	return results, units, nil
+}
+
+// simPair runs one benchmark at n and 2n iterations under cachegrind and
+// returns its counts per operation and the benchmark as the testing
+// package named it; proto is nil when the runs failed (recorded in the
+// outcome).
+func (g *goSide) simPair(ctx context.Context, pkg goPackage, sb simBench, n int, name string) (simCounts, *bench.Result, error) {
+	var counts [2]simCounts
+	var proto *bench.Result
+	for i, iters := range []int{n, 2 * n} {
+		out := filepath.Join(g.scratch, fmt.Sprintf("cachegrind.%d.out", i))
+		_ = os.Remove(out)
+		argv := []string{pkg.binary, "-test.run", "^$", "-test.bench", sb.pattern, "-test.benchtime", fmt.Sprintf("%dx", iters), "-test.count", "1"}
+		argv = append(argv, g.extra...)
+		res, err := g.opts.Sandbox.Run(ctx, sandbox.Spec{
+			Argv: simWrap(out, false, argv),
+			Dir:  pkg.dir, Env: simEnv(g.env), Timeout: durationOr(g.suite.Timeout, defaultTimeout), MaxOutput: g.opts.MaxOutput, Network: sandbox.NoNetwork,
+			ReadOnly: []string{g.side.worktree}, Writable: []string{g.scratch}, Session: g.vr.session,
+		})
+		if err != nil {
+			return simCounts{}, nil, fmt.Errorf("suite %s: simulate %s on %s: %w", g.suite.Name, sb.pattern, g.side.name, err)
+		}
+		if !res.OK() {
+			if !g.failed["sim "+sb.key] {
+				g.failed["sim "+sb.key] = true
+				g.out.Failures = append(g.out.Failures, compare.Failure{Variant: g.side.name, Stage: "run", Message: fmt.Sprintf("suite %s: %s of %s under cachegrind exited with status %d", g.suite.Name, sb.pattern, pkg.importPath, res.ExitCode), LogTail: tailOf(res, 30), Limit: res.Limit})
+			}
+			return simCounts{}, nil, nil
+		}
+		if proto == nil {
+			_ = parse.GoBench{}.Parse(ctx, bytes.NewReader(res.Stdout), name, func(b *bench.Result) error {
+				if proto == nil {
+					proto = b
+				}
+				return nil
+			})
+		}
+		c, err := readSimCounts(ctx, out, name, false)
+		if err != nil {
+			g.out.Failures = append(g.out.Failures, compare.Failure{Variant: g.side.name, Stage: "parse", Message: err.Error()})
+			return simCounts{}, nil, nil
+		}
+		counts[i] = c
+	}
+	if proto == nil {
+		return simCounts{}, nil, nil
+	}
+	if proto.Group == "" {
+		proto.Group = pkg.importPath
+	}
+	d := simCounts{ir: (counts[1].ir - counts[0].ir) / float64(n), cycles: (counts[1].cycles - counts[0].cycles) / float64(n), hasCycles: counts[0].hasCycles && counts[1].hasCycles}
+	if d.ir <= 0 {
+		g.out.Warnings = appendOnce(g.out.Warnings, fmt.Sprintf("suite %s: %s of %s: %d more iterations counted no more instructions; no simulated count", g.suite.Name, sb.pattern, pkg.importPath, n))
+		return simCounts{}, nil, nil
+	}
+	return d, proto, nil
 }
 
 // simCommand runs a command suite's command once under cachegrind,
