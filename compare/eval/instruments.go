@@ -172,17 +172,18 @@ func (e instrumentEval) measure(ctx context.Context, stderr io.Writer) ([]*bench
 	if n := out.Provenance.Host.Noise; n != nil {
 		fmt.Fprintf(stderr, "eval: host noise: calibration loop spread %.1f%%, steal %.1f%%, load %.2f\n", n.LoopSpreadPct, n.StealPct, n.Load1)
 	}
+	// The slowdown is timed on a binary of the baseline.
 	bin := filepath.Join(dir, "work.test")
 	build := exec.CommandContext(ctx, "go", "test", "-c", "-o", bin, "./work")
 	build.Dir = repo
 	if o, err := build.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("go test -c: %v: %s", err, o)
 	}
-	native, simulated, err := slowdown(ctx, bin, 2000)
-	if err != nil {
-		return nil, fmt.Errorf("slowdown: %w", err)
+	if native, simulated, err := slowdown(ctx, bin, 2000); err != nil {
+		fmt.Fprintf(stderr, "eval: slowdown not measured: %v\n", err)
+	} else {
+		fmt.Fprintf(stderr, "eval: 2000 iterations took %s natively and %s under cachegrind: %.0fx slower\n", native.Round(time.Millisecond), simulated.Round(time.Millisecond), float64(simulated)/float64(native))
 	}
-	fmt.Fprintf(stderr, "eval: 2000 iterations took %s natively and %s under cachegrind: %.0fx slower\n", native.Round(time.Millisecond), simulated.Round(time.Millisecond), float64(simulated)/float64(native))
 	return out.Results, nil
 }
 
@@ -231,6 +232,8 @@ func slowdown(ctx context.Context, binary string, iters int) (native, simulated 
 	native = time.Since(t0)
 	t0 = time.Now()
 	cmd := exec.CommandContext(ctx, "setarch", append([]string{"-R", "valgrind", "--tool=cachegrind", "--cache-sim=yes", "--cachegrind-out-file=/dev/null", binary}, args...)...)
+	// As the runner runs it: Valgrind 3.19 cannot execute RDTSCP.
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=1", "GOGC=off", "GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off")
 	if err := cmd.Run(); err != nil {
 		return 0, 0, err
 	}
