@@ -42,7 +42,7 @@ func instrumentSummary(cmp *compare.Comparison, variant string) string {
 
 // noisyHostNote warns, for a comparison of wall times alone measured by a
 // job that probed its host's noise, that the host hid changes below the
-// median smallest detectable change of its rows, when that exceeds
+// median smallest detectable change of its rows that found no change, when that exceeds
 // noisyHostPct, and suggests cpu-sim. Rows that no test could decide
 // (infinite MDE: too few samples) say nothing about the host.
 func noisyHostNote(cmp *compare.Comparison) string {
@@ -57,7 +57,9 @@ func noisyHostNote(cmp *compare.Comparison) string {
 			return ""
 		case compare.InstrumentWallTime:
 			for _, c := range row.Candidates {
-				if c.Presence == compare.Both && c.Test != "" && !math.IsInf(c.MDEPct, 0) && !math.IsNaN(c.MDEPct) {
+				// Only rows that found no change say how small a change
+				// the host let them rule out.
+				if c.Presence == compare.Both && c.Test != "" && (c.Verdict == compare.Same || c.Verdict == compare.Noisy) && !math.IsInf(c.MDEPct, 0) && !math.IsNaN(c.MDEPct) {
 					mdes = append(mdes, c.MDEPct)
 				}
 			}
