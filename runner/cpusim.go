@@ -233,9 +233,9 @@ type simBench struct {
 	unit string
 }
 
-// benchLine matches a Go benchmark result line's name, iterations and
+// simBenchLine matches a Go benchmark result line's name, iterations and
 // ns/op.
-var benchLine = regexp.MustCompile(`(?m)^(Benchmark\S+)\s+\d+\s+([0-9.eE+]+) ns/op`)
+var simBenchLine = regexp.MustCompile(`(?m)^(Benchmark\S+)\s+\d+\s+([0-9.eE+]+) ns/op`)
 
 // exactPattern selects one benchmark by its printed name: each level
 // between slashes matched whole.
@@ -279,7 +279,7 @@ func (g *goSide) prepareSim(ctx context.Context) error {
 			g.out.Failures = append(g.out.Failures, compare.Failure{Variant: g.side.name, Stage: "run", Message: fmt.Sprintf("suite %s: benchmarks of %s exited with status %d", g.suite.Name, pkg.importPath, res.ExitCode), LogTail: tailOf(res, 30), Limit: res.Limit})
 			continue
 		}
-		for _, m := range benchLine.FindAllSubmatch(res.Stdout, -1) {
+		for _, m := range simBenchLine.FindAllSubmatch(res.Stdout, -1) {
 			name := string(m[1])
 			key := g.suite.Name + "\x00" + pkg.importPath + "\x00" + name
 			sb := simBench{pattern: exactPattern(name), key: key, unit: goUnit(pkg.importPath, name)}
