@@ -20,7 +20,7 @@ func TestInstrument(t *testing.T) {
 		t.Errorf("default: wall %v, sim %v", wall, sim)
 	}
 	_, err = Parse([]byte("suites:\n  a: {preset: go, instrument: valgrind}\n"), "c.yaml")
-	if err == nil || !strings.Contains(err.Error(), `c.yaml:2: suite "a": instrument "valgrind": want walltime, cpu-sim or both`) {
+	if err == nil || !strings.Contains(err.Error(), `c.yaml:2:31: suites.a.instrument: expected walltime or cpu-sim or both, got "valgrind"`) {
 		t.Errorf("bad instrument: %v", err)
 	}
 }
