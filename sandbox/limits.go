@@ -54,29 +54,7 @@ func limitHooks(spec Spec, cgroupParent string, uid int, asRoot bool) *procHooks
 		}
 	}
 	h.gated = true
-	h.afterStart = func(pid int) error {
-		if cg != nil {
-			if err := cg.attach(pid); err != nil {
-				return err
-			}
-		}
-		if memRlimit {
-			if err := setRlimit(pid, syscall.RLIMIT_DATA, uint64(spec.MemoryBytes)); err != nil {
-				return fmt.Errorf("RLIMIT_DATA: %w", err)
-			}
-		}
-		if procRlimit {
-			if err := setRlimit(pid, rlimitNPROC, uint64(spec.MaxProcs)); err != nil {
-				return fmt.Errorf("RLIMIT_NPROC: %w", err)
-			}
-		}
-		if spec.MaxFileSize > 0 {
-			if err := setRlimit(pid, syscall.RLIMIT_FSIZE, uint64(spec.MaxFileSize)); err != nil {
-				return fmt.Errorf("RLIMIT_FSIZE: %w", err)
-			}
-		}
-		return nil
-	}
+	h.afterStart = applyLimits(cg, spec, memRlimit, procRlimit)
 	// A command stops at its memory or process limit, not at its timeout:
 	// with oom.group (v2) the kernel ends the whole tree itself; a v1 OOM
 	// kill, a fork refused at pids.max, or (without cgroups) a tree that
@@ -184,4 +162,33 @@ func outOfMemory(stderr []byte) bool {
 func forkFailed(stderr []byte) bool {
 	return bytes.Contains(stderr, []byte("Cannot fork")) || bytes.Contains(stderr, []byte("fork: Resource temporarily unavailable")) ||
 		bytes.Contains(stderr, []byte("fork: retry"))
+}
+
+// applyLimits returns the hook that puts a started, gated command into its
+// cgroup (when it has one) and sets the rlimits that stand in for what the
+// cgroup lacks, plus the file-size limit, which only an rlimit sets.
+func applyLimits(cg *cgroups, spec Spec, memRlimit, procRlimit bool) func(pid int) error {
+	return func(pid int) error {
+		if cg != nil {
+			if err := cg.attach(pid); err != nil {
+				return err
+			}
+		}
+		if memRlimit {
+			if err := setRlimit(pid, syscall.RLIMIT_DATA, uint64(spec.MemoryBytes)); err != nil {
+				return fmt.Errorf("RLIMIT_DATA: %w", err)
+			}
+		}
+		if procRlimit {
+			if err := setRlimit(pid, rlimitNPROC, uint64(spec.MaxProcs)); err != nil {
+				return fmt.Errorf("RLIMIT_NPROC: %w", err)
+			}
+		}
+		if spec.MaxFileSize > 0 {
+			if err := setRlimit(pid, syscall.RLIMIT_FSIZE, uint64(spec.MaxFileSize)); err != nil {
+				return fmt.Errorf("RLIMIT_FSIZE: %w", err)
+			}
+		}
+		return nil
+	}
 }

@@ -165,29 +165,7 @@ func (s *Session) serviceHooks(spec Spec) *procHooks {
 	memRlimit := spec.MemoryBytes > 0 && (cg == nil || cg.mem == nil)
 	procRlimit := spec.MaxProcs > 0 && (cg == nil || cg.pids == nil)
 	h.gated = true
-	h.afterStart = func(pid int) error {
-		if cg != nil {
-			if err := cg.attach(pid); err != nil {
-				return err
-			}
-		}
-		if memRlimit {
-			if err := setRlimit(pid, syscall.RLIMIT_DATA, uint64(spec.MemoryBytes)); err != nil {
-				return fmt.Errorf("RLIMIT_DATA: %w", err)
-			}
-		}
-		if procRlimit {
-			if err := setRlimit(pid, rlimitNPROC, uint64(spec.MaxProcs)); err != nil {
-				return fmt.Errorf("RLIMIT_NPROC: %w", err)
-			}
-		}
-		if spec.MaxFileSize > 0 {
-			if err := setRlimit(pid, syscall.RLIMIT_FSIZE, uint64(spec.MaxFileSize)); err != nil {
-				return fmt.Errorf("RLIMIT_FSIZE: %w", err)
-			}
-		}
-		return nil
-	}
+	h.afterStart = applyLimits(cg, spec, memRlimit, procRlimit)
 	if cg == nil {
 		return h
 	}
