@@ -82,18 +82,6 @@ func ids(s string) []string {
 	return out
 }
 
-// root is the Message-ID of the thread a message belongs to: the first of
-// its References, else what it replies to, else itself.
-func (m *Message) root() string {
-	if len(m.References) > 0 {
-		return m.References[0]
-	}
-	if m.InReplyTo != "" {
-		return m.InReplyTo
-	}
-	return m.ID
-}
-
 // Address returns the bare address of the From header.
 func (m *Message) Address() string {
 	a, err := mail.ParseAddress(m.From)
