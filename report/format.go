@@ -123,15 +123,24 @@ func extreme(v float64) bool {
 // scientific writes v in scientific notation with four significant
 // digits: "1.100e+299".
 func scientific(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "NaN"
-	case math.IsInf(v, 1):
-		return "∞"
-	case math.IsInf(v, -1):
-		return "-∞"
+	if s, ok := nonFinite(v); ok {
+		return s
 	}
 	return strconv.FormatFloat(v, 'e', 3, 64)
+}
+
+// nonFinite writes NaN and the infinities as a reader expects them ("NaN",
+// "∞", "-∞"); ok is false for a finite v.
+func nonFinite(v float64) (s string, ok bool) {
+	switch {
+	case math.IsNaN(v):
+		return "NaN", true
+	case math.IsInf(v, 1):
+		return "∞", true
+	case math.IsInf(v, -1):
+		return "-∞", true
+	}
+	return "", false
 }
 
 // plainNumber writes v with at most three decimals, as JMH prints scores,
@@ -139,13 +148,10 @@ func scientific(v float64) string {
 // "327,336.998", 79614165 -> "79,614,165". Very small values keep three
 // significant digits.
 func plainNumber(v float64) string {
+	if s, ok := nonFinite(v); ok {
+		return s
+	}
 	switch {
-	case math.IsNaN(v):
-		return "NaN"
-	case math.IsInf(v, 1):
-		return "∞"
-	case math.IsInf(v, -1):
-		return "-∞"
 	case v == 0:
 		return "0"
 	case math.Abs(v) < 0.001:
