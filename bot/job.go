@@ -13,51 +13,23 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
+
+	"github.com/perfbot/perfbot/job"
 )
 
-// JobSpec is one benchmark job: what to compare and where the answer goes.
-// It is the queue job's arguments, stored as JSON.
-type JobSpec struct {
-	// Key identifies the request: the same request arriving twice (a
-	// replayed webhook, a second poll) has the same key and is queued once.
-	// It is also the answer's stable key for edit-in-place posting.
-	Key string `json:"key" river:"unique"`
-	// Targets are where the answer goes, as review targets
-	// ("github:acme/store#12", "mail:dev@example.org").
-	Targets []string `json:"targets"`
-	// Suites lists the suites to run; empty means all.
-	Suites []string `json:"suites,omitempty"`
-	// BaseRef is the baseline ref; empty means the project branch.
-	BaseRef string `json:"base_ref,omitempty"`
-	// CandidateRef is the ref to test (a branch, a pull ref); empty when
-	// the candidate is BaseRef plus Patch.
-	CandidateRef string `json:"candidate_ref,omitempty"`
-	// PatchURL is where to fetch a patch to apply; Patch is the patch
-	// itself, when it came inline (mail).
-	PatchURL string `json:"patch_url,omitempty"`
-	Patch    string `json:"patch,omitempty"`
-	// Title describes the request for logs and digests.
-	Title string `json:"title,omitempty"`
-	// Subject, when set, is the subject the answer keeps: a mail thread's
-	// (the cover letter's), answered with "Re: ".
-	Subject string `json:"subject,omitempty"`
-	// Requester is who asked.
-	Requester string `json:"requester,omitempty"`
-	// Thread holds a mail request's Message-ID (cover letter or first
-	// patch) and References, so the answer joins the thread.
-	InReplyTo  string   `json:"in_reply_to,omitempty"`
-	References []string `json:"references,omitempty"`
-	// Source says which intake made the job: "github", "jira",
-	// "reviewboard", "mail", "schedule", "cli".
-	Source string `json:"source"`
-}
+// JobSpec is one benchmark job; see job.Spec.
+type JobSpec = job.Spec
+
+// benchArgs is a job.Spec as the queue's job arguments: the same JSON,
+// with the queue's kind and uniqueness.
+type benchArgs job.Spec
 
 // Kind is the queue's name for benchmark jobs.
-func (JobSpec) Kind() string { return "perfbot_benchmark" }
+func (benchArgs) Kind() string { return "perfbot_benchmark" }
 
 // InsertOpts makes jobs unique by key for as long as they exist in the
 // queue, in any state: the same request twice is one job.
-func (JobSpec) InsertOpts() river.InsertOpts {
+func (benchArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{UniqueOpts: river.UniqueOpts{
 		ByArgs:  true,
 		ByState: rivertype.UniqueOptsByStateDefault(),

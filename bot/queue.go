@@ -233,5 +233,5 @@ func (q *Queue) jobState(ctx context.Context, jobID int64) (string, error) {
 
 // insertBench queues a benchmark job on the named queue.
 func (q *Queue) insertBench(ctx context.Context, job JobSpec, queue string, maxAttempts int) (int64, bool, error) {
-	return q.insertOpts(ctx, job, &river.InsertOpts{Queue: queue, MaxAttempts: maxAttempts})
+	return q.insertOpts(ctx, benchArgs(job), &river.InsertOpts{Queue: queue, MaxAttempts: maxAttempts})
 }

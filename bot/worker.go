@@ -18,12 +18,12 @@ import (
 // benchWorker runs benchmark jobs: it records the run, keeps its heartbeat,
 // runs the benchmarker, stores the outcome and posts the answer.
 type benchWorker struct {
-	river.WorkerDefaults[JobSpec]
+	river.WorkerDefaults[benchArgs]
 	svc *Service
 }
 
 // Timeout is the configured job timeout.
-func (w *benchWorker) Timeout(*river.Job[JobSpec]) time.Duration {
+func (w *benchWorker) Timeout(*river.Job[benchArgs]) time.Duration {
 	return w.svc.cfg.Service.JobTimeout
 }
 
@@ -31,9 +31,9 @@ func (w *benchWorker) Timeout(*river.Job[JobSpec]) time.Duration {
 // the earlier attempt recorded: when that run had finished, only the
 // posting is redone (and the poster edits in place), so the benchmark is
 // not run twice and the answer is not posted twice.
-func (w *benchWorker) Work(ctx context.Context, job *river.Job[JobSpec]) error {
+func (w *benchWorker) Work(ctx context.Context, job *river.Job[benchArgs]) error {
 	s := w.svc
-	spec := job.Args
+	spec := JobSpec(job.Args)
 	log := s.log.With("job", job.ID, "key", spec.Key, "attempt", job.Attempt)
 	started := time.Now()
 

@@ -20,6 +20,7 @@ import (
 	jiraintake "github.com/perfbot/perfbot/intake/jira"
 	mailintake "github.com/perfbot/perfbot/intake/mail"
 	rbintake "github.com/perfbot/perfbot/intake/reviewboard"
+	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/parse"
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/review"
@@ -302,7 +303,7 @@ type compareBenchmarker struct {
 const noiseDBEnv = "PERFBOT_NOISE_DB"
 
 // Run runs the comparison a job asks for.
-func (b *compareBenchmarker) Run(ctx context.Context, job bot.JobSpec) (*compare.Comparison, error) {
+func (b *compareBenchmarker) Run(ctx context.Context, job job.Spec) (*compare.Comparison, error) {
 	if job.PatchURL != "" && job.Patch == "" {
 		patch, err := fetchPatch(ctx, job.PatchURL, nil)
 		if err != nil {

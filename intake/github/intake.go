@@ -11,12 +11,13 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/bot"
+	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/trigger"
 )
 
 // Enqueuer queues benchmark jobs; *bot.Service is one.
 type Enqueuer interface {
-	Enqueue(ctx context.Context, job bot.JobSpec) (id int64, duplicate bool, err error)
+	Enqueue(ctx context.Context, job job.Spec) (id int64, duplicate bool, err error)
 }
 
 // Seen remembers deliveries, handled comments and refusals; *store.Store
@@ -143,7 +144,7 @@ func (in *Intake) HandleComment(ctx context.Context, repo string, issue Issue, c
 	if perr != nil {
 		return Invalid, in.Client.Reply(ctx, repo, issue.Number, fmt.Sprintf("@%s %s", c.User.Login, perr))
 	}
-	job := bot.JobSpec{
+	job := job.Spec{
 		Key:          JobKey(repo, issue.Number, c.ID),
 		Targets:      []string{fmt.Sprintf("github:%s#%d", repo, issue.Number)},
 		Suites:       cmd.Suites,

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/bot"
+	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/store"
 )
 
@@ -25,11 +26,11 @@ import (
 type recordingQueue struct {
 	svc  *bot.Service
 	mu   sync.Mutex
-	jobs []bot.JobSpec
+	jobs []job.Spec
 	new  int
 }
 
-func (q *recordingQueue) Enqueue(ctx context.Context, job bot.JobSpec) (int64, bool, error) {
+func (q *recordingQueue) Enqueue(ctx context.Context, job job.Spec) (int64, bool, error) {
 	id, dup, err := q.svc.Enqueue(ctx, job)
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -170,11 +171,11 @@ func TestWebhookQueuesOnceAndAcknowledges(t *testing.T) {
 	if f.queue.new != 1 || len(f.queue.jobs) != 2 {
 		t.Fatalf("new jobs %d, enqueue calls %d; want 1 and 2 (replays never reach the queue)", f.queue.new, len(f.queue.jobs))
 	}
-	job := f.queue.jobs[0]
-	want := bot.JobSpec{Key: "github:acme/store#12/comment/1987654321", Targets: []string{"github:acme/store#12"},
+	got0 := f.queue.jobs[0]
+	want := job.Spec{Key: "github:acme/store#12/comment/1987654321", Targets: []string{"github:acme/store#12"},
 		Suites: []string{"wal"}, BaseRef: "main", CandidateRef: "pull/12/head",
 		Title: "acme/store#12: Batch WAL syncs", Requester: "maintainer", Source: "github"}
-	if got, _ := json.Marshal(job); string(got) != string(must(json.Marshal(want))) {
+	if got, _ := json.Marshal(got0); string(got) != string(must(json.Marshal(want))) {
 		t.Errorf("job = %s\nwant  %s", got, must(json.Marshal(want)))
 	}
 	reactions, replies := f.fake.snapshot()

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/perfbot/perfbot/bot"
+	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/review"
 	rjira "github.com/perfbot/perfbot/review/jira"
 	"github.com/perfbot/perfbot/trigger"
@@ -28,7 +29,7 @@ type Searcher interface {
 
 // Enqueuer queues jobs; *bot.Service is one.
 type Enqueuer interface {
-	Enqueue(ctx context.Context, job bot.JobSpec) (id int64, duplicate bool, err error)
+	Enqueue(ctx context.Context, job job.Spec) (id int64, duplicate bool, err error)
 }
 
 // Tested remembers tested pairs; *store.Store is one.
@@ -146,7 +147,7 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 			continue
 		}
 		log.Info("jira patch allowed", "issue", is.Key, "attachment", a.ID, "reason", d.Reason)
-		job := bot.JobSpec{
+		job := job.Spec{
 			Key:      key,
 			Targets:  []string{"jira:" + is.Key},
 			PatchURL: a.Content,

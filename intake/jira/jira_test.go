@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/internal/storetest"
+	"github.com/perfbot/perfbot/job"
 	rjira "github.com/perfbot/perfbot/review/jira"
 	"github.com/perfbot/perfbot/trigger"
 )
@@ -26,9 +26,9 @@ func (f *fakeSearch) Search(ctx context.Context, jql string, max int) ([]rjira.I
 // devOnly runs the patches of JIRA user dev.
 var devOnly = trigger.Policy{AllowUsers: []string{"jira:dev"}, RequireWrite: true}
 
-type fakeQueue struct{ jobs []bot.JobSpec }
+type fakeQueue struct{ jobs []job.Spec }
 
-func (q *fakeQueue) Enqueue(ctx context.Context, job bot.JobSpec) (int64, bool, error) {
+func (q *fakeQueue) Enqueue(ctx context.Context, job job.Spec) (int64, bool, error) {
 	q.jobs = append(q.jobs, job)
 	return int64(len(q.jobs)), false, nil
 }

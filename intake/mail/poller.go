@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/bot"
+	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/mail"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/trigger"
@@ -17,7 +18,7 @@ import (
 
 // Enqueuer queues jobs; *bot.Service is one.
 type Enqueuer interface {
-	Enqueue(ctx context.Context, job bot.JobSpec) (id int64, duplicate bool, err error)
+	Enqueue(ctx context.Context, job job.Spec) (id int64, duplicate bool, err error)
 }
 
 // Tested remembers tested pairs; *store.Store is one.
@@ -166,14 +167,14 @@ const DefaultSeriesWait = 14 * 24 * time.Hour
 // job is the benchmark job of a series: the patches as one mbox, the
 // answer in the thread, to the list with the author in Cc, under the
 // exact subject of the cover letter (or the single patch) with "Re: ".
-func (p *Poller) job(s *Series) bot.JobSpec {
+func (p *Poller) job(s *Series) job.Spec {
 	first := s.RootMail()
 	to, cc := mail.Recipients(first.From, first.ReplyTo, first.ListPost, p.List)
 	title := s.Subject.Title
 	if len(s.Patches) > 1 {
 		title = fmt.Sprintf("%s (v%d, %d patches)", title, s.Version, len(s.Patches))
 	}
-	return bot.JobSpec{
+	return job.Spec{
 		Key:        s.Key(),
 		Targets:    []string{"mail:" + mail.Target(to, cc)},
 		Patch:      s.Mbox(),

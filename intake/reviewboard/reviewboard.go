@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/bot"
+	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/review"
 	rrb "github.com/perfbot/perfbot/review/reviewboard"
 	"github.com/perfbot/perfbot/trigger"
@@ -33,7 +34,7 @@ type Differ interface {
 
 // Enqueuer queues jobs; *bot.Service is one.
 type Enqueuer interface {
-	Enqueue(ctx context.Context, job bot.JobSpec) (id int64, duplicate bool, err error)
+	Enqueue(ctx context.Context, job job.Spec) (id int64, duplicate bool, err error)
 }
 
 // Tested remembers tested pairs; *store.Store is one.
@@ -141,7 +142,7 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 			continue
 		}
 		log.Info("review board diff allowed", "request", r.ID, "revision", r.DiffRevision, "reason", d.Reason)
-		job := bot.JobSpec{
+		job := job.Spec{
 			Key:       key,
 			Targets:   []string{"reviewboard:" + id},
 			PatchURL:  p.Diffs.DiffURL(r.ID, r.DiffRevision),

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/internal/storetest"
+	"github.com/perfbot/perfbot/job"
 	rrb "github.com/perfbot/perfbot/review/reviewboard"
 	"github.com/perfbot/perfbot/trigger"
 )
@@ -47,9 +47,9 @@ func (f *fakeList) Diff(ctx context.Context, id, rev int) (string, error) {
 	return "diff --git a/x b/x\n", nil
 }
 
-type fakeQueue struct{ jobs []bot.JobSpec }
+type fakeQueue struct{ jobs []job.Spec }
 
-func (q *fakeQueue) Enqueue(ctx context.Context, job bot.JobSpec) (int64, bool, error) {
+func (q *fakeQueue) Enqueue(ctx context.Context, job job.Spec) (int64, bool, error) {
 	q.jobs = append(q.jobs, job)
 	return int64(len(q.jobs)), false, nil
 }

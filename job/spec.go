@@ -1,0 +1,68 @@
+// Package job is perfbot's pipeline of one benchmark job: what to compare
+// (Spec), and the progress a running job reports on its way to an outcome.
+// It knows nothing of queues or venues: the service wraps a Spec in a queue
+// job, intake builds one from a request, and the CLI from its flags.
+package job
+
+import "time"
+
+// Spec is one benchmark job: what to compare and where the answer goes.
+// The service stores it as its queue job's arguments, as JSON.
+type Spec struct {
+	// Key identifies the request: the same request arriving twice (a
+	// replayed webhook, a second poll) has the same key and is queued once.
+	// It is also the answer's stable key for edit-in-place posting.
+	Key string `json:"key" river:"unique"`
+	// Targets are where the answer goes, as review targets
+	// ("github:acme/store#12", "mail:dev@example.org").
+	Targets []string `json:"targets"`
+	// Suites lists the suites to run; empty means all.
+	Suites []string `json:"suites,omitempty"`
+	// BaseRef is the baseline ref; empty means the project branch.
+	BaseRef string `json:"base_ref,omitempty"`
+	// CandidateRef is the ref to test (a branch, a pull ref); empty when
+	// the candidate is BaseRef plus Patch.
+	CandidateRef string `json:"candidate_ref,omitempty"`
+	// PatchURL is where to fetch a patch to apply; Patch is the patch
+	// itself, when it came inline (mail).
+	PatchURL string `json:"patch_url,omitempty"`
+	Patch    string `json:"patch,omitempty"`
+	// Title describes the request for logs and digests.
+	Title string `json:"title,omitempty"`
+	// Subject, when set, is the subject the answer keeps: a mail thread's
+	// (the cover letter's), answered with "Re: ".
+	Subject string `json:"subject,omitempty"`
+	// Requester is who asked.
+	Requester string `json:"requester,omitempty"`
+	// Thread holds a mail request's Message-ID (cover letter or first
+	// patch) and References, so the answer joins the thread.
+	InReplyTo  string   `json:"in_reply_to,omitempty"`
+	References []string `json:"references,omitempty"`
+	// Source says which intake made the job: "github", "jira",
+	// "reviewboard", "mail", "schedule", "cli".
+	Source string `json:"source"`
+}
+
+// Progress is one step of a running job, reported as it happens: the CLI
+// prints it, the service edits the live answer with it.
+type Progress struct {
+	// Stage is what the job is doing: "prepare" (clone, worktrees, patch),
+	// "build", "run", "compare", "render", "store" or "post".
+	Stage string `json:"stage"`
+	// Suite is the suite being built or run, when there is one.
+	Suite string `json:"suite,omitempty"`
+	// Variant is the side being run ("base", "candidate", or a variant name).
+	Variant string `json:"variant,omitempty"`
+	// Round and Rounds count the rounds of the suite: round Round of at most
+	// Rounds (adaptive sampling may stop earlier).
+	Round  int `json:"round,omitempty"`
+	Rounds int `json:"rounds,omitempty"`
+	// Elapsed is the job's wall time so far; Remaining estimates the time
+	// left, zero when no estimate exists yet.
+	Elapsed   time.Duration `json:"elapsed_ns"`
+	Remaining time.Duration `json:"remaining_ns,omitempty"`
+}
+
+// ProgressFunc receives a running job's progress. It must not block: a slow
+// receiver drops steps rather than slowing the benchmark.
+type ProgressFunc func(Progress)
