@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/review"
 )
 
@@ -11,7 +12,8 @@ import (
 // build or benchmark is reported inside the comparison (Failures); an
 // error means the job itself could not be done and should be retried.
 type Benchmarker interface {
-	Run(ctx context.Context, job JobSpec) (*compare.Comparison, error)
+	// Run reports its progress to progress, which may be nil.
+	Run(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, error)
 }
 
 // Poster posts an answer to a target. Posting the same Message.Key to the
@@ -28,11 +30,11 @@ type Renderer func(*compare.Comparison) review.Message
 type Digester func(ctx context.Context, job DigestJob) (review.Message, error)
 
 // BenchmarkerFunc adapts a function to Benchmarker.
-type BenchmarkerFunc func(ctx context.Context, job JobSpec) (*compare.Comparison, error)
+type BenchmarkerFunc func(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, error)
 
 // Run calls f.
-func (f BenchmarkerFunc) Run(ctx context.Context, job JobSpec) (*compare.Comparison, error) {
-	return f(ctx, job)
+func (f BenchmarkerFunc) Run(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
+	return f(ctx, spec, progress)
 }
 
 // PosterFunc adapts a function to Poster.

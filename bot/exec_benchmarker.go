@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/redact"
 	"github.com/perfbot/perfbot/sandbox"
 )
@@ -44,24 +45,26 @@ type ExecBenchmarker struct {
 }
 
 // Run runs the command for job and decodes its output.
-func (e *ExecBenchmarker) Run(ctx context.Context, job JobSpec) (*compare.Comparison, error) {
+//
+// The command's progress is not followed: progress is not called.
+func (e *ExecBenchmarker) Run(ctx context.Context, spec job.Spec, _ job.ProgressFunc) (*compare.Comparison, error) {
 	if len(e.Argv) == 0 {
 		return nil, fmt.Errorf("benchmark command is empty")
 	}
-	patch := job.PatchURL
-	if job.Patch != "" {
+	patch := spec.PatchURL
+	if spec.Patch != "" {
 		dir, err := os.MkdirTemp("", "perfbot-patch-")
 		if err != nil {
 			return nil, err
 		}
 		defer os.RemoveAll(dir)
 		patch = filepath.Join(dir, "job.patch")
-		if err := os.WriteFile(patch, []byte(job.Patch), 0o600); err != nil {
+		if err := os.WriteFile(patch, []byte(spec.Patch), 0o600); err != nil {
 			return nil, err
 		}
 	}
-	r := strings.NewReplacer("{key}", job.Key, "{base}", job.BaseRef, "{candidate}", job.CandidateRef,
-		"{patch}", patch, "{suites}", strings.Join(job.Suites, ","))
+	r := strings.NewReplacer("{key}", spec.Key, "{base}", spec.BaseRef, "{candidate}", spec.CandidateRef,
+		"{patch}", patch, "{suites}", strings.Join(spec.Suites, ","))
 	argv := make([]string, len(e.Argv))
 	for i, a := range e.Argv {
 		argv[i] = r.Replace(a)

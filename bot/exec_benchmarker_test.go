@@ -40,7 +40,7 @@ func TestExecBenchmarker(t *testing.T) {
 	for _, tt := range tests {
 		b := &ExecBenchmarker{Argv: []string{"sh", "-c", tt.script, "sh", "{base}", "{candidate}", "{suites}", "{patch}"},
 			Answered: map[int]string{2: "patch"}}
-		cmp, err := b.Run(ctx, job)
+		cmp, err := b.Run(ctx, job, nil)
 		if tt.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("%s: err = %v, want %q", tt.name, err, tt.wantErr)
@@ -101,7 +101,7 @@ func TestExecBenchmarkerChildEnvironment(t *testing.T) {
 	script := `env > ` + dir + `/env; printf '{"base_variant":"base","candidate_variants":["patch"],"failures":[{"variant":"base","stage":"run","message":"%s"}]}\n' "$(cat ` + dir + `/leak)"; cat ` + dir + `/leak >&2; exit 1`
 	b := &ExecBenchmarker{Argv: []string{"sh", "-c", script}, Env: []string{"PERFBOT_NOISE_DB=/var/lib/perfbot/noise.db"},
 		Secrets: []string{token, key}}
-	cmp, err := b.Run(context.Background(), JobSpec{Key: "k", BaseRef: "main"})
+	cmp, err := b.Run(context.Background(), JobSpec{Key: "k", BaseRef: "main"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

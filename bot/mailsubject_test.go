@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/store"
 )
@@ -28,7 +29,7 @@ func TestAnswerKeepsThreadSubject(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	svc, err := Open(ctx, cfg, ModeServe, Deps{Poster: poster, Benchmarker: BenchmarkerFunc(func(ctx context.Context, job JobSpec) (*compare.Comparison, error) {
+	svc, err := Open(ctx, cfg, ModeServe, Deps{Poster: poster, Benchmarker: BenchmarkerFunc(func(ctx context.Context, job JobSpec, _ job.ProgressFunc) (*compare.Comparison, error) {
 		return &compare.Comparison{Failures: []compare.Failure{{Variant: "patch", Stage: "setup", Message: "git am failed"}}}, nil
 	})})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/store"
 )
@@ -138,7 +139,7 @@ func TestWorkerPostsScrubbedFailure(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	svc, err := Open(ctx, cfg, ModeServe, Deps{Poster: poster, Scrub: NewScrubber(HostPaths(cache)...),
-		Benchmarker: BenchmarkerFunc(func(ctx context.Context, job JobSpec) (*compare.Comparison, error) {
+		Benchmarker: BenchmarkerFunc(func(ctx context.Context, job JobSpec, _ job.ProgressFunc) (*compare.Comparison, error) {
 			return nil, &os.PathError{Op: "exec " + exe + " compare", Path: wt + "/go.mod", Err: os.ErrPermission}
 		})})
 	if err != nil {

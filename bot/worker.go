@@ -66,7 +66,7 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[benchArgs]) error
 		defer close(hbDone)
 		s.heartbeat(hbCtx, run.ID)
 	}()
-	cmp, runErr := s.deps.Benchmarker.Run(ctx, spec)
+	cmp, runErr := s.deps.Benchmarker.Run(ctx, spec, nil)
 	stopHeartbeat()
 	<-hbDone
 

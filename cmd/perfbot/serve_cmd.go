@@ -303,13 +303,13 @@ type compareBenchmarker struct {
 const noiseDBEnv = "PERFBOT_NOISE_DB"
 
 // Run runs the comparison a job asks for.
-func (b *compareBenchmarker) Run(ctx context.Context, job job.Spec) (*compare.Comparison, error) {
-	if job.PatchURL != "" && job.Patch == "" {
-		patch, err := fetchPatch(ctx, job.PatchURL, nil)
+func (b *compareBenchmarker) Run(ctx context.Context, spec job.Spec, _ job.ProgressFunc) (*compare.Comparison, error) {
+	if spec.PatchURL != "" && spec.Patch == "" {
+		patch, err := fetchPatch(ctx, spec.PatchURL, nil)
 		if err != nil {
 			return nil, err
 		}
-		job.Patch = patch
+		spec.Patch = patch
 	}
 	// The JSON leaves the raw samples out; --out writes them too, so that
 	// the history keeps every measurement.
@@ -319,17 +319,17 @@ func (b *compareBenchmarker) Run(ctx context.Context, job job.Spec) (*compare.Co
 	}
 	defer os.RemoveAll(out)
 	argv := []string{b.exe, "compare", "--config", b.config, "--format", "json", "-q", "--out", out}
-	if job.BaseRef != "" {
-		argv = append(argv, "--base", job.BaseRef)
+	if spec.BaseRef != "" {
+		argv = append(argv, "--base", spec.BaseRef)
 	}
-	for _, s := range job.Suites {
+	for _, s := range spec.Suites {
 		argv = append(argv, "--suite", s)
 	}
 	switch {
-	case job.Patch != "":
+	case spec.Patch != "":
 		argv = append(argv, "--patch", "{patch}")
-	case job.CandidateRef != "":
-		argv = append(argv, "--head", job.CandidateRef)
+	case spec.CandidateRef != "":
+		argv = append(argv, "--head", spec.CandidateRef)
 	}
 	// Exit status 2 is a request that cannot be done as asked (a patch
 	// that does not apply, a suite the config lacks): an answer, not a
@@ -339,7 +339,7 @@ func (b *compareBenchmarker) Run(ctx context.Context, job job.Spec) (*compare.Co
 		argv = append(argv, "--db-env", noiseDBEnv, "--driver", b.driver)
 		env = append(env, noiseDBEnv+"="+b.db)
 	}
-	cmp, err := (&bot.ExecBenchmarker{Argv: argv, Env: env, Secrets: b.secrets, Answered: map[int]string{2: "setup"}}).Run(ctx, job)
+	cmp, err := (&bot.ExecBenchmarker{Argv: argv, Env: env, Secrets: b.secrets, Answered: map[int]string{2: "setup"}}).Run(ctx, spec, nil)
 	if err != nil {
 		return nil, err
 	}
