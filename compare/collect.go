@@ -25,7 +25,15 @@ type Collector struct {
 	// hint is the most samples a series has had, the capacity new
 	// series start with.
 	hint int
+	// recent holds the rows last added to, most recent first: the
+	// results of one benchmark line, and of its repeated lines, come
+	// together and find their row here without building its key.
+	recent [recentRows]int
+	nrecent int
 }
+
+// recentRows is the number of rows Collector.recent remembers.
+const recentRows = 4
 
 // rowData is one row's first result (its identity) and its series per
 // variant, by index into Collector.variants.
@@ -77,14 +85,21 @@ func (c *Collector) Add(r *bench.Result) error {
 		vi = len(c.variants)
 		c.variants = append(c.variants, r.Variant)
 	}
-	c.key = appendKey(c.key[:0], r)
-	ri, ok := c.index[string(c.key)]
-	if !ok {
-		ri = len(c.rows)
-		proto := *r
-		proto.Samples, proto.Summary, proto.Variant = nil, nil, ""
-		c.rows = append(c.rows, rowData{proto: proto})
-		c.index[string(c.key)] = ri
+	ri := c.findRecent(r)
+	if ri < 0 {
+		c.key = appendKey(c.key[:0], r)
+		var ok bool
+		ri, ok = c.index[string(c.key)]
+		if !ok {
+			ri = len(c.rows)
+			proto := *r
+			proto.Samples, proto.Summary, proto.Variant = nil, nil, ""
+			c.rows = append(c.rows, rowData{proto: proto})
+			c.index[string(c.key)] = ri
+		}
+		copy(c.recent[1:], c.recent[:recentRows-1])
+		c.recent[0] = ri
+		c.nrecent = min(c.nrecent+1, recentRows)
 	}
 	rd := &c.rows[ri]
 	for len(rd.sides) <= vi {
@@ -109,6 +124,31 @@ func (c *Collector) Add(r *bench.Result) error {
 	return nil
 }
 
+// findRecent returns the index of a recently used row that r belongs to,
+// or -1. Equal fields make equal keys, so a hit is the row the index would
+// give.
+func (c *Collector) findRecent(r *bench.Result) int {
+	for _, ri := range c.recent[:c.nrecent] {
+		p := &c.rows[ri].proto
+		if p.Benchmark == r.Benchmark && p.Unit == r.Unit && p.Metric == r.Metric && p.Group == r.Group && sameParams(p.Params, r.Params) {
+			return ri
+		}
+	}
+	return -1
+}
+
+func sameParams(a, b bench.Params) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // maxHint bounds Collector.hint.
 const maxHint = 64
 
@@ -129,4 +169,62 @@ func appendKey(b []byte, r *bench.Result) []byte {
 	b = append(b, r.Metric...)
 	b = append(b, " | "...)
 	return append(b, r.Unit...)
+}
+
+// Merge moves what other collected into c, as if other's results had been
+// added to c after c's own, so that several inputs can be read at once,
+// each into its own Collector, and merged in input order. Both must have
+// been made with the same Options; other is empty afterwards.
+func (c *Collector) Merge(other *Collector) error {
+	if c.index == nil || other.index == nil {
+		return fmt.Errorf("compare: collector merged after the comparison was made")
+	}
+	// vmap maps other's variant indices to c's.
+	vmap := make([]int, len(other.variants))
+	for oi, v := range other.variants {
+		vmap[oi] = -1
+		for i, cv := range c.variants {
+			if cv == v {
+				vmap[oi] = i
+				break
+			}
+		}
+		if vmap[oi] < 0 {
+			if !c.open {
+				continue
+			}
+			vmap[oi] = len(c.variants)
+			c.variants = append(c.variants, v)
+		}
+	}
+	for ri := range other.rows {
+		ord := &other.rows[ri]
+		c.key = appendKey(c.key[:0], &ord.proto)
+		ci, ok := c.index[string(c.key)]
+		if !ok {
+			ci = len(c.rows)
+			c.rows = append(c.rows, rowData{proto: ord.proto})
+			c.index[string(c.key)] = ci
+		}
+		rd := &c.rows[ci]
+		for oi, s := range ord.sides {
+			vi := vmap[oi]
+			if s == nil || vi < 0 {
+				continue
+			}
+			for len(rd.sides) <= vi {
+				rd.sides = append(rd.sides, nil)
+			}
+			have := rd.sides[vi]
+			if have == nil {
+				rd.sides[vi] = s
+				continue
+			}
+			have.samples = append(have.samples, s.samples...)
+			have.summaries = append(have.summaries, s.summaries...)
+		}
+	}
+	c.hint = max(c.hint, other.hint)
+	other.rows, other.index = nil, nil
+	return nil
 }

@@ -3,6 +3,8 @@ package compare
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 
 	"golang.org/x/perf/benchmath"
 
@@ -77,11 +79,52 @@ func (c *Collector) Compare() (*Comparison, error) {
 		method = MethodPerfbot
 	}
 	cmp := &Comparison{Base: opts.Base, Candidates: candidates, Method: method}
-	cmp.Rows = make([]Row, 0, len(c.rows))
+	cmp.Rows = make([]Row, len(c.rows))
 	c.index = nil // no more Add: the rows' keys can go
 	memo := newMemo()
-	for i := range c.rows {
-		rd := &c.rows[i]
+	workers := runtime.GOMAXPROCS(0)
+	if opts.Verdicts.History != nil || len(c.rows) < minParallelRows {
+		// History is the caller's function, not known to be safe
+		// for concurrent use; small suites gain nothing.
+		workers = 1
+	}
+	if workers == 1 {
+		c.compareRows(cmp.Rows, 0, memo)
+	} else {
+		// Rows are independent: each worker compares a contiguous
+		// share with its own memo, whose values depend only on their
+		// keys, so the figures are those of one worker.
+		var wg sync.WaitGroup
+		per := (len(c.rows) + workers - 1) / workers
+		for lo := 0; lo < len(c.rows); lo += per {
+			hi := min(lo+per, len(c.rows))
+			m := memo
+			if lo > 0 {
+				m = newMemo()
+			}
+			wg.Go(func() { c.compareRows(cmp.Rows[lo:hi], lo, m) })
+		}
+		wg.Wait()
+	}
+	c.rows = nil
+	cmp.Summary = tally(cmp)
+	cmp.Geomean = geomean(cmp)
+	settle(cmp, opts, memo)
+	instruments(cmp)
+	return cmp, nil
+}
+
+// minParallelRows is the number of rows from which Compare spreads them
+// over the processors.
+const minParallelRows = 2000
+
+// compareRows fills rows with the comparisons of c.rows[first:], one
+// each, and lets go of the series they were made from.
+func (c *Collector) compareRows(rows []Row, first int, memo *memo) {
+	opts := c.opts
+	candidates := c.variants[1:]
+	for i := range rows {
+		rd := &c.rows[first+i]
 		p := &rd.proto
 		row := Row{
 			Benchmark: p.Benchmark,
@@ -117,17 +160,11 @@ func (c *Collector) Compare() (*Comparison, error) {
 			}
 			row.Candidates = append(row.Candidates, cand)
 		}
-		cmp.Rows = append(cmp.Rows, row)
+		rows[i] = row
 		// The comparison keeps what it needs; the collected series
 		// can go.
 		rd.sides = nil
 	}
-	c.rows = nil
-	cmp.Summary = tally(cmp)
-	cmp.Geomean = geomean(cmp)
-	settle(cmp, opts, memo)
-	instruments(cmp)
-	return cmp, nil
 }
 
 // rowNoise is what history says about a row's noise, or nil.

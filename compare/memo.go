@@ -12,7 +12,22 @@ import (
 type memo struct {
 	rankSums map[rankSumKey]stats.RankSumMDE
 	ps       map[pKey]pValue
+	// tied holds the p-values of samples with ties, by their tie key.
+	tied map[tieKey]pValue
+	buf  []byte
 }
+
+// tieKey identifies a Mann-Whitney test of two sorted samples with ties:
+// the sizes of each group of equal values in both samples, in order (see
+// appendTies), and the level. Ranks, the statistic, the tie correction and
+// so the p-value and warnings depend on nothing else.
+type tieKey struct {
+	groups string
+	alpha  float64
+}
+
+// maxTied bounds memo.tied, whose keys grow with the samples.
+const maxTied = 1 << 14
 
 // pKey identifies a Mann-Whitney test of samples without ties: its
 // p-value depends on nothing else.
@@ -32,7 +47,7 @@ type rankSumKey struct {
 }
 
 func newMemo() *memo {
-	return &memo{rankSums: map[rankSumKey]stats.RankSumMDE{}, ps: map[pKey]pValue{}}
+	return &memo{rankSums: map[rankSumKey]stats.RankSumMDE{}, ps: map[pKey]pValue{}, tied: map[tieKey]pValue{}}
 }
 
 // rankSum is stats.NewRankSumMDE at Power, computed once per sizes and
@@ -54,7 +69,7 @@ func (m *memo) rankSum(n1, n2 int, alpha float64) stats.RankSumMDE {
 func (m *memo) benchstatP(x, y []float64, alpha float64) (float64, []error) {
 	u, ok := pairsBelow(x, y)
 	if !ok {
-		return stats.BenchstatP(x, y, alpha)
+		return m.tiedP(x, y, alpha)
 	}
 	k := pKey{len(x), len(y), u, alpha}
 	if v, ok := m.ps[k]; ok {
@@ -87,4 +102,60 @@ func pairsBelow(x, y []float64) (int, bool) {
 		u += len(y) - j
 	}
 	return u, true
+}
+
+// tiedP is stats.BenchstatP, computed once per tie key when both samples
+// are sorted and finite.
+func (m *memo) tiedP(x, y []float64, alpha float64) (float64, []error) {
+	var ok bool
+	m.buf, ok = appendTies(m.buf[:0], x, y)
+	if !ok {
+		return stats.BenchstatP(x, y, alpha)
+	}
+	if v, ok := m.tied[tieKey{string(m.buf), alpha}]; ok {
+		return v.p, v.warnings
+	}
+	p, w := stats.BenchstatP(x, y, alpha)
+	if len(m.tied) < maxTied {
+		m.tied[tieKey{string(m.buf), alpha}] = pValue{p, w}
+	}
+	return p, w
+}
+
+// appendTies appends to b, for each run of equal values of the merged
+// sorted samples x and y in order, how many come from x and how many from
+// y, as two bytes. It reports false when a sample is not sorted, holds a
+// value that is not finite, or a run of more than 255 values of one side.
+func appendTies(b []byte, x, y []float64) ([]byte, bool) {
+	for _, s := range [2][]float64{x, y} {
+		for i, v := range s {
+			if math.IsNaN(v) || math.IsInf(v, 0) || i > 0 && s[i-1] > v {
+				return b, false
+			}
+		}
+	}
+	i, j := 0, 0
+	for i < len(x) || j < len(y) {
+		var v float64
+		switch {
+		case j == len(y) || i < len(x) && x[i] <= y[j]:
+			v = x[i]
+		default:
+			v = y[j]
+		}
+		cx, cy := 0, 0
+		for i < len(x) && x[i] == v {
+			i++
+			cx++
+		}
+		for j < len(y) && y[j] == v {
+			j++
+			cy++
+		}
+		if cx > 255 || cy > 255 {
+			return b, false
+		}
+		b = append(b, byte(cx), byte(cy))
+	}
+	return b, true
 }

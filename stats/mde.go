@@ -164,8 +164,14 @@ func pooledLogMAD(a, b []float64) (float64, bool) {
 	return math.Sqrt((n1*ma*ma + n2*mb*mb) / (n1 + n2)), true
 }
 
-func logs(x []float64) ([]float64, bool) {
-	out := make([]float64, len(x))
+func logs(x []float64) ([]float64, bool) { return logsInto(nil, x) }
+
+// logsInto is logs, written into buf when it is large enough.
+func logsInto(buf, x []float64) ([]float64, bool) {
+	out := buf[:min(len(x), len(buf))]
+	if len(out) < len(x) {
+		out = make([]float64, len(x))
+	}
 	for i, v := range x {
 		if !(v > 0) || math.IsInf(v, 0) {
 			return nil, false

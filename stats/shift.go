@@ -37,6 +37,12 @@ const maxShiftPairs = 1 << 20
 // too small for any interval at this confidence (the whole line would be
 // the interval: with 3 values a side nothing is narrower than 90%).
 func ShiftCI(x, y []float64, confidence float64) (ShiftInterval, bool) {
+	return shiftCI(x, y, confidence, nil)
+}
+
+// shiftCI is ShiftCI, sorting the differences in scratch when it is large
+// enough.
+func shiftCI(x, y []float64, confidence float64, scratch []float64) (ShiftInterval, bool) {
 	m, n := len(x), len(y)
 	if m == 0 || n == 0 || !finite(x) || !finite(y) || !(confidence > 0 && confidence < 1) {
 		return ShiftInterval{}, false
@@ -72,7 +78,10 @@ func ShiftCI(x, y []float64, confidence float64) (ShiftInterval, bool) {
 	if d < 1 || d > m*n-d+1 {
 		return ShiftInterval{}, false
 	}
-	diffs := make([]float64, 0, m*n)
+	diffs := scratch[:0]
+	if cap(diffs) < m*n {
+		diffs = make([]float64, 0, m*n)
+	}
 	for _, b := range y {
 		for _, a := range x {
 			diffs = append(diffs, b-a)
@@ -103,17 +112,30 @@ func thin(x []float64, k int) []float64 {
 	return out
 }
 
+// smallShift is the size of the samples, logarithms and differences
+// together, that LogShiftCI works on the stack.
+const smallShift = 512
+
 // LogShiftCI is ShiftCI on the logarithms of two samples of positive
 // values, turned into percent changes of y against x: a Hodges-Lehmann
 // estimate of the ratio y/x and its interval, both as 100·(ratio-1). It
 // returns ok false when a value is not positive.
 func LogShiftCI(x, y []float64, confidence float64) (est, lo, hi float64, ok bool) {
-	lx, ok1 := logs(x)
-	ly, ok2 := logs(y)
+	// Small samples, the common case, are worked on the stack.
+	var buf [smallShift]float64
+	scratch := buf[:]
+	if len(x)+len(y)+len(x)*len(y) > len(buf) {
+		scratch = nil
+	}
+	lx, ok1 := logsInto(scratch, x)
+	ly, ok2 := logsInto(scratch[min(len(x), len(scratch)):], y)
 	if !ok1 || !ok2 {
 		return 0, 0, 0, false
 	}
-	s, ok := ShiftCI(lx, ly, confidence)
+	if scratch != nil {
+		scratch = scratch[len(x)+len(y):]
+	}
+	s, ok := shiftCI(lx, ly, confidence, scratch)
 	if !ok {
 		return 0, 0, 0, false
 	}
