@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"sync"
 
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
@@ -63,35 +64,64 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		// the peak near what is live, for little CPU.
 		defer debug.SetGCPercent(debug.SetGCPercent(50))
 	}
-	// Results stream from each file into the collector, which keeps only
-	// each benchmark's samples: memory grows with the number of
-	// benchmarks, not with the size of the files.
-	coll, err := compare.NewCollector(compare.Options{Base: names[0], Candidates: names[1:], Alpha: *alpha, NoiseFloorPct: *floor, Verdicts: compare.VerdictOptions{Method: m}})
-	if err != nil {
-		return err
-	}
-	// Values a parser dropped or doubted are listed on stderr, and the
-	// first few in the report, so its reader knows the figures miss them.
-	var warnings []string
-	dropped := 0
-	ctx = parse.WithWarnings(ctx, func(w *parse.SyntaxError) {
-		fmt.Fprintf(stderr, "warning: %v\n", w)
-		if len(warnings) < maxReportWarnings {
-			warnings = append(warnings, w.Error())
-		} else {
-			dropped++
-		}
-	})
-	var prov compare.Provenance
-	for i, f := range files {
-		err := streamFile(ctx, f, *inFormat, func(r *bench.Result) error {
-			r.Variant = names[i]
-			return coll.Add(r)
-		})
-		if err != nil {
+	// Results stream from each file into a collector of its own, which
+	// keeps only each benchmark's samples: memory grows with the number
+	// of benchmarks, not with the size of the files. The files are read
+	// at once, then merged in their order.
+	opts := compare.Options{Base: names[0], Candidates: names[1:], Alpha: *alpha, NoiseFloorPct: *floor, Verdicts: compare.VerdictOptions{Method: m}}
+	colls := make([]*compare.Collector, len(files))
+	for i := range files {
+		if colls[i], err = compare.NewCollector(opts); err != nil {
 			return err
 		}
+	}
+	// Values a parser dropped or doubted are listed on stderr as they
+	// come, and the first few of each file in the report, so its reader
+	// knows the figures miss them.
+	var mu sync.Mutex
+	fileWarnings := make([][]string, len(files))
+	dropped := 0
+	errs := make([]error, len(files))
+	var wg sync.WaitGroup
+	for i, f := range files {
+		fctx := parse.WithWarnings(ctx, func(w *parse.SyntaxError) {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(stderr, "warning: %v\n", w)
+			if len(fileWarnings[i]) < maxReportWarnings {
+				fileWarnings[i] = append(fileWarnings[i], w.Error())
+			} else {
+				dropped++
+			}
+		})
+		wg.Go(func() {
+			errs[i] = streamFile(fctx, f, *inFormat, func(r *bench.Result) error {
+				r.Variant = names[i]
+				return colls[i].Add(r)
+			})
+		})
+	}
+	wg.Wait()
+	var prov compare.Provenance
+	var warnings []string
+	for i, f := range files {
+		if errs[i] != nil {
+			return errs[i]
+		}
+		for _, w := range fileWarnings[i] {
+			if len(warnings) < maxReportWarnings {
+				warnings = append(warnings, w)
+			} else {
+				dropped++
+			}
+		}
 		prov.Sides = append(prov.Sides, compare.Side{Variant: names[i], Files: []string{f}})
+	}
+	coll := colls[0]
+	for _, c := range colls[1:] {
+		if err := coll.Merge(c); err != nil {
+			return err
+		}
 	}
 	cmp, err := coll.Compare()
 	if err != nil {
