@@ -28,7 +28,7 @@ type Collector struct {
 	// recent holds the rows last added to, most recent first: the
 	// results of one benchmark line, and of its repeated lines, come
 	// together and find their row here without building its key.
-	recent [recentRows]int
+	recent  [recentRows]int
 	nrecent int
 }
 
