@@ -213,6 +213,8 @@ type Provenance struct {
 	// Seed seeded the random order of the rounds; the same seed gives
 	// the same order again.
 	Seed uint64 `json:"seed,omitempty"`
+	// Timing says where the job's time went, up to its statistics.
+	Timing *Timing `json:"timing,omitempty"`
 }
 
 // Side is one variant: what code, under what settings.
