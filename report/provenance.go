@@ -91,8 +91,49 @@ func provenanceFacts(p *compare.Provenance) []Fact {
 		}
 		add("started", v, false)
 	}
+	if t := p.Timing; t != nil && t.Wall > 0 {
+		add("time", timingFact(t), false)
+	}
 	add("perfbot", p.Tool, false)
 	return fs
+}
+
+// timingFact says in one line where a job's wall time went: benchmark
+// commands, builds, and perfbot's overhead with its stages.
+func timingFact(t *compare.Timing) string {
+	over, pct := t.Overhead()
+	v := fmt.Sprintf("%s wall: benchmark commands %s, builds and setup %s, overhead %s (%.1f%%)",
+		formatSeconds(t.Wall), formatSeconds(t.Seconds(compare.StageBenchmark)), formatSeconds(t.Seconds(compare.StageBuild)), formatSeconds(over), pct)
+	var parts []string
+	named := 0.0
+	for _, st := range t.Stages {
+		if st.Kind != compare.StageOverhead {
+			continue
+		}
+		named += st.Seconds
+		parts = append(parts, st.Name+" "+formatSeconds(st.Seconds))
+	}
+	if rest := over - named; rest >= 0.0005 {
+		parts = append(parts, "other "+formatSeconds(rest))
+	}
+	if len(parts) > 0 {
+		v += ": " + strings.Join(parts, ", ")
+	}
+	return v
+}
+
+// formatSeconds writes a duration in seconds with three significant
+// figures at most and millisecond resolution ("5.71 s", "0.042 s").
+func formatSeconds(s float64) string {
+	switch {
+	case s >= 100:
+		return fmt.Sprintf("%.0f s", s)
+	case s >= 10:
+		return fmt.Sprintf("%.1f s", s)
+	case s >= 1:
+		return fmt.Sprintf("%.2f s", s)
+	}
+	return fmt.Sprintf("%.3f s", s)
 }
 
 // patchSubject is the patch subject of the first candidate that has one.

@@ -359,6 +359,7 @@ func (g *goSide) simPair(ctx context.Context, pkg goPackage, sb simBench, n int,
 			Dir:  pkg.dir, Env: simEnv(g.env), Timeout: durationOr(g.suite.Timeout, defaultTimeout), MaxOutput: g.opts.MaxOutput, Network: sandbox.NoNetwork,
 			ReadOnly: []string{g.side.worktree}, Writable: []string{g.scratch}, Session: g.vr.session,
 		})
+		g.out.commandRan(res)
 		if err != nil {
 			return simCounts{}, nil, fmt.Errorf("suite %s: simulate %s on %s: %w", g.suite.Name, sb.pattern, g.side.name, err)
 		}
@@ -416,6 +417,7 @@ func (cs *commandSide) simCommand(ctx context.Context, cmd string, proto *bench.
 		Timeout: durationOr(cs.suite.Timeout, defaultTimeout), MaxOutput: cs.opts.MaxOutput, Network: roundNetwork(cs.suite),
 		Writable: cs.vr.roundWritable(), Session: cs.vr.session,
 	})
+	cs.out.commandRan(res)
 	if err != nil {
 		return nil, fmt.Errorf("suite %s: %s under cachegrind: %w", cs.suite.Name, cs.side.name, err)
 	}

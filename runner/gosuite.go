@@ -246,6 +246,7 @@ func (g *goSide) wallRound(ctx context.Context, r int, only map[string]bool) ([]
 			// writable.
 			ReadOnly: []string{g.side.worktree},
 		})
+		g.out.commandRan(res)
 		if err != nil {
 			return nil, nil, fmt.Errorf("suite %s: run %s on %s: %w", g.suite.Name, pkg.importPath, g.side.name, err)
 		}

@@ -98,6 +98,24 @@ type Outcome struct {
 	// simN is each benchmark's iteration count under CPU simulation,
 	// chosen by the first side and shared by the others.
 	simN map[string]int
+	// commands is the time the benchmark commands of the current round
+	// took, as the sandbox measured them.
+	commands time.Duration
+}
+
+// commandRan counts a benchmark command's time towards the round's.
+func (o *Outcome) commandRan(res *sandbox.Result) {
+	if res != nil {
+		o.commands += res.Duration
+	}
+}
+
+// lap adds the time since *mark to the stage name of the run's timing and
+// moves *mark to now.
+func (o *Outcome) lap(mark *time.Time, name string, kind compare.StageKind) {
+	now := time.Now()
+	o.Provenance.Timing.Add(name, kind, now.Sub(*mark))
+	*mark = now
 }
 
 // Profile is one side's CPU profile of one package's benchmarks, taken in
@@ -146,6 +164,8 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	}
 	out := &Outcome{}
 	out.Provenance.Started = time.Now()
+	out.Provenance.Timing = &compare.Timing{}
+	mark := out.Provenance.Started
 	out.Provenance.Repo = opts.Repo
 	out.Provenance.Sandbox = opts.SandboxName
 	for opts.Seed == 0 {
@@ -188,8 +208,10 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	for _, s := range sides {
 		out.Variants = append(out.Variants, s.name)
 	}
+	out.lap(&mark, "workspace, worktrees and patches", compare.StageOverhead)
 	out.Provenance.Host = describeHost(ctx)
 	out.Provenance.Host.Noise = probeNoise(ctx)
+	out.lap(&mark, "host description and noise probe", compare.StageOverhead)
 
 	for i := range opts.Suites {
 		suite := &opts.Suites[i]
@@ -198,6 +220,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 		}
 	}
 	out.Provenance.Finished = time.Now()
+	out.Provenance.Timing.Wall = out.Provenance.Finished.Sub(out.Provenance.Started).Seconds()
 	return out, nil
 }
 

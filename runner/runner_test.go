@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/perfbot/perfbot/bench"
+	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/gitrepo"
 	"github.com/perfbot/perfbot/sandbox"
@@ -77,6 +78,50 @@ func TestRunPatchTwiceAsFast(t *testing.T) {
 	}
 	if out.Provenance.Sides[1].PatchSubject != "work: halve the loop" {
 		t.Errorf("patch subject = %q", out.Provenance.Sides[1].PatchSubject)
+	}
+	checkTiming(t, out.Provenance.Timing, 12)
+}
+
+// checkTiming checks that a run's timing names its stages, counts every
+// round's commands and adds up to no more than its wall time.
+func checkTiming(t *testing.T, tm *compare.Timing, rounds int) {
+	t.Helper()
+	if tm == nil {
+		t.Fatal("no timing in the provenance")
+	}
+	kinds := map[string]compare.StageKind{}
+	sum := 0.0
+	for _, st := range tm.Stages {
+		kinds[st.Name] = st.Kind
+		sum += st.Seconds
+		if st.Seconds < 0 {
+			t.Errorf("stage %s took %v s", st.Name, st.Seconds)
+		}
+		if st.Name == "benchmark commands" && st.Count != rounds {
+			t.Errorf("benchmark commands counted %d times, want once per round and side (%d)", st.Count, rounds)
+		}
+	}
+	for name, kind := range map[string]compare.StageKind{
+		"workspace, worktrees and patches":               compare.StageOverhead,
+		"host description and noise probe":               compare.StageOverhead,
+		"builds":                                         compare.StageBuild,
+		"benchmark commands":                             compare.StageBenchmark,
+		"rounds outside the commands (sandbox, parsing)": compare.StageOverhead,
+	} {
+		if kinds[name] != kind {
+			t.Errorf("stage %q: kind %q, want %q (stages %+v)", name, kinds[name], kind, tm.Stages)
+		}
+	}
+	if !(tm.Seconds(compare.StageBenchmark) > 0) {
+		t.Errorf("benchmark commands took %v s", tm.Seconds(compare.StageBenchmark))
+	}
+	// The stages are measured one after another within the wall time.
+	if sum > tm.Wall*1.001 {
+		t.Errorf("stages add up to %.3f s, more than the wall time %.3f s", sum, tm.Wall)
+	}
+	over, pct := tm.Overhead()
+	if over < 0 || pct < 0 || pct > 100 {
+		t.Errorf("overhead %v s, %v%%", over, pct)
 	}
 }
 

@@ -101,6 +101,8 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 		}
 		runs[s.name] = vr
 	}
+	mark := time.Now()
+	out.lap(&mark, "suite preparation", compare.StageOverhead)
 	for _, s := range sides {
 		fmt.Fprintf(progress, "perfbot: suite %s: building %s\n", suite.Name, s.name)
 		var (
@@ -124,11 +126,17 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 			ready = append(ready, s)
 		}
 	}
+	out.lap(&mark, "builds", compare.StageBuild)
 	warmup := suiteWarmup(suite)
 	out.Provenance.Suites = append(out.Provenance.Suites, compare.Suite{Name: suite.Name, Commands: commands, Rounds: count, Warmup: warmup})
 	prov := &out.Provenance.Suites[len(out.Provenance.Suites)-1]
 	ready, stop := startVariants(ctx, suite, ready, runs, opts, progress, out)
-	defer stop()
+	out.lap(&mark, "setup and teardown", compare.StageBuild)
+	defer func() {
+		mark := time.Now()
+		stop()
+		out.lap(&mark, "setup and teardown", compare.StageBuild)
+	}()
 	if len(ready) < 2 {
 		fmt.Fprintf(progress, "perfbot: suite %s: fewer than two sides built; nothing to compare\n", suite.Name)
 	}
@@ -157,10 +165,16 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 				return nil, err
 			}
 			fmt.Fprintf(progress, "perfbot: suite %s: %s: %s\n", suite.Name, label, name)
+			mark, out.commands = time.Now(), 0
 			results, units, err := runners[name].round(ctx, index, set)
 			if err != nil {
 				return nil, err
 			}
+			// The round's time outside its commands is perfbot's:
+			// starting sandboxes, reading the output.
+			spent := time.Since(mark)
+			out.Provenance.Timing.Add("benchmark commands", compare.StageBenchmark, out.commands)
+			out.Provenance.Timing.Add("rounds outside the commands (sandbox, parsing)", compare.StageOverhead, spent-out.commands)
 			if !keep {
 				out.Provenance.RunOrder = append(out.Provenance.RunOrder, name+"(warm-up)")
 				continue
@@ -218,6 +232,7 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 	if ad.on {
 		prov.Runs = ad.runs()
 	}
+	mark = time.Now()
 	if suite.Preset == "go" && suite.Go.CPUProfile {
 		for _, name := range names {
 			g, ok := runners[name].(*goSide)
@@ -231,6 +246,9 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 			}
 			out.Profiles = append(out.Profiles, profs...)
 		}
+	}
+	if suite.Preset == "go" && suite.Go.CPUProfile {
+		out.lap(&mark, "CPU profiles", compare.StageOverhead)
 	}
 	prov.Rounds = rounds
 	if w := perfStatWarning(suite, runners); w != "" {
@@ -320,6 +338,7 @@ func (cs *commandSide) wallRound(ctx context.Context, r int, only map[string]boo
 			Timeout: durationOr(cs.suite.Timeout, defaultTimeout), MaxOutput: cs.opts.MaxOutput, Network: roundNetwork(cs.suite),
 			Writable: cs.vr.roundWritable(), Session: cs.vr.session,
 		})
+		cs.out.commandRan(res)
 		if err != nil {
 			return nil, nil, fmt.Errorf("suite %s: %s: %w", cs.suite.Name, cs.side.name, err)
 		}
