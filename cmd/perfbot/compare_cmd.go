@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
@@ -152,6 +153,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	cmpOpts.Base, cmpOpts.Candidates = outcome.Variants[0], outcome.Variants[1:]
+	statsStart := time.Now()
 	cmp, err := compare.Compare(outcome.Results, cmpOpts)
 	if err != nil {
 		if len(outcome.Results) > 0 {
@@ -174,6 +176,10 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	cmp.Provenance = outcome.Provenance
 	cmp.Provenance.Tool = version
+	if t := cmp.Provenance.Timing; t != nil {
+		t.Add("statistics", compare.StageOverhead, time.Since(statsStart))
+		t.Wall = time.Since(cmp.Provenance.Started).Seconds()
+	}
 	if err := emit(cmp, f.format, f.out, stdout); err != nil {
 		return err
 	}
