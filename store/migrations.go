@@ -108,4 +108,9 @@ CREATE TABLE noise (
 	measured_at TEXT NOT NULL
 );
 CREATE INDEX noise_host ON noise (host, benchmark)`},
+	// A history joins each result to its verdict by run and benchmark:
+	// by benchmark alone, that join read every run's verdict of the
+	// benchmark for each result, growing with the square of the runs.
+	{4, "verdicts by run and benchmark", `
+CREATE INDEX verdicts_run_benchmark ON verdicts (run_id, benchmark)`},
 }
