@@ -20,6 +20,10 @@ import (
 // maxTrends bounds the charts attached to one digest.
 const maxTrends = 6
 
+// maxTrendPoints bounds the points of one chart: the newest runs, however
+// long the history.
+const maxTrendPoints = 200
+
 // Trend is a changed benchmark's history on its branch: the centre each
 // run measured, oldest first.
 type Trend struct {
@@ -40,16 +44,13 @@ func trends(ctx context.Context, st *store.Store, changes []Change, to time.Time
 			continue
 		}
 		seen[key] = true
-		points, err := st.History(ctx, c.Benchmark)
+		points, err := st.SeriesOf(ctx, store.Series{Benchmark: c.Benchmark, Params: c.Params, Unit: c.Unit, Metric: c.Metric,
+			Ref: c.CandidateRef, Until: to, Last: maxTrendPoints})
 		if err != nil {
 			return nil, err
 		}
 		tr := Trend{Title: c.name() + " on " + strings.TrimPrefix(c.CandidateRef, "refs/heads/"), Unit: c.Unit}
 		for _, p := range points {
-			if p.Verdict == "" || p.Ref != c.CandidateRef || p.Params.String() != c.Params.String() ||
-				p.Unit != c.Unit || p.Metric != c.Metric || p.Finished.After(to) {
-				continue
-			}
 			tr.Times = append(tr.Times, p.Finished)
 			tr.Values = append(tr.Values, p.Centre)
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -34,23 +35,81 @@ type Point struct {
 // History returns every stored measurement of the named benchmark from
 // finished runs, oldest first.
 func (s *Store) History(ctx context.Context, benchmark string) ([]Point, error) {
+	rows, err := s.query(ctx, historySelect+`
+		WHERE res.benchmark = ? AND r.status = ?
+		ORDER BY r.finished_at, r.id, res.id`, benchmark, StatusDone)
+	if err != nil {
+		return nil, fmt.Errorf("history of %s: %w", benchmark, err)
+	}
+	return scanPoints(rows, benchmark)
+}
+
+// A Series asks for the recent measurements of one benchmark row on one
+// ref: the points of a trend chart.
+type Series struct {
+	Benchmark string
+	Params    bench.Params
+	Unit      string
+	Metric    string
+	// Ref is the candidate ref whose verdicts make the series.
+	Ref string
+	// Until is the latest finish time taken (zero: no bound).
+	Until time.Time
+	// Last is the most points returned, the newest (at least 1).
+	Last int
+}
+
+// SeriesOf returns the newest q.Last candidate measurements of q's row
+// with a verdict, from finished runs of q.Ref, oldest first. Unlike History, what it reads
+// and returns is bounded by q.Last, however many runs the store holds.
+func (s *Store) SeriesOf(ctx context.Context, q Series) ([]Point, error) {
+	params, err := json.Marshal(q.Params)
+	if err != nil {
+		return nil, err
+	}
+	until := q.Until
+	if until.IsZero() {
+		until = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	// The runs are read newest first (CROSS JOIN keeps SQLite's join
+	// in this order), so the query stops after q.Last points.
 	rows, err := s.query(ctx, `SELECT r.id, r.finished_at, r.base_ref, r.base_commit, r.candidate_ref,
+		r.candidate_commit, r.venue, r.target, res.variant, res.params_json, res.unit, res.metric, res.centre,
+		v.verdict, v.delta_pct, 0 = 1
+		FROM runs r CROSS JOIN verdicts v CROSS JOIN results res
+		WHERE v.run_id = r.id AND res.run_id = r.id AND res.benchmark = v.benchmark AND res.grp = v.grp
+			AND res.params_json = v.params_json AND res.unit = v.unit AND res.metric = v.metric
+			AND res.variant = v.variant
+			AND v.benchmark = ? AND v.params_json = ? AND v.unit = ? AND v.metric = ? AND v.verdict <> ''
+			AND r.status = ? AND r.candidate_ref = ? AND r.finished_at <= ?
+		ORDER BY r.finished_at DESC, r.id DESC, res.id DESC LIMIT ?`,
+		q.Benchmark, string(params), q.Unit, q.Metric, StatusDone, q.Ref, fmtTime(until), max(q.Last, 1))
+	if err != nil {
+		return nil, fmt.Errorf("series of %s: %w", q.Benchmark, err)
+	}
+	out, err := scanPoints(rows, q.Benchmark)
+	slices.Reverse(out)
+	return out, err
+}
+
+// historySelect reads points: a result with its run and, for a candidate,
+// its verdict.
+const historySelect = `SELECT r.id, r.finished_at, r.base_ref, r.base_commit, r.candidate_ref,
 		r.candidate_commit, r.venue, r.target, res.variant, res.params_json, res.unit, res.metric, res.centre,
 		v.verdict, v.delta_pct, v.variant IS NULL
 		FROM results res
 		JOIN runs r ON r.id = res.run_id
 		LEFT JOIN verdicts v ON v.run_id = res.run_id AND v.benchmark = res.benchmark AND v.grp = res.grp
 			AND v.params_json = res.params_json AND v.unit = res.unit AND v.metric = res.metric
-			AND v.variant = res.variant
-		WHERE res.benchmark = ? AND r.status = ?
-		ORDER BY r.finished_at, r.id, res.id`, benchmark, StatusDone)
-	if err != nil {
-		return nil, fmt.Errorf("history of %s: %w", benchmark, err)
-	}
+			AND v.variant = res.variant`
+
+// scanPoints reads the rows of a historySelect query and closes them.
+func scanPoints(rows *sql.Rows, benchmark string) ([]Point, error) {
 	defer rows.Close()
 	var out []Point
 	for rows.Next() {
 		var p Point
+		var err error
 		var finished sql.NullString
 		var baseRef, baseCommit, candRef, candCommit, venue, target, params string
 		var centre, delta sql.NullFloat64
