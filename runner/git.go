@@ -105,8 +105,13 @@ type worktree struct {
 // tree, as git apply resolves the patch's paths against the current
 // directory even when the work tree is given; with the git dir given, git
 // looks at no .git there.
+//
+// core.trustctime=false: the sandbox lends the worktree to its user and
+// gives it back, which changes every file's ctime but not its content,
+// owner or mtime; trusting ctime, the next job's checkout would read and
+// hash every file of the tree again.
 func (t worktree) git(ctx context.Context, args ...string) (string, error) {
-	full := append([]string{"--git-dir=" + t.gitDir, "--work-tree=" + t.dir}, noExec...)
+	full := append(append([]string{"--git-dir=" + t.gitDir, "--work-tree=" + t.dir}, noExec...), "-c", "core.trustctime=false")
 	return runGit(ctx, t.dir, gitEnv(), append(full, args...)...)
 }
 
