@@ -16,6 +16,14 @@ type Benchmarker interface {
 	Run(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, error)
 }
 
+// FileBenchmarker is a Benchmarker that also returns files to keep with
+// the run in the store (flame graphs, profiles), which the run's page
+// shows and offers for download.
+type FileBenchmarker interface {
+	Benchmarker
+	RunWithFiles(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, []review.Attachment, error)
+}
+
 // Poster posts an answer to a target. Posting the same Message.Key to the
 // same target again edits the earlier answer. It returns a link to the
 // post.

@@ -43,7 +43,7 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[benchArgs]) error
 		if err != nil {
 			return err
 		}
-		return w.post(ctx, log, spec, cmp, "")
+		return w.post(ctx, log, spec, cmp, "", prev.ID)
 	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
@@ -66,7 +66,14 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[benchArgs]) error
 		defer close(hbDone)
 		s.heartbeat(hbCtx, run.ID)
 	}()
-	cmp, runErr := s.deps.Benchmarker.Run(ctx, spec, nil)
+	var cmp *compare.Comparison
+	var files []review.Attachment
+	var runErr error
+	if fb, ok := s.deps.Benchmarker.(FileBenchmarker); ok {
+		cmp, files, runErr = fb.RunWithFiles(ctx, spec, nil)
+	} else {
+		cmp, runErr = s.deps.Benchmarker.Run(ctx, spec, nil)
+	}
 	stopHeartbeat()
 	<-hbDone
 
@@ -82,13 +89,16 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[benchArgs]) error
 		if job.Attempt >= job.MaxAttempts {
 			// The last attempt: tell the requester instead of going silent.
 			failed := &compare.Comparison{Failures: []compare.Failure{{Stage: "setup", Message: runErr.Error()}}}
-			if err := w.post(ctx, log, spec, failed, string(review.StateError)); err != nil {
+			if err := w.post(ctx, log, spec, failed, string(review.StateError), run.ID); err != nil {
 				log.Error("post failure notice", "err", err)
 			}
 		}
 		return runErr
 	}
 	if err := s.st.SaveComparison(ctx, run.ID, cmp); err != nil {
+		return err
+	}
+	if err := s.st.SaveArtifacts(ctx, run.ID, storeFiles(files)); err != nil {
 		return err
 	}
 	for _, side := range cmp.Provenance.Sides {
@@ -112,15 +122,18 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[benchArgs]) error
 	s.metrics.Observe("perfbot_job_duration_seconds", time.Since(started), "outcome", "done")
 	s.metrics.Inc("perfbot_jobs_total", "outcome", "done")
 	log.Info("benchmark job finished", "run", run.ID, "took", time.Since(started).Round(time.Millisecond))
-	return w.post(ctx, log, spec, cmp, "")
+	return w.post(ctx, log, spec, cmp, "", run.ID)
 }
 
 // post renders and posts the answer to every target, recording each post.
 // Host paths are scrubbed from the comparison before it is rendered, and
 // from the rendered answer.
-func (w *benchWorker) post(ctx context.Context, log *slog.Logger, spec JobSpec, cmp *compare.Comparison, state string) error {
+func (w *benchWorker) post(ctx context.Context, log *slog.Logger, spec JobSpec, cmp *compare.Comparison, state string, runID int64) error {
 	s := w.svc
 	msg := s.deps.Scrub.Message(s.deps.Render(s.deps.Scrub.Comparison(cmp)))
+	if url := RunURL(s.cfg.Service.URL, runID); url != "" {
+		msg = LinkRun(msg, url, w.storedImages(ctx, runID))
+	}
 	msg.Key = spec.Key
 	if state != "" {
 		msg.State = review.State(state)
@@ -151,6 +164,30 @@ func (w *benchWorker) post(ctx context.Context, log *slog.Logger, spec JobSpec, 
 		log.Info("answer posted", "target", t, "link", link)
 	}
 	return errors.Join(errs...)
+}
+
+// storedImages counts the images (flame graphs) kept with a run.
+func (w *benchWorker) storedImages(ctx context.Context, runID int64) int {
+	files, err := w.svc.st.Artifacts(ctx, runID)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, f := range files {
+		if strings.HasPrefix(f.ContentType, "image/") {
+			n++
+		}
+	}
+	return n
+}
+
+// storeFiles turns a benchmarker's files into the store's.
+func storeFiles(files []review.Attachment) []store.Artifact {
+	var out []store.Artifact
+	for _, f := range files {
+		out = append(out, store.Artifact{Name: f.Name, ContentType: f.ContentType, Data: f.Data})
+	}
+	return out
 }
 
 func patchName(spec JobSpec) string {

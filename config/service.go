@@ -41,6 +41,10 @@ type Service struct {
 	PollInterval time.Duration `yaml:"poll_interval"`
 	// Name identifies this process in runs and logs (default: host name).
 	Name string `yaml:"name"`
+	// URL is the public address of the service's pages (such as
+	// https://perfbot.example.org); when set, every posted answer links
+	// to its run's page there.
+	URL string `yaml:"url"`
 }
 
 // Store says where the history and the queue live.

@@ -97,6 +97,12 @@ func (c *Config) checkService(v *validator) {
 			v.add("service.listen", "expected host:port, such as 127.0.0.1:8080, got %q", s.Listen)
 		}
 	}
+	if s.URL != "" {
+		checkURL(v, "service.url", s.URL, "https", "http")
+		if u, err := url.Parse(s.URL); err == nil && u.Host != "" && (u.RawQuery != "" || u.Fragment != "" || u.User != nil) {
+			v.add("service.url", "expected the pages' base address without user, query or fragment, got %q", s.URL)
+		}
+	}
 	if s.Workers != 1 && s.Workers != 0 {
 		v.add("service.workers", "is %d: a host runs one benchmark job at a time, so it must be 1", s.Workers)
 	}

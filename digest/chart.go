@@ -44,7 +44,7 @@ func trends(ctx context.Context, st *store.Store, changes []Change, to time.Time
 			continue
 		}
 		seen[key] = true
-		points, err := st.SeriesOf(ctx, store.Series{Benchmark: c.Benchmark, Params: c.Params, Unit: c.Unit, Metric: c.Metric,
+		points, err := st.RecentPoints(ctx, store.RecentQuery{Benchmark: c.Benchmark, Params: c.Params, Unit: c.Unit, Metric: c.Metric,
 			Ref: c.CandidateRef, Until: to, Last: maxTrendPoints})
 		if err != nil {
 			return nil, err

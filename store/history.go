@@ -44,9 +44,9 @@ func (s *Store) History(ctx context.Context, benchmark string) ([]Point, error) 
 	return scanPoints(rows, benchmark)
 }
 
-// A Series asks for the recent measurements of one benchmark row on one
-// ref: the points of a trend chart.
-type Series struct {
+// A RecentQuery asks for the recent measurements of one benchmark row on
+// one ref: the points of a trend chart.
+type RecentQuery struct {
 	Benchmark string
 	Params    bench.Params
 	Unit      string
@@ -59,10 +59,10 @@ type Series struct {
 	Last int
 }
 
-// SeriesOf returns the newest q.Last candidate measurements of q's row
+// RecentPoints returns the newest q.Last candidate measurements of q's row
 // with a verdict, from finished runs of q.Ref, oldest first. Unlike History, what it reads
 // and returns is bounded by q.Last, however many runs the store holds.
-func (s *Store) SeriesOf(ctx context.Context, q Series) ([]Point, error) {
+func (s *Store) RecentPoints(ctx context.Context, q RecentQuery) ([]Point, error) {
 	params, err := json.Marshal(q.Params)
 	if err != nil {
 		return nil, err

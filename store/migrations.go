@@ -113,4 +113,12 @@ CREATE INDEX noise_host ON noise (host, benchmark)`},
 	// benchmark for each result, growing with the square of the runs.
 	{4, "verdicts by run and benchmark", `
 CREATE INDEX verdicts_run_benchmark ON verdicts (run_id, benchmark)`},
+	{5, "artifacts", `
+CREATE TABLE artifacts (
+	run_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	name TEXT NOT NULL,
+	content_type TEXT NOT NULL,
+	data {{BLOB}} NOT NULL,
+	PRIMARY KEY (run_id, name)
+)`},
 }

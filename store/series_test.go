@@ -8,9 +8,9 @@ import (
 	"github.com/perfbot/perfbot/bench"
 )
 
-// TestSeriesOf checks that a series holds the newest points of its row on
+// TestRecentPoints checks that a series holds the newest points of its row on
 // its ref, oldest first, and nothing of other refs, units or parameters.
-func TestSeriesOf(t *testing.T) {
+func TestRecentPoints(t *testing.T) {
 	eachStore(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
 		for i := range 7 {
@@ -33,8 +33,8 @@ func TestSeriesOf(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		q := Series{Benchmark: "BenchmarkScan", Params: bench.Params{{Name: "threads", Value: "10"}}, Unit: "ns/op", Ref: "refs/heads/main", Last: 3}
-		got, err := s.SeriesOf(ctx, q)
+		q := RecentQuery{Benchmark: "BenchmarkScan", Params: bench.Params{{Name: "threads", Value: "10"}}, Unit: "ns/op", Ref: "refs/heads/main", Last: 3}
+		got, err := s.RecentPoints(ctx, q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +50,7 @@ func TestSeriesOf(t *testing.T) {
 			t.Errorf("centres %v, want [83 84 86]", centres)
 		}
 		q.Params = bench.Params{{Name: "threads", Value: "1"}}
-		if got, err := s.SeriesOf(ctx, q); err != nil || len(got) != 0 {
+		if got, err := s.RecentPoints(ctx, q); err != nil || len(got) != 0 {
 			t.Errorf("series of other parameters: %v, %v", got, err)
 		}
 	})

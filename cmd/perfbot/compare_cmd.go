@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/bench"
+	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/report"
@@ -48,6 +49,7 @@ type compareFlags struct {
 	seed      uint64
 	db        string
 	dbEnv     string
+	save      bool
 	driver    string
 	// cfg is the loaded config file, if any.
 	cfg *config.Config
@@ -93,6 +95,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.Var(&f.budget, "budget", "adaptive sampling: run the undecided benchmarks again while this lasts: rounds (10x: the runs of 10 rounds of every benchmark) or a time per suite (5m)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the rounds' random order, to repeat a run's order (default: random; the report's provenance names it)")
 	fs.StringVar(&f.db, "db", "", "history database whose noise thresholds (perfbot calibrate) the verdicts apply: a SQLite file or a postgres:// URL")
+	fs.BoolVar(&f.save, "save", false, "store the run (comparison, raw results, flame graphs, profiles) in --db, for perfbot web and perfbot history")
 	fs.StringVar(&f.driver, "driver", "", "store driver of --db: sqlite or postgres (default: from --db)")
 	fs.StringVar(&f.key, "key", "", "stable key of the answer, so a rerun edits it (default: derived from the --post targets and suites)")
 	fs.Usage = func() {
@@ -186,7 +189,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	// The graphs go to --out and to posted answers; without either there
 	// is nothing to draw them for.
 	var flames []review.Attachment
-	if f.out != "" || len(targets) > 0 {
+	if f.out != "" || len(targets) > 0 || f.save {
 		if flames, err = flameFiles(outcome); err != nil {
 			return fmt.Errorf("flame graphs: %w", err)
 		}
@@ -202,17 +205,33 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if len(paths) > 0 && !f.quiet {
 			fmt.Fprintf(stderr, "perfbot: CPU flame graphs: %s\n", strings.Join(paths, ", "))
 		}
+		if _, err := writeFiles(f.out, profileFiles(outcome)); err != nil {
+			return fmt.Errorf("profiles: %w", err)
+		}
+	}
+	var suites []string
+	for _, s := range opts.Suites {
+		suites = append(suites, s.Name)
+	}
+	key := f.key
+	if key == "" && len(targets) > 0 {
+		key = answerKey(targets, suites)
+	}
+	var runURL string
+	if f.save {
+		id, err := saveRun(ctx, &f, cmp, key, targets, suites, append(flames, profileFiles(outcome)...))
+		if err != nil {
+			return fmt.Errorf("save the run: %w", err)
+		}
+		if f.cfg != nil {
+			runURL = bot.RunURL(f.cfg.Service.URL, id)
+		}
+		if !f.quiet {
+			fmt.Fprintf(stderr, "perfbot: stored as run %d in %s\n", id, storeDriver(f.driver, f.db))
+		}
 	}
 	if len(targets) > 0 {
-		key := f.key
-		if key == "" {
-			var names []string
-			for _, s := range opts.Suites {
-				names = append(names, s.Name)
-			}
-			key = answerKey(targets, names)
-		}
-		if err := postAll(ctx, cmp, flames, targets, key, f.cfg, f.cacheDir, stderr); err != nil {
+		if err := postAll(ctx, cmp, flames, targets, key, f.cfg, f.cacheDir, runURL, stderr); err != nil {
 			return err
 		}
 	}

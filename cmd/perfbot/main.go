@@ -46,6 +46,7 @@ func commands() map[string]command {
 		"worker":    workerCmd,
 		"digest":    digestCmd,
 		"flame":     flameCmd,
+		"web":       webCmd,
 	}
 }
 

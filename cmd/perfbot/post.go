@@ -49,8 +49,9 @@ func answerKey(targets []review.Target, suites []string) string {
 // with extra attachments (flame graphs) after the report's own, reporting
 // each link on stderr. Every target is tried; the errors are joined. Host
 // paths (those of bot.HostPaths under cacheDir, default the user cache
-// directory's perfbot folder) are scrubbed from the answer.
-func postAll(ctx context.Context, cmp *compare.Comparison, extra []review.Attachment, targets []review.Target, key string, cfg *config.Config, cacheDir string, stderr io.Writer) error {
+// directory's perfbot folder) are scrubbed from the answer. A runURL
+// (the stored run's page) is linked from every rendering.
+func postAll(ctx context.Context, cmp *compare.Comparison, extra []review.Attachment, targets []review.Target, key string, cfg *config.Config, cacheDir, runURL string, stderr io.Writer) error {
 	if len(targets) == 0 {
 		return nil
 	}
@@ -69,6 +70,7 @@ func postAll(ctx context.Context, cmp *compare.Comparison, extra []review.Attach
 	}
 	msg = scrub.Message(msg)
 	msg.Attachments = append(msg.Attachments, extra...)
+	msg = bot.LinkRun(msg, runURL, 0)
 	var errs []error
 	for _, t := range targets {
 		link, err := router.Post(ctx, t, msg)

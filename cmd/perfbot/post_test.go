@@ -138,7 +138,7 @@ func TestPostScrubsHostPaths(t *testing.T) {
 	cmp := &compare.Comparison{Base: "base", Candidates: []string{"patched"}, Failures: []compare.Failure{{
 		Variant: "patched", Stage: "build", Message: exe + " compare: build failed", LogTail: wt + "/x_test.go:3:1: syntax error"}}}
 	targets := []review.Target{{Venue: "github", Where: "acme/store#7"}}
-	if err := postAll(context.Background(), cmp, nil, targets, "scrub-test", nil, cache, io.Discard); err != nil {
+	if err := postAll(context.Background(), cmp, nil, targets, "scrub-test", nil, cache, "", io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	if len(fake.comments) != 1 {

@@ -139,7 +139,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if k == "" {
 		k = answerKey(targets, nil)
 	}
-	return postAll(ctx, cmp, nil, targets, k, cfg, "", stderr)
+	return postAll(ctx, cmp, nil, targets, k, cfg, "", "", stderr)
 }
 
 // maxReportWarnings bounds the parser warnings a report lists.

@@ -114,6 +114,9 @@ func runService(ctx context.Context, name string, mode bot.Mode, args []string, 
 		if err := addIntakes(svc, cfg, venues, log); err != nil {
 			return err
 		}
+		if err := addPages(svc, log); err != nil {
+			return err
+		}
 	}
 	return svc.Run(ctx)
 }
@@ -302,20 +305,22 @@ type compareBenchmarker struct {
 // noiseDBEnv carries the store's DSN to the child, off its command line.
 const noiseDBEnv = "PERFBOT_NOISE_DB"
 
-// Run runs the comparison a job asks for.
-func (b *compareBenchmarker) Run(ctx context.Context, spec job.Spec, _ job.ProgressFunc) (*compare.Comparison, error) {
+// RunWithFiles runs the comparison a job asks for and returns the flame
+// graphs and profiles it drew, to be kept with the run.
+func (b *compareBenchmarker) RunWithFiles(ctx context.Context, spec job.Spec, _ job.ProgressFunc) (*compare.Comparison, []review.Attachment, error) {
 	if spec.PatchURL != "" && spec.Patch == "" {
 		patch, err := fetchPatch(ctx, spec.PatchURL, nil)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		spec.Patch = patch
 	}
 	// The JSON leaves the raw samples out; --out writes them too, so that
-	// the history keeps every measurement.
+	// the history keeps every measurement, and the flame graphs and
+	// profiles, which the store keeps with the run.
 	out, err := os.MkdirTemp("", "perfbot-job-")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer os.RemoveAll(out)
 	argv := []string{b.exe, "compare", "--config", b.config, "--format", "json", "-q", "--out", out}
@@ -341,10 +346,14 @@ func (b *compareBenchmarker) Run(ctx context.Context, spec job.Spec, _ job.Progr
 	}
 	cmp, err := (&bot.ExecBenchmarker{Argv: argv, Env: env, Secrets: b.secrets, Answered: map[int]string{2: "setup"}}).Run(ctx, spec, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	addSamples(ctx, cmp, out)
-	return cmp, nil
+	files, err := readRunFiles(out)
+	if err != nil {
+		return nil, nil, fmt.Errorf("files of the run: %w", err)
+	}
+	return cmp, files, nil
 }
 
 // addSamples fills the comparison's cells with the raw samples or

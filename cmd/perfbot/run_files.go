@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/perfbot/perfbot/bot"
+	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/runner"
+	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/web"
+)
+
+// maxRunFile bounds each file kept with a run in the store.
+const maxRunFile = 32 << 20
+
+// profileFiles are the CPU profiles of an outcome in pprof format, named
+// profile-SUITE-PKG-VARIANT.pprof.
+func profileFiles(o *runner.Outcome) []review.Attachment {
+	var files []review.Attachment
+	for _, p := range o.Profiles {
+		name := "profile-" + sanitizeFile(p.Suite) + "-" + sanitizeFile(path.Base(p.Package)) + "-" + sanitizeFile(p.Variant) + ".pprof"
+		files = append(files, review.Attachment{Name: name, ContentType: "application/vnd.google.pprof", Data: p.Data})
+	}
+	return files
+}
+
+// readRunFiles reads the flame graphs and profiles "perfbot compare
+// --out DIR" wrote, to keep them with the run.
+func readRunFiles(dir string) ([]review.Attachment, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var files []review.Attachment
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() || !(strings.HasPrefix(name, "flame-") || strings.HasPrefix(name, "profile-")) {
+			continue
+		}
+		ct := "application/octet-stream"
+		switch filepath.Ext(name) {
+		case ".svg":
+			ct = "image/svg+xml"
+		case ".txt":
+			ct = "text/plain; charset=utf-8"
+		case ".pprof":
+			ct = "application/vnd.google.pprof"
+		default:
+			continue
+		}
+		if fi, err := e.Info(); err != nil || fi.Size() > maxRunFile {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, review.Attachment{Name: name, ContentType: ct, Data: data})
+	}
+	return files, nil
+}
+
+// Run runs the comparison a job asks for (bot.Benchmarker).
+func (b *compareBenchmarker) Run(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
+	cmp, _, err := b.RunWithFiles(ctx, spec, progress)
+	return cmp, err
+}
+
+// saveRun stores a comparison made on the command line (compare --save)
+// as a finished run, with its flame graphs and profiles, and returns the
+// run's id.
+func saveRun(ctx context.Context, f *compareFlags, cmp *compare.Comparison, key string, targets []review.Target, suites []string, files []review.Attachment) (int64, error) {
+	db, err := f.dsn()
+	if err != nil {
+		return 0, err
+	}
+	if db == "" {
+		return 0, usagef("--save needs --db FILE|URL (or --db-env) to store the run in")
+	}
+	st, err := store.Open(ctx, storeDriver(f.driver, db), db)
+	if err != nil {
+		return 0, err
+	}
+	defer st.Close()
+	run := &store.Run{JobKey: key, Suites: strings.Join(suites, " "), Worker: "cli", Started: cmp.Provenance.Started}
+	if run.JobKey == "" {
+		run.JobKey = "cli"
+	}
+	if len(targets) > 0 {
+		run.Venue, run.Target = targets[0].Venue, targets[0].Where
+	}
+	for _, side := range cmp.Provenance.Sides {
+		switch {
+		case side.Variant == cmp.Base:
+			run.BaseRef, run.BaseCommit = side.Ref, side.Commit
+		case run.CandidateRef == "" && run.CandidateCommit == "":
+			run.CandidateRef, run.CandidateCommit, run.Patch = side.Ref, side.Commit, side.Patch
+			if run.CandidateRef == "" && side.Patch != "" {
+				run.CandidateRef = side.Ref
+			}
+		}
+	}
+	if b, err := json.Marshal(cmp.Provenance.Host); err == nil {
+		run.Host = b
+	}
+	if b, err := json.Marshal(cmp.Provenance); err == nil {
+		run.Provenance = b
+	}
+	run.Status = store.StatusDone
+	if !compared(cmp) {
+		run.Status, run.Error = store.StatusFailed, "nothing could be compared"
+	}
+	if _, err := st.RecordRun(ctx, run); err != nil {
+		return 0, err
+	}
+	if err := st.SaveComparison(ctx, run.ID, cmp); err != nil {
+		return 0, err
+	}
+	var arts []store.Artifact
+	for _, a := range files {
+		arts = append(arts, store.Artifact{Name: a.Name, ContentType: a.ContentType, Data: a.Data})
+	}
+	if err := st.SaveArtifacts(ctx, run.ID, arts); err != nil {
+		return 0, err
+	}
+	return run.ID, nil
+}
+
+// addPages serves the history's pages and API on the service's mux.
+func addPages(svc *bot.Service, log *slog.Logger) error {
+	ws, err := web.New(svc.Store(), log.With("part", "web"))
+	if err != nil {
+		return fmt.Errorf("pages: %w", err)
+	}
+	ws.Register(svc)
+	return nil
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/web"
+)
+
+// webCmd implements "perfbot web": the history's pages and JSON API,
+// served from a store without the bot (no intake, no queue, no posting).
+func webCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("web", stderr)
+	db := fs.String("db", "perfbot.db", "history database: a SQLite file, or a postgres:// URL")
+	driver := fs.String("driver", "", "store driver: sqlite or postgres (default: from --db)")
+	listen := fs.String("listen", "127.0.0.1:8080", "HTTP address to serve on")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: perfbot web [--db FILE|URL] [--listen ADDR]\n")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	drv := storeDriver(*driver, *db)
+	if drv == store.SQLite {
+		// Opening would create an empty store: a mistyped path should
+		// say so instead.
+		if _, err := os.Stat(*db); err != nil {
+			return fmt.Errorf("store %s: %w", *db, err)
+		}
+	}
+	st, err := store.Open(ctx, drv, *db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	log := slog.New(slog.NewTextHandler(stderr, nil)).With("process", "web")
+	ws, err := web.New(st, log)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", *listen, err)
+	}
+	srv := &http.Server{Handler: ws.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	log.Info("serving the history", "url", "http://"+ln.Addr().String()+"/", "store", drv)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(shut); err != nil {
+			return err
+		}
+		if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	}
+}

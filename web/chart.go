@@ -1,0 +1,182 @@
+package web
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/perf/benchmath"
+
+	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/report"
+	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/store"
+)
+
+// chartsOf draws a run's comparison charts (report.Charts), keeping the
+// last chartCache runs' drawings.
+func (s *Server) chartsOf(id int64, cmp *compare.Comparison) ([]review.Attachment, error) {
+	s.mu.Lock()
+	c, ok := s.charts[id]
+	s.mu.Unlock()
+	if ok {
+		return c, nil
+	}
+	c, err := report.Charts(cmp)
+	if err != nil {
+		return nil, fmt.Errorf("charts of run %d: %w", id, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.charts[id]; !ok {
+		s.charts[id] = c
+		s.order = append(s.order, id)
+		if len(s.order) > chartCache {
+			delete(s.charts, s.order[0])
+			s.order = s.order[1:]
+		}
+	}
+	return c, nil
+}
+
+// pointOf turns a stored measurement into a chart point: the median of
+// the samples with its distribution-free 95% interval (as benchstat and
+// the comparisons compute it), or the tool's mean ± error.
+func pointOf(p store.SeriesPoint) Point {
+	pt := Point{Run: p.RunID, RunURL: runURL(p.RunID), Finished: p.Finished, Ref: p.Ref, Commit: p.Commit,
+		Variant: p.Variant, Baseline: p.Baseline, Centre: p.Centre, Lo: p.Centre, Hi: p.Centre,
+		Verdict: p.Verdict, DeltaPct: p.DeltaPct}
+	switch {
+	case len(p.Samples) > 0:
+		sorted := slices.Clone(p.Samples)
+		slices.Sort(sorted)
+		sum := benchmath.AssumeNothing.Summary(benchmath.NewSample(sorted, &benchmath.DefaultThresholds), 0.95)
+		pt.Centre, pt.Lo, pt.Hi, pt.N = sum.Center, sum.Lo, sum.Hi, len(sorted)
+	case p.Summary != nil:
+		pt.Centre, pt.Lo, pt.Hi, pt.N = p.Summary.Mean, p.Summary.Mean, p.Summary.Mean, p.Summary.N
+		if e := p.Summary.Error; e > 0 && !math.IsNaN(e) && !math.IsInf(e, 0) {
+			pt.Lo, pt.Hi = p.Summary.Mean-e, p.Summary.Mean+e
+		}
+	}
+	if u, err := url.Parse(p.Link); err == nil && (u.Scheme == "https" || u.Scheme == "http") {
+		pt.Thread = p.Link
+	}
+	if p.Target != "" {
+		pt.Target = p.Venue + ":" + p.Target
+	}
+	return pt
+}
+
+// Chart is a history drawn as SVG by the template: one dot per point with
+// its interval as a bar, the baseline points joined by a line.
+type Chart struct {
+	W, H   int
+	Left   int
+	Bottom int
+	Line   string
+	Points []ChartPoint
+	YTicks []Tick
+	XTicks []Tick
+}
+
+// ChartPoint is one drawn point.
+type ChartPoint struct {
+	X, Y, YLo, YHi float64
+	URL            string
+	Title          string
+	Baseline       bool
+	Verdict        string
+}
+
+// Tick is an axis label at a position.
+type Tick struct {
+	Pos   float64
+	Label string
+}
+
+// historyChart lays out points, oldest left.
+func historyChart(points []Point) *Chart {
+	if len(points) == 0 {
+		return nil
+	}
+	c := &Chart{W: 860, H: 320, Left: 70, Bottom: 40}
+	top, right := 16.0, 16.0
+	plotW := float64(c.W-c.Left) - right
+	plotH := float64(c.H-c.Bottom) - top
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range points {
+		lo, hi = math.Min(lo, p.Lo), math.Max(hi, p.Hi)
+	}
+	if hi-lo < 1e-12*math.Max(1, math.Abs(hi)) {
+		lo, hi = lo-math.Max(1, math.Abs(lo))*0.05, hi+math.Max(1, math.Abs(hi))*0.05
+	}
+	pad := (hi - lo) * 0.08
+	lo, hi = lo-pad, hi+pad
+	if lo < 0 && points[0].Lo >= 0 {
+		lo = 0
+	}
+	y := func(v float64) float64 { return top + plotH*(1-(v-lo)/(hi-lo)) }
+	x := func(i int) float64 {
+		if len(points) == 1 {
+			return float64(c.Left) + plotW/2
+		}
+		return float64(c.Left) + 10 + (plotW-20)*float64(i)/float64(len(points)-1)
+	}
+	var line []string
+	every := max(1, len(points)/10)
+	for i, p := range points {
+		cp := ChartPoint{X: x(i), Y: y(p.Centre), YLo: y(p.Lo), YHi: y(p.Hi), URL: p.RunURL, Baseline: p.Baseline, Verdict: p.Verdict}
+		cp.Title = fmt.Sprintf("run %d, %s %s: %s [%s, %s]", p.Run, p.Variant, shortCommit(p.Commit),
+			num(p.Centre), num(p.Lo), num(p.Hi))
+		if p.Verdict != "" {
+			cp.Title += fmt.Sprintf(", %s %+.1f%%", p.Verdict, p.DeltaPct)
+		}
+		c.Points = append(c.Points, cp)
+		if p.Baseline {
+			line = append(line, fmt.Sprintf("%.1f,%.1f", cp.X, cp.Y))
+		}
+		if i%every == 0 {
+			label := shortCommit(p.Commit)
+			if label == "" {
+				label = "#" + strconv.FormatInt(p.Run, 10)
+			}
+			c.XTicks = append(c.XTicks, Tick{Pos: cp.X, Label: label})
+		}
+	}
+	if len(line) > 1 {
+		c.Line = strings.Join(line, " ")
+	}
+	for i := 0; i <= 4; i++ {
+		v := lo + (hi-lo)*float64(i)/4
+		c.YTicks = append(c.YTicks, Tick{Pos: y(v), Label: num(v)})
+	}
+	return c
+}
+
+// num formats a value with four significant digits.
+func num(v float64) string {
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+func shortCommit(c string) string {
+	if len(c) > 10 {
+		return c[:10]
+	}
+	return c
+}
+
+// fileName makes a variant or file name safe as a download's file name.
+func fileName(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ':' || r == ' ' || r == '"' || r < 32 || r == 127 {
+			return '_'
+		}
+		return r
+	}, name)
+}
+
+// pathSegment escapes a name as one path segment.
+func pathSegment(s string) string { return url.PathEscape(s) }
