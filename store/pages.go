@@ -181,7 +181,8 @@ type SeriesPoint struct {
 
 // SeriesHistory returns the measurements of a series from finished runs
 // whose measured ref is ref (any ref when empty), oldest first; at most
-// limit, the newest ones.
+// limit, the newest ones. A candidate that applied a patch measured
+// "REF + PATCH", not REF.
 func (s *Store) SeriesHistory(ctx context.Context, sr Series, ref string, limit int) ([]SeriesPoint, error) {
 	params, err := json.Marshal(sr.Params)
 	if err != nil {
@@ -190,12 +191,12 @@ func (s *Store) SeriesHistory(ctx context.Context, sr Series, ref string, limit 
 	args := []any{sr.Benchmark, sr.Group, string(params), sr.Unit, sr.Metric, StatusDone}
 	refCond := ""
 	if ref != "" {
-		refCond = ` AND ((v.variant IS NULL AND r.base_ref = ?) OR (v.variant IS NOT NULL AND r.candidate_ref = ?))`
+		refCond = ` AND ((v.variant IS NULL AND r.base_ref = ?) OR (v.variant IS NOT NULL AND r.candidate_ref = ? AND r.patch = ''))`
 		args = append(args, ref, ref)
 	}
 	args = append(args, limit)
 	rows, err := s.query(ctx, `SELECT r.id, r.finished_at, r.job_key, r.venue, r.target, r.base_ref, r.base_commit,
-		r.candidate_ref, r.candidate_commit, res.variant, res.samples_json, res.summary_json, COALESCE(res.centre, 0),
+		r.candidate_ref, r.candidate_commit, r.patch, res.variant, res.samples_json, res.summary_json, COALESCE(res.centre, 0),
 		v.verdict, v.delta_pct, v.variant IS NULL,
 		(SELECT MIN(p.link) FROM posts p WHERE p.job_key = r.job_key AND r.job_key <> '')
 		FROM results res
@@ -214,10 +215,10 @@ func (s *Store) SeriesHistory(ctx context.Context, sr Series, ref string, limit 
 	for rows.Next() {
 		var p SeriesPoint
 		var finished, samples, summary, verdict, link sql.NullString
-		var baseRef, baseCommit, candRef, candCommit string
+		var baseRef, baseCommit, candRef, candCommit, patch string
 		var delta sql.NullFloat64
 		if err := rows.Scan(&p.RunID, &finished, &p.JobKey, &p.Venue, &p.Target, &baseRef, &baseCommit, &candRef,
-			&candCommit, &p.Variant, &samples, &summary, &p.Centre, &verdict, &delta, &p.Baseline, &link); err != nil {
+			&candCommit, &patch, &p.Variant, &samples, &summary, &p.Centre, &verdict, &delta, &p.Baseline, &link); err != nil {
 			return nil, fmt.Errorf("history of %s: %w", sr.Benchmark, err)
 		}
 		if p.Finished, err = parseTime(finished); err != nil {
@@ -239,6 +240,10 @@ func (s *Store) SeriesHistory(ctx context.Context, sr Series, ref string, limit 
 			p.Ref, p.Commit = baseRef, baseCommit
 		} else {
 			p.Ref, p.Commit = candRef, candCommit
+			if patch != "" {
+				// A patch on a ref is not that ref's code.
+				p.Ref = strings.TrimSpace(candRef + " + " + patch)
+			}
 		}
 		out = append(out, p)
 	}

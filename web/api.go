@@ -128,11 +128,13 @@ type Point struct {
 	Variant  string    `json:"variant"`
 	Baseline bool      `json:"baseline"`
 	Centre   float64   `json:"centre"`
-	Lo       float64   `json:"lo"`
-	Hi       float64   `json:"hi"`
-	N        int       `json:"n"`
-	Verdict  string    `json:"verdict,omitempty"`
-	DeltaPct float64   `json:"delta_pct,omitempty"`
+	// Lo and Hi bound Centre's 95% interval; null when the samples are
+	// too few to give one.
+	Lo       *float64 `json:"lo"`
+	Hi       *float64 `json:"hi"`
+	N        int      `json:"n"`
+	Verdict  string   `json:"verdict,omitempty"`
+	DeltaPct float64  `json:"delta_pct,omitempty"`
 	// Thread is the posted answer's link, when it is a web address.
 	Thread string `json:"thread,omitempty"`
 	Target string `json:"target,omitempty"`
@@ -177,6 +179,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
 

@@ -47,20 +47,26 @@ func (s *Server) chartsOf(id int64, cmp *compare.Comparison) ([]review.Attachmen
 // the comparisons compute it), or the tool's mean ± error.
 func pointOf(p store.SeriesPoint) Point {
 	pt := Point{Run: p.RunID, RunURL: runURL(p.RunID), Finished: p.Finished, Ref: p.Ref, Commit: p.Commit,
-		Variant: p.Variant, Baseline: p.Baseline, Centre: p.Centre, Lo: p.Centre, Hi: p.Centre,
-		Verdict: p.Verdict, DeltaPct: p.DeltaPct}
+		Variant: p.Variant, Baseline: p.Baseline, Centre: p.Centre, Verdict: p.Verdict, DeltaPct: finite(p.DeltaPct)}
+	interval := func(lo, hi float64) {
+		if !math.IsInf(lo, 0) && !math.IsNaN(lo) && !math.IsInf(hi, 0) && !math.IsNaN(hi) {
+			pt.Lo, pt.Hi = &lo, &hi
+		}
+	}
 	switch {
 	case len(p.Samples) > 0:
 		sorted := slices.Clone(p.Samples)
 		slices.Sort(sorted)
 		sum := benchmath.AssumeNothing.Summary(benchmath.NewSample(sorted, &benchmath.DefaultThresholds), 0.95)
-		pt.Centre, pt.Lo, pt.Hi, pt.N = sum.Center, sum.Lo, sum.Hi, len(sorted)
+		pt.Centre, pt.N = sum.Center, len(sorted)
+		interval(sum.Lo, sum.Hi)
 	case p.Summary != nil:
-		pt.Centre, pt.Lo, pt.Hi, pt.N = p.Summary.Mean, p.Summary.Mean, p.Summary.Mean, p.Summary.N
-		if e := p.Summary.Error; e > 0 && !math.IsNaN(e) && !math.IsInf(e, 0) {
-			pt.Lo, pt.Hi = p.Summary.Mean-e, p.Summary.Mean+e
+		pt.Centre, pt.N = p.Summary.Mean, p.Summary.N
+		if e := p.Summary.Error; e > 0 {
+			interval(p.Summary.Mean-e, p.Summary.Mean+e)
 		}
 	}
+	pt.Centre = finite(pt.Centre)
 	if u, err := url.Parse(p.Link); err == nil && (u.Scheme == "https" || u.Scheme == "http") {
 		pt.Thread = p.Link
 	}
@@ -103,19 +109,20 @@ func historyChart(points []Point) *Chart {
 		return nil
 	}
 	c := &Chart{W: 860, H: 320, Left: 70, Bottom: 40}
-	top, right := 16.0, 16.0
+	top, right := 16.0, 44.0
 	plotW := float64(c.W-c.Left) - right
 	plotH := float64(c.H-c.Bottom) - top
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, p := range points {
-		lo, hi = math.Min(lo, p.Lo), math.Max(hi, p.Hi)
+		l, h := bounds(p)
+		lo, hi = math.Min(lo, l), math.Max(hi, h)
 	}
 	if hi-lo < 1e-12*math.Max(1, math.Abs(hi)) {
 		lo, hi = lo-math.Max(1, math.Abs(lo))*0.05, hi+math.Max(1, math.Abs(hi))*0.05
 	}
 	pad := (hi - lo) * 0.08
 	lo, hi = lo-pad, hi+pad
-	if lo < 0 && points[0].Lo >= 0 {
+	if lo < 0 && lo+pad >= 0 {
 		lo = 0
 	}
 	y := func(v float64) float64 { return top + plotH*(1-(v-lo)/(hi-lo)) }
@@ -128,9 +135,9 @@ func historyChart(points []Point) *Chart {
 	var line []string
 	every := max(1, len(points)/10)
 	for i, p := range points {
-		cp := ChartPoint{X: x(i), Y: y(p.Centre), YLo: y(p.Lo), YHi: y(p.Hi), URL: p.RunURL, Baseline: p.Baseline, Verdict: p.Verdict}
-		cp.Title = fmt.Sprintf("run %d, %s %s: %s [%s, %s]", p.Run, p.Variant, shortCommit(p.Commit),
-			num(p.Centre), num(p.Lo), num(p.Hi))
+		l, h := bounds(p)
+		cp := ChartPoint{X: x(i), Y: y(p.Centre), YLo: y(l), YHi: y(h), URL: p.RunURL, Baseline: p.Baseline, Verdict: p.Verdict}
+		cp.Title = fmt.Sprintf("run %d, %s %s: %s %s", p.Run, p.Variant, shortCommit(p.Commit), num(p.Centre), intervalText(p))
 		if p.Verdict != "" {
 			cp.Title += fmt.Sprintf(", %s %+.1f%%", p.Verdict, p.DeltaPct)
 		}
@@ -156,8 +163,36 @@ func historyChart(points []Point) *Chart {
 	return c
 }
 
-// num formats a value with four significant digits.
+// bounds are a point's interval, or its centre when it has none.
+func bounds(p Point) (lo, hi float64) {
+	if p.Lo == nil || p.Hi == nil {
+		return p.Centre, p.Centre
+	}
+	return *p.Lo, *p.Hi
+}
+
+// intervalText is "[lo, hi]", or "(no interval)".
+func intervalText(p Point) string {
+	if p.Lo == nil || p.Hi == nil {
+		return "(too few samples for an interval)"
+	}
+	return "[" + num(*p.Lo) + ", " + num(*p.Hi) + "]"
+}
+
+// finite is v, or 0 for NaN and the infinities, which JSON cannot hold.
+func finite(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0
+	}
+	return v
+}
+
+// num formats a value with four significant digits, whole numbers up to
+// a billion in full.
 func num(v float64) string {
+	if a := math.Abs(v); a >= 1e4 && a < 1e9 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
 	return strconv.FormatFloat(v, 'g', 4, 64)
 }
 

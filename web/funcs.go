@@ -29,5 +29,6 @@ var funcs = template.FuncMap{
 	"weblink": func(s string) bool {
 		return strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://")
 	},
-	"join": strings.Join,
+	"join":  strings.Join,
+	"deref": func(p *float64) float64 { return *p },
 }

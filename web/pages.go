@@ -45,8 +45,8 @@ func (s *Server) homeData(r *http.Request) (*Home, error) {
 		c := cs[i]
 		ch := Change{Run: c.RunID, RunURL: runURL(c.RunID), Finished: c.Finished, Benchmark: c.Benchmark, Group: c.Group,
 			Params: c.Params, Unit: c.Unit, Metric: c.Metric, Variant: c.Variant, BaseRef: c.BaseRef,
-			CandidateRef: c.CandidateRef, CandidateCommit: c.CandCommit, Before: c.BaseCentre, After: c.Centre,
-			DeltaPct: c.DeltaPct, Verdict: c.Verdict,
+			CandidateRef: c.CandidateRef, CandidateCommit: c.CandCommit, Before: finite(c.BaseCentre), After: finite(c.Centre),
+			DeltaPct: finite(c.DeltaPct), Verdict: c.Verdict,
 			HistoryURL: seriesURL("", c.Benchmark, c.Group, c.Params, c.Unit, c.Metric, c.BaseRef)}
 		if c.Target != "" {
 			ch.Target = c.Venue + ":" + c.Target
@@ -394,7 +394,10 @@ func (s *Server) benchmarkPage(w http.ResponseWriter, r *http.Request) error {
 		Current  bool
 	}
 	var refs []refLink
-	for _, ref := range h.Refs {
+	for i, ref := range h.Refs {
+		if i == 20 {
+			break
+		}
 		refs = append(refs, refLink{ref, seriesURL("", h.Benchmark, h.Group, h.Params, h.Unit, h.Metric, ref), ref == h.Ref})
 	}
 	return s.render(w, "benchmark", map[string]any{"Title": h.Benchmark, "History": h, "Chart": historyChart(h.Points),

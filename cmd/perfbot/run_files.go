@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -13,6 +15,7 @@ import (
 	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/runner"
 	"github.com/perfbot/perfbot/store"
@@ -122,7 +125,15 @@ func saveRun(ctx context.Context, f *compareFlags, cmp *compare.Comparison, key 
 	if _, err := st.RecordRun(ctx, run); err != nil {
 		return 0, err
 	}
-	if err := st.SaveComparison(ctx, run.ID, cmp); err != nil {
+	stored, err := storable(cmp)
+	if err != nil {
+		return 0, err
+	}
+	if err := st.SaveComparison(ctx, run.ID, stored); err != nil {
+		run.Status, run.Error = store.StatusFailed, "the comparison could not be stored: "+err.Error()
+		if ferr := st.FinishRun(ctx, run); ferr != nil {
+			return 0, errors.Join(err, ferr)
+		}
 		return 0, err
 	}
 	var arts []store.Artifact
@@ -143,4 +154,34 @@ func addPages(svc *bot.Service, log *slog.Logger) error {
 	}
 	ws.Register(svc)
 	return nil
+}
+
+// storable is cmp as the service stores it: read back from its JSON
+// contract, which writes the numbers JSON cannot hold (an infinite change
+// from a zero baseline) as null, with the raw samples and summaries put
+// back.
+func storable(cmp *compare.Comparison) (*compare.Comparison, error) {
+	var b bytes.Buffer
+	if err := report.JSON(&b, cmp); err != nil {
+		return nil, err
+	}
+	var out compare.Comparison
+	if err := json.Unmarshal(b.Bytes(), &out); err != nil {
+		return nil, err
+	}
+	if len(out.Rows) != len(cmp.Rows) {
+		return nil, fmt.Errorf("comparison changed shape in JSON: %d rows, want %d", len(out.Rows), len(cmp.Rows))
+	}
+	for i := range out.Rows {
+		src, dst := &cmp.Rows[i], &out.Rows[i]
+		if src.Base != nil && dst.Base != nil {
+			dst.Base.Samples, dst.Base.Summary = src.Base.Samples, src.Base.Summary
+		}
+		for j := range dst.Candidates {
+			if j < len(src.Candidates) {
+				dst.Candidates[j].Samples, dst.Candidates[j].Summary = src.Candidates[j].Samples, src.Candidates[j].Summary
+			}
+		}
+	}
+	return &out, nil
 }
