@@ -156,9 +156,16 @@ func historyChart(points []Point) *Chart {
 	if len(line) > 1 {
 		c.Line = strings.Join(line, " ")
 	}
+	// Enough digits that neighbouring ticks differ.
+	digits := 4
+	if span := (hi - lo) / 4; span > 0 {
+		if d := int(math.Ceil(math.Log10(math.Max(math.Abs(lo), math.Abs(hi))/span))) + 1; d > digits {
+			digits = min(d, 15)
+		}
+	}
 	for i := 0; i <= 4; i++ {
 		v := lo + (hi-lo)*float64(i)/4
-		c.YTicks = append(c.YTicks, Tick{Pos: y(v), Label: num(v)})
+		c.YTicks = append(c.YTicks, Tick{Pos: y(v), Label: strconv.FormatFloat(v, 'g', digits, 64)})
 	}
 	return c
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/internal/storetest"
+	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/parse"
 	"github.com/perfbot/perfbot/store"
 )
@@ -81,7 +82,11 @@ func saveRun(t *testing.T, st *store.Store, cmp *compare.Comparison, baseCommit,
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.SaveComparison(ctx, id, cmp); err != nil {
+	stored, err := report.Storable(cmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SaveComparison(ctx, id, stored); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.SaveArtifacts(ctx, id, files); err != nil {

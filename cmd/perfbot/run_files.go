@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -125,7 +124,7 @@ func saveRun(ctx context.Context, f *compareFlags, cmp *compare.Comparison, key 
 	if _, err := st.RecordRun(ctx, run); err != nil {
 		return 0, err
 	}
-	stored, err := storable(cmp)
+	stored, err := report.Storable(cmp)
 	if err != nil {
 		return 0, err
 	}
@@ -154,34 +153,4 @@ func addPages(svc *bot.Service, log *slog.Logger) error {
 	}
 	ws.Register(svc)
 	return nil
-}
-
-// storable is cmp as the service stores it: read back from its JSON
-// contract, which writes the numbers JSON cannot hold (an infinite change
-// from a zero baseline) as null, with the raw samples and summaries put
-// back.
-func storable(cmp *compare.Comparison) (*compare.Comparison, error) {
-	var b bytes.Buffer
-	if err := report.JSON(&b, cmp); err != nil {
-		return nil, err
-	}
-	var out compare.Comparison
-	if err := json.Unmarshal(b.Bytes(), &out); err != nil {
-		return nil, err
-	}
-	if len(out.Rows) != len(cmp.Rows) {
-		return nil, fmt.Errorf("comparison changed shape in JSON: %d rows, want %d", len(out.Rows), len(cmp.Rows))
-	}
-	for i := range out.Rows {
-		src, dst := &cmp.Rows[i], &out.Rows[i]
-		if src.Base != nil && dst.Base != nil {
-			dst.Base.Samples, dst.Base.Summary = src.Base.Samples, src.Base.Summary
-		}
-		for j := range dst.Candidates {
-			if j < len(src.Candidates) {
-				dst.Candidates[j].Samples, dst.Candidates[j].Summary = src.Candidates[j].Samples, src.Candidates[j].Summary
-			}
-		}
-	}
-	return &out, nil
 }
