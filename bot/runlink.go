@@ -35,8 +35,8 @@ func LinkRun(msg review.Message, url string, flames int) review.Message {
 	}
 	left := ""
 	if images > 0 {
-		left = fmt.Sprintf(" This venue cannot hold files: the %d chart%s and flame graph%s of this run are there.",
-			images, plural(images), plural(images))
+		left = fmt.Sprintf(" This venue cannot hold files: the %d image%s (charts, flame graphs) of this run are on that page.",
+			images, plural(images))
 	}
 	md := fmt.Sprintf("\n\n**[Run page](%s)**: every table, charts, flame graphs and raw results.%s\n", url, left)
 	short := fmt.Sprintf("\n\n**[Run page](%s)**: full results, charts and flame graphs.\n", url)

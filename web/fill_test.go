@@ -12,8 +12,8 @@ import (
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/internal/storetest"
-	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/parse"
+	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/store"
 )
 
