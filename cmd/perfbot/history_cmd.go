@@ -10,20 +10,22 @@ import (
 )
 
 // historyCmd implements "perfbot history": it prints a benchmark's stored
-// history as a table.
+// history as a table. A name no benchmark has exactly is searched for as
+// words in names, groups and parameters ("wal threads=10"), and each
+// matching series is printed.
 func historyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("history", stderr)
 	db := fs.String("db", "perfbot.db", "history database: a SQLite file, or a postgres:// URL")
 	driver := fs.String("driver", "", "store driver: sqlite or postgres (default: from --db)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: perfbot history [--db FILE|URL] BENCHMARK\n")
+		fmt.Fprintf(stderr, "usage: perfbot history [--db FILE|URL] BENCHMARK|WORDS\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return usagef("history needs exactly one benchmark name")
+		return usagef("history needs exactly one benchmark name or search (quote several words)")
 	}
 	st, err := store.Open(ctx, storeDriver(*driver, *db), *db)
 	if err != nil {
@@ -34,11 +36,50 @@ func historyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	if len(points) == 0 {
-		return fmt.Errorf("no history for benchmark %q in %s", fs.Arg(0), *db)
+	if len(points) > 0 {
+		return store.WriteHistory(stdout, points)
 	}
-	return store.WriteHistory(stdout, points)
+	// No benchmark of that exact name: every series whose name, group or
+	// parameters contain the words, as perfbot web's search.
+	series, err := st.SearchSeries(ctx, fs.Arg(0), historyMatches+1)
+	if err != nil {
+		return err
+	}
+	if len(series) == 0 {
+		return fmt.Errorf("no history for benchmark %q in %s (no name or parameter contains it either)", fs.Arg(0), *db)
+	}
+	if len(series) > historyMatches {
+		fmt.Fprintf(stderr, "perfbot: more than %d series match %q; showing the first %d\n", historyMatches, fs.Arg(0), historyMatches)
+		series = series[:historyMatches]
+	}
+	for i, sr := range series {
+		sps, err := st.SeriesHistory(ctx, sr, "", 1000)
+		if err != nil {
+			return err
+		}
+		var points []store.Point
+		for _, p := range sps {
+			points = append(points, store.Point{RunID: p.RunID, Finished: p.Finished, Ref: p.Ref, Commit: p.Commit,
+				Variant: p.Variant, Params: sr.Params, Unit: sr.Unit, Metric: sr.Metric, Centre: p.Centre,
+				Verdict: p.Verdict, DeltaPct: p.DeltaPct})
+		}
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		name := sr.Benchmark
+		if sr.Group != "" {
+			name = sr.Group + " " + name
+		}
+		fmt.Fprintf(stdout, "%s\n", name)
+		if err := store.WriteHistory(stdout, points); err != nil {
+			return err
+		}
+	}
+	return nil
 }
+
+// historyMatches bounds the series a substring search prints.
+const historyMatches = 50
 
 // storeDriver picks the store driver: the one given, else postgres for a
 // postgres URL, else sqlite.

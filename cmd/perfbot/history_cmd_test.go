@@ -47,6 +47,15 @@ func TestHistoryCmd(t *testing.T) {
 		!strings.Contains(lines[2], "bbbbbbbbbbbb  main     threads=10  1000    ns/op  better (-16.7%)") {
 		t.Errorf("history output:\n%s", out.String())
 	}
+	// Words found in names and parameters, not an exact name.
+	if err := runCLI(t, []string{"history", "--db", db, "walappend threads=10"}, &out, &errOut); err != nil {
+		t.Fatalf("history search: %v\n%s", err, errOut.String())
+	}
+	lines = strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 4 || lines[0] != "BenchmarkWALAppend" ||
+		!strings.Contains(lines[3], "bbbbbbbbbbbb  main     threads=10  1000    ns/op  better (-16.7%)") {
+		t.Errorf("history search output:\n%s", out.String())
+	}
 	if err := runCLI(t, []string{"history", "--db", db, "BenchmarkNone"}, &out, &errOut); err == nil || !strings.Contains(err.Error(), "no history") {
 		t.Errorf("unknown benchmark: %v", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -203,13 +204,13 @@ func TestServeEndToEnd(t *testing.T) {
 suites:
   work: {preset: go, count: 4, go: {benchtime: 20x, bench: Work}}
 sandbox: {mode: none}
-service: {listen: %q, heartbeat: 1s, poll_interval: 1s}
+service: {listen: %q, heartbeat: 1s, poll_interval: 1s, url: %q}
 store: {driver: sqlite, path: %q}
 triggers: {senders: [dev@example.org]}
 venues:
   github: {repo: acme/store, url: %q, token_env: E2E_GH_TOKEN, webhook_secret_env: E2E_WEBHOOK_SECRET}
   mail: {smtp: %q, from: "perfbot <perfbot@example.org>", list: dev@lists.example.org, maildir: %q}
-`, r.Dir, addr, filepath.Join(dir, "perfbot.db"), fake.URL+"/api/v3/", smtpSrv.addr, maildir)
+`, r.Dir, addr, "http://"+addr, filepath.Join(dir, "perfbot.db"), fake.URL+"/api/v3/", smtpSrv.addr, maildir)
 	if err := os.WriteFile(cfgFile, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -289,6 +290,18 @@ venues:
 	}
 	if !strings.Contains(final, "|") {
 		t.Errorf("answer has no table:\n%s", final)
+	}
+	// The answer links its run's page, which serve shows.
+	if m := regexp.MustCompile(`\((http://[^)]+/runs/\d+)\)`).FindStringSubmatch(final); m == nil {
+		t.Errorf("answer does not link its run page:\n%s", final)
+	} else if resp, err := http.Get(m[1]); err != nil {
+		t.Error(err)
+	} else {
+		page, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(page), "Work") || !strings.Contains(string(page), `id="table-0"`) {
+			t.Errorf("GET %s: %s\n%s", m[1], resp.Status, page)
+		}
 	}
 	cancel()
 	if err := <-done; err != nil {
