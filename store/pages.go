@@ -96,8 +96,8 @@ type Series struct {
 	Runs int
 }
 
-// SearchSeries returns the series whose benchmark name, group or
-// parameters contain every word of query (case-insensitively for ASCII),
+// SearchSeries returns the series whose benchmark name, group,
+// parameters, unit or metric contain every word of query (case-insensitively for ASCII),
 // by name; at most limit. A word NAME=VALUE matches a parameter NAME whose
 // value starts with VALUE. An empty query matches every series.
 func (s *Store) SearchSeries(ctx context.Context, query string, limit int) ([]Series, error) {
@@ -112,8 +112,9 @@ func (s *Store) SearchSeries(ctx context.Context, query string, limit int) ([]Se
 			continue
 		}
 		pat := "%" + likeEscape(strings.ToLower(w)) + "%"
-		where = append(where, `(LOWER(benchmark) LIKE ? ESCAPE '!' OR LOWER(grp) LIKE ? ESCAPE '!' OR LOWER(params_json) LIKE ? ESCAPE '!')`)
-		args = append(args, pat, pat, pat)
+		where = append(where, `(LOWER(benchmark) LIKE ? ESCAPE '!' OR LOWER(grp) LIKE ? ESCAPE '!' OR LOWER(params_json) LIKE ? ESCAPE '!'
+			OR LOWER(unit) LIKE ? ESCAPE '!' OR LOWER(metric) LIKE ? ESCAPE '!')`)
+		args = append(args, pat, pat, pat, pat, pat)
 	}
 	cond := ""
 	if len(where) > 0 {

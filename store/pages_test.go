@@ -40,7 +40,7 @@ func TestPagesQueries(t *testing.T) {
 			t.Fatalf("branches = %+v, %v", bs, err)
 		}
 
-		for q, want := range map[string]int{"": 2, "scan": 2, "SCAN threads=1": 2, "threads=2": 0, "ops/": 0, "%": 0, "_": 0, "thr": 2} {
+		for q, want := range map[string]int{"": 2, "scan": 2, "SCAN threads=1": 2, "threads=2": 0, "ops/": 1, "scan ns/op": 1, "%": 0, "_": 0, "thr": 2} {
 			got, err := s.SearchSeries(ctx, q, 10)
 			if err != nil || len(got) != want {
 				t.Errorf("search %q: %d series, %v; want %d", q, len(got), err, want)
