@@ -113,12 +113,25 @@ CREATE INDEX noise_host ON noise (host, benchmark)`},
 	// benchmark for each result, growing with the square of the runs.
 	{4, "verdicts by run and benchmark", `
 CREATE INDEX verdicts_run_benchmark ON verdicts (run_id, benchmark)`},
-	{5, "artifacts", `
+	{5, "artifacts and series", `
 CREATE TABLE artifacts (
 	run_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
 	name TEXT NOT NULL,
 	content_type TEXT NOT NULL,
 	data {{BLOB}} NOT NULL,
 	PRIMARY KEY (run_id, name)
-)`},
+);
+CREATE INDEX results_series ON results (benchmark, grp, params_json, unit, metric, run_id);
+CREATE TABLE series (
+	benchmark TEXT NOT NULL,
+	grp TEXT NOT NULL DEFAULT '',
+	params_json TEXT NOT NULL DEFAULT '{}',
+	unit TEXT NOT NULL,
+	metric TEXT NOT NULL DEFAULT '',
+	search TEXT NOT NULL,
+	PRIMARY KEY (benchmark, grp, params_json, unit, metric)
+);
+INSERT INTO series (benchmark, grp, params_json, unit, metric, search)
+	SELECT DISTINCT benchmark, grp, params_json, unit, metric,
+		LOWER(benchmark || ' ' || grp || ' ' || params_json || ' ' || unit || ' ' || metric) FROM results`},
 }

@@ -107,14 +107,13 @@ func (s *Store) SearchSeries(ctx context.Context, query string, limit int) ([]Se
 		if name, value, ok := strings.Cut(w, "="); ok && name != "" {
 			k, _ := json.Marshal(strings.ToLower(name))
 			v, _ := json.Marshal(strings.ToLower(value))
-			where = append(where, `LOWER(params_json) LIKE ? ESCAPE '!'`)
+			where = append(where, `search LIKE ? ESCAPE '!'`)
 			args = append(args, "%"+likeEscape(string(k)+":"+strings.TrimSuffix(string(v), `"`))+"%")
 			continue
 		}
 		pat := "%" + likeEscape(strings.ToLower(w)) + "%"
-		where = append(where, `(LOWER(benchmark) LIKE ? ESCAPE '!' OR LOWER(grp) LIKE ? ESCAPE '!' OR LOWER(params_json) LIKE ? ESCAPE '!'
-			OR LOWER(unit) LIKE ? ESCAPE '!' OR LOWER(metric) LIKE ? ESCAPE '!')`)
-		args = append(args, pat, pat, pat, pat, pat)
+		where = append(where, `search LIKE ? ESCAPE '!'`)
+		args = append(args, pat)
 	}
 	cond := ""
 	if len(where) > 0 {
@@ -126,13 +125,21 @@ func (s *Store) SearchSeries(ctx context.Context, query string, limit int) ([]Se
 // SeriesOf returns the series of the benchmark named exactly name, at
 // most limit.
 func (s *Store) SeriesOf(ctx context.Context, name string, limit int) ([]Series, error) {
-	return s.series(ctx, "WHERE benchmark = ?", []any{name}, limit)
+	return s.series(ctx, "WHERE s.benchmark = ?", []any{name}, limit)
+}
+
+// seriesSearch is the text a series is searched by: its name, group,
+// parameters (as JSON), unit and metric, in lower case.
+func seriesSearch(benchmark, group, params, unit, metric string) string {
+	return strings.ToLower(benchmark + " " + group + " " + params + " " + unit + " " + metric)
 }
 
 func (s *Store) series(ctx context.Context, cond string, args []any, limit int) ([]Series, error) {
 	args = append(args, limit)
-	rows, err := s.query(ctx, `SELECT benchmark, grp, params_json, unit, metric, COUNT(DISTINCT run_id) FROM results `+
-		cond+` GROUP BY benchmark, grp, params_json, unit, metric ORDER BY benchmark, grp, params_json, unit, metric LIMIT ?`, args...)
+	rows, err := s.query(ctx, `SELECT s.benchmark, s.grp, s.params_json, s.unit, s.metric,
+		(SELECT COUNT(DISTINCT r.run_id) FROM results r WHERE r.benchmark = s.benchmark AND r.grp = s.grp
+			AND r.params_json = s.params_json AND r.unit = s.unit AND r.metric = s.metric)
+		FROM series s `+cond+` ORDER BY s.benchmark, s.grp, s.params_json, s.unit, s.metric LIMIT ?`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("find benchmarks: %w", err)
 	}

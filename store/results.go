@@ -94,6 +94,11 @@ func insertResult(ex func(string, ...any) error, runID int64, variant string, ro
 		}
 		summary = string(b)
 	}
+	if err := ex(`INSERT INTO series (benchmark, grp, params_json, unit, metric, search) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (benchmark, grp, params_json, unit, metric) DO NOTHING`,
+		row.Benchmark, row.Group, params, row.Unit, row.Metric, seriesSearch(row.Benchmark, row.Group, params, row.Unit, row.Metric)); err != nil {
+		return fmt.Errorf("save series %s of run %d: %w", row.Benchmark, runID, err)
+	}
 	if err := ex(`INSERT INTO results (run_id, variant, benchmark, grp, params_json, unit, metric, better,
 		samples_json, summary_json, centre) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		runID, variant, row.Benchmark, row.Group, params, row.Unit, row.Metric, better, samples, summary,

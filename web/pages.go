@@ -97,12 +97,15 @@ func (s *Server) runData(r *http.Request) (*runPage, error) {
 		return nil, err
 	default:
 		p.Cmp = cmp
-		var b bytes.Buffer
-		if err := report.JSON(&b, cmp); err != nil {
-			return nil, fmt.Errorf("run %d: %w", id, err)
+		if isAPI(r) {
+			var b bytes.Buffer
+			if err := report.JSON(&b, cmp); err != nil {
+				return nil, fmt.Errorf("run %d: %w", id, err)
+			}
+			p.Detail.Comparison = json.RawMessage(bytes.TrimSpace(b.Bytes()))
+		} else {
+			p.Doc = report.Build(cmp, report.Options{})
 		}
-		p.Detail.Comparison = json.RawMessage(bytes.TrimSpace(b.Bytes()))
-		p.Doc = report.Build(cmp, report.Options{})
 		p.Summary = report.SummaryLine(cmp)
 		p.Notes = notes(cmp)
 		for _, v := range append([]string{cmp.Base}, cmp.Candidates...) {
