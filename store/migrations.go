@@ -122,6 +122,7 @@ CREATE TABLE artifacts (
 	PRIMARY KEY (run_id, name)
 );
 CREATE INDEX results_series ON results (benchmark, grp, params_json, unit, metric, run_id);
+CREATE INDEX verdicts_changed ON verdicts (verdict, run_id);
 CREATE TABLE series (
 	benchmark TEXT NOT NULL,
 	grp TEXT NOT NULL DEFAULT '',

@@ -263,3 +263,36 @@ func (s *Store) SeriesHistory(ctx context.Context, sr Series, ref string, limit 
 	}
 	return out, nil
 }
+
+// RecentChanges returns the verdicts of one kind ("better" or "worse") of
+// runs that finished since from, newest first; at most limit.
+func (s *Store) RecentChanges(ctx context.Context, verdict string, from time.Time, limit int) ([]Change, error) {
+	rows, err := s.query(ctx, `SELECT r.id, r.finished_at, r.job_key, r.venue, r.target, r.base_ref, r.candidate_ref,
+		r.base_commit, r.candidate_commit, v.benchmark, v.grp, v.params_json, v.unit, v.metric, v.variant,
+		COALESCE(v.base_centre, 0), COALESCE(v.centre, 0), COALESCE(v.delta_pct, 0), v.verdict
+		FROM verdicts v JOIN runs r ON r.id = v.run_id
+		WHERE v.verdict = ? AND r.status = ? AND r.finished_at >= ?
+		ORDER BY r.finished_at DESC, r.id DESC, v.id LIMIT ?`, verdict, StatusDone, fmtTime(from), limit)
+	if err != nil {
+		return nil, fmt.Errorf("recent changes: %w", err)
+	}
+	defer rows.Close()
+	var out []Change
+	for rows.Next() {
+		var c Change
+		var finished, params string
+		if err := rows.Scan(&c.RunID, &finished, &c.JobKey, &c.Venue, &c.Target, &c.BaseRef, &c.CandidateRef,
+			&c.BaseCommit, &c.CandCommit, &c.Benchmark, &c.Group, &params, &c.Unit, &c.Metric, &c.Variant,
+			&c.BaseCentre, &c.Centre, &c.DeltaPct, &c.Verdict); err != nil {
+			return nil, fmt.Errorf("recent changes: %w", err)
+		}
+		if c.Finished, err = time.Parse(timeFormat, finished); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(params), &c.Params); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}

@@ -36,26 +36,25 @@ func (s *Server) homeData(r *http.Request) (*Home, error) {
 	for i := range rs {
 		h.Runs = append(h.Runs, runOf(&rs[i]))
 	}
-	now := time.Now()
-	cs, err := s.st.Changes(ctx, now.AddDate(0, 0, -homeDays), now.Add(time.Minute))
-	if err != nil {
-		return nil, err
-	}
-	for i := len(cs) - 1; i >= 0; i-- { // newest first
-		c := cs[i]
-		ch := Change{Run: c.RunID, RunURL: runURL(c.RunID), Finished: c.Finished, Benchmark: c.Benchmark, Group: c.Group,
-			Params: c.Params, Unit: c.Unit, Metric: c.Metric, Variant: c.Variant, BaseRef: c.BaseRef,
-			CandidateRef: c.CandidateRef, CandidateCommit: c.CandCommit, Before: finite(c.BaseCentre), After: finite(c.Centre),
-			DeltaPct: finite(c.DeltaPct), Verdict: c.Verdict,
-			HistoryURL: seriesURL("", c.Benchmark, c.Group, c.Params, c.Unit, c.Metric, c.BaseRef)}
-		if c.Target != "" {
-			ch.Target = c.Venue + ":" + c.Target
+	since := time.Now().AddDate(0, 0, -homeDays)
+	for _, kind := range []struct {
+		verdict compare.Verdict
+		list    *[]Change
+	}{{compare.Worse, &h.Regressions}, {compare.Better, &h.Improvements}} {
+		cs, err := s.st.RecentChanges(ctx, string(kind.verdict), since, 50)
+		if err != nil {
+			return nil, err
 		}
-		switch {
-		case c.Verdict == string(compare.Worse) && len(h.Regressions) < 50:
-			h.Regressions = append(h.Regressions, ch)
-		case c.Verdict == string(compare.Better) && len(h.Improvements) < 50:
-			h.Improvements = append(h.Improvements, ch)
+		for _, c := range cs {
+			ch := Change{Run: c.RunID, RunURL: runURL(c.RunID), Finished: c.Finished, Benchmark: c.Benchmark, Group: c.Group,
+				Params: c.Params, Unit: c.Unit, Metric: c.Metric, Variant: c.Variant, BaseRef: c.BaseRef,
+				CandidateRef: c.CandidateRef, CandidateCommit: c.CandCommit, Before: finite(c.BaseCentre), After: finite(c.Centre),
+				DeltaPct: finite(c.DeltaPct), Verdict: c.Verdict,
+				HistoryURL: seriesURL("", c.Benchmark, c.Group, c.Params, c.Unit, c.Metric, c.BaseRef)}
+			if c.Target != "" {
+				ch.Target = c.Venue + ":" + c.Target
+			}
+			*kind.list = append(*kind.list, ch)
 		}
 	}
 	return h, nil

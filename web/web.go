@@ -80,7 +80,14 @@ func (s *Server) Register(mux Mux) {
 			w.Header().Set("Content-Security-Policy", pageCSP)
 			w.Header().Set("X-Content-Type-Options", "nosniff")
 			w.Header().Set("Referrer-Policy", "same-origin")
-			if err := f(w, r); err != nil {
+			tw := &trackingWriter{ResponseWriter: w}
+			if err := f(tw, r); err != nil {
+				if tw.wrote {
+					// The answer was under way (the client left): too
+					// late for an error page.
+					s.log.Debug("web answer cut short", "path", r.URL.Path, "err", err)
+					return
+				}
 				s.fail(w, r, err)
 			}
 		})
@@ -178,4 +185,20 @@ func (s *Server) static(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "public, max-age=3600")
 	http.StripPrefix("/static/", http.FileServerFS(sub)).ServeHTTP(w, r)
 	return nil
+}
+
+// trackingWriter notes whether the answer's header was sent.
+type trackingWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (t *trackingWriter) WriteHeader(code int) {
+	t.wrote = true
+	t.ResponseWriter.WriteHeader(code)
+}
+
+func (t *trackingWriter) Write(p []byte) (int, error) {
+	t.wrote = true
+	return t.ResponseWriter.Write(p)
 }
