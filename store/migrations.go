@@ -135,4 +135,29 @@ CREATE TABLE series (
 INSERT INTO series (benchmark, grp, params_json, unit, metric, search)
 	SELECT DISTINCT benchmark, grp, params_json, unit, metric,
 		LOWER(benchmark || ' ' || grp || ' ' || params_json || ' ' || unit || ' ' || metric) FROM results`},
+	{6, "outbox", `
+CREATE TABLE outbox (
+	job_key TEXT NOT NULL,
+	target TEXT NOT NULL,
+	version BIGINT NOT NULL DEFAULT 1,
+	state TEXT NOT NULL DEFAULT '',
+	final INTEGER NOT NULL DEFAULT 0,
+	message_json TEXT NOT NULL,
+	status TEXT NOT NULL,
+	attempts INTEGER NOT NULL DEFAULT 0,
+	created_at TEXT NOT NULL,
+	since TEXT NOT NULL,
+	next_at TEXT NOT NULL,
+	edit_after TEXT NOT NULL DEFAULT '',
+	claimed_by TEXT NOT NULL DEFAULT '',
+	claimed_until TEXT NOT NULL DEFAULT '',
+	last_error TEXT NOT NULL DEFAULT '',
+	link TEXT NOT NULL DEFAULT '',
+	delivered_version BIGINT NOT NULL DEFAULT 0,
+	delivered_at TEXT NOT NULL DEFAULT '',
+	updated_at TEXT NOT NULL,
+	PRIMARY KEY (job_key, target)
+);
+CREATE INDEX outbox_due ON outbox (status, next_at);
+ALTER TABLE runs ADD COLUMN progress TEXT NOT NULL DEFAULT ''`},
 }
