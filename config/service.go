@@ -45,6 +45,14 @@ type Service struct {
 	// https://perfbot.example.org); when set, every posted answer links
 	// to its run's page there.
 	URL string `yaml:"url"`
+	// DeliveryRetryFor is how long an answer that fails to be delivered
+	// (a venue or SMTP server down) is retried, with backoff, before it is
+	// given up (default 12h).
+	DeliveryRetryFor time.Duration `yaml:"delivery_retry_for"`
+	// AnswerEditInterval spaces out the edits of a live answer (queued,
+	// running round k of n): at most one per interval per answer; the final
+	// answer is never held back (default 30s).
+	AnswerEditInterval time.Duration `yaml:"answer_edit_interval"`
 }
 
 // Store says where the history and the queue live.
@@ -150,6 +158,12 @@ func (c *Config) Defaults() {
 	}
 	if s.Name == "" {
 		s.Name, _ = os.Hostname()
+	}
+	if s.DeliveryRetryFor <= 0 {
+		s.DeliveryRetryFor = 12 * time.Hour
+	}
+	if s.AnswerEditInterval <= 0 {
+		s.AnswerEditInterval = 30 * time.Second
 	}
 	if c.Store.Driver == "" {
 		c.Store.Driver = "sqlite"

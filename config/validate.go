@@ -112,6 +112,12 @@ func (c *Config) checkService(v *validator) {
 	if s.MaxAttempts < 0 {
 		v.add("service.max_attempts", "expected 1 or more, got %d", s.MaxAttempts)
 	}
+	if s.DeliveryRetryFor < 0 {
+		v.add("service.delivery_retry_for", "expected a duration such as 12h, not negative, got %v", s.DeliveryRetryFor)
+	}
+	if s.AnswerEditInterval < 0 {
+		v.add("service.answer_edit_interval", "expected a duration such as 30s, not negative, got %v", s.AnswerEditInterval)
+	}
 }
 
 func (c *Config) checkStore(v *validator) {

@@ -56,7 +56,11 @@ const (
 	StateSuccess State = "success" // compared; nothing got worse
 	StateFailure State = "failure" // compared; something got worse
 	StateError   State = "error"   // nothing could be compared
-	StatePending State = "pending" // queued or running
+	StatePending State = "pending" // running (or queued, where a venue has no queued state)
+	// StateQueued is a request admitted and waiting for a worker.
+	StateQueued State = "queued"
+	// StateCancelled is a request cancelled before its result.
+	StateCancelled State = "cancelled"
 )
 
 // Attachment is a file sent with an answer.

@@ -148,7 +148,7 @@ func (p *Poster) setStatus(ctx context.Context, pr PR, msg review.Message, link 
 			return err
 		}
 		st := &gh.RepoStatus{
-			State:       gh.String(string(msg.State)),
+			State:       gh.String(statusState(msg.State)),
 			Description: gh.String(truncateRunes(msg.Summary, StatusDescriptionLimit)),
 			Context:     gh.String(p.context),
 		}
@@ -160,6 +160,37 @@ func (p *Poster) setStatus(ctx context.Context, pr PR, msg review.Message, link 
 		}
 		return nil
 	})
+}
+
+// statusState is a commit status's state for an answer's: GitHub's
+// statuses know only pending, success, failure and error.
+func statusState(s review.State) string {
+	switch s {
+	case review.StateQueued, review.StatePending:
+		return "pending"
+	case review.StateCancelled:
+		return "error"
+	}
+	return string(s)
+}
+
+// checkState is a check run's status and conclusion for an answer's
+// state: queued, then in_progress while running, then completed with
+// success, failure, cancelled, or neutral when nothing could be compared.
+func checkState(s review.State) (status, conclusion string) {
+	switch s {
+	case review.StateQueued:
+		return "queued", ""
+	case review.StatePending:
+		return "in_progress", ""
+	case review.StateSuccess:
+		return "completed", "success"
+	case review.StateFailure:
+		return "completed", "failure"
+	case review.StateCancelled:
+		return "completed", "cancelled"
+	}
+	return "completed", "neutral"
 }
 
 // truncateRunes cuts s to at most n characters, ending in "…" when cut.
@@ -180,9 +211,9 @@ const CheckOutputLimit = 65535
 const checkTitleLimit = 200
 
 // setCheck creates or updates the check run named p.context on the pull
-// request's head commit: in progress while msg is pending, else completed
+// request's head commit: queued, in progress while msg is pending, else completed
 // with a conclusion (success; failure when something got worse; neutral
-// when nothing could be compared) and the report as its output. A rerun on
+// when nothing could be compared; cancelled) and the report as its output. A rerun on
 // the same commit updates the run instead of adding one.
 func (p *Poster) setCheck(ctx context.Context, pr PR, msg review.Message, link string) error {
 	return p.retry.Do(ctx, "github: check run on "+pr.String(), func(ctx context.Context) error {
@@ -190,17 +221,7 @@ func (p *Poster) setCheck(ctx context.Context, pr PR, msg review.Message, link s
 		if err != nil {
 			return err
 		}
-		status, conclusion := "completed", ""
-		switch msg.State {
-		case review.StatePending:
-			status = "in_progress"
-		case review.StateSuccess:
-			conclusion = "success"
-		case review.StateFailure:
-			conclusion = "failure"
-		default:
-			conclusion = "neutral"
-		}
+		status, conclusion := checkState(msg.State)
 		output := &gh.CheckRunOutput{
 			Title:   gh.String(truncateRunes(msg.Summary, checkTitleLimit)),
 			Summary: gh.String(checkSummary(msg)),

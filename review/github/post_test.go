@@ -288,7 +288,8 @@ func TestSignJWTClaims(t *testing.T) {
 
 // TestPostCheckRun: with Checks, the outcome is a check run on the head
 // commit carrying the report; a pending answer is in progress, the final
-// one completes the same run, and GitHub's refusal of a plain token is a
+// one completes the same run (queued -> in_progress -> completed; a
+// cancelled request completes it as cancelled), and GitHub's refusal of a plain token is a
 // clear error.
 func TestPostCheckRun(t *testing.T) {
 	f := newFakeGitHub(t, testToken)
@@ -298,6 +299,14 @@ func TestPostCheckRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
+	queued := message("job-9", "queued: position 1")
+	queued.State = review.StateQueued
+	if _, err := p.Post(ctx, "acme/store#7", queued); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.checkRuns) != 1 || f.checkRuns[0]["status"] != "queued" || f.checkRuns[0]["conclusion"] != nil {
+		t.Fatalf("queued: check runs %v, want one queued", f.checkRuns)
+	}
 	pending := message("job-9", "benchmarking 2 suites")
 	pending.State = review.StatePending
 	if _, err := p.Post(ctx, "acme/store#7", pending); err != nil {
@@ -331,6 +340,15 @@ func TestPostCheckRun(t *testing.T) {
 		t.Errorf("long report: output %v, conclusion %v", out, f.checkRuns[0]["conclusion"])
 	}
 
+	cancelled := message("job-9", "cancelled by alice")
+	cancelled.State = review.StateCancelled
+	if _, err := p.Post(ctx, "acme/store#7", cancelled); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.checkRuns) != 1 || f.checkRuns[0]["status"] != "completed" || f.checkRuns[0]["conclusion"] != "cancelled" {
+		t.Errorf("cancelled: check runs %v", f.checkRuns)
+	}
+
 	f.checksDenied = true
 	_, err = p.Post(ctx, "acme/store#7", message("job-9", "s"))
 	if err == nil || !strings.Contains(err.Error(), "GitHub App") || strings.Contains(err.Error(), testToken) {
@@ -352,5 +370,33 @@ func TestCheckSummary(t *testing.T) {
 		if got := utf8.RuneCountInString(checkSummary(tt.msg)); got != tt.want {
 			t.Errorf("checkSummary: %d characters, want %d", got, tt.want)
 		}
+	}
+}
+
+// TestCommitStatusLiveStates: without check runs, a queued or running
+// answer is a pending commit status and a cancelled one an error, the only
+// states GitHub's statuses know.
+func TestCommitStatusLiveStates(t *testing.T) {
+	f := newFakeGitHub(t, testToken)
+	var w waits
+	p, err := New(Config{BaseURL: f.url(), Token: testToken, Retry: w.policy()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		state review.State
+		want  string
+	}{{review.StateQueued, "pending"}, {review.StatePending, "pending"}, {review.StateCancelled, "error"}} {
+		msg := message("job-3", string(c.state))
+		msg.State = c.state
+		if _, err := p.Post(context.Background(), "acme/store#7", msg); err != nil {
+			t.Fatalf("%s: %v", c.state, err)
+		}
+		if got := f.statuses[len(f.statuses)-1]["state"]; got != c.want {
+			t.Errorf("%s: status state %v, want %s", c.state, got, c.want)
+		}
+	}
+	if len(f.comments) != 1 {
+		t.Errorf("%d comments, want the one answer edited", len(f.comments))
 	}
 }
