@@ -30,15 +30,40 @@ func checkFinished(t *testing.T, st *store.Store, key, posts, survivor string) {
 	if err != nil || len(res) != 2 {
 		t.Errorf("results = %d, %v; want 2 (base and patch)", len(res), err)
 	}
+	waitAnswered(t, st, key)
 	// Give a duplicate post, if there were one, time to appear.
 	time.Sleep(300 * time.Millisecond)
+	// One answer, edited in place: every post carries the job's key (the
+	// venue edits the comment with that key's marker), the live states
+	// come first and the result once, last, from the survivor.
 	lines := readPosts(t, posts)
-	if len(lines) != 1 || !strings.HasPrefix(lines[0], key+"\tgithub:acme/store#1\t"+survivor+"\tsuccess") {
-		t.Errorf("posts = %q, want one post of %s by %s", lines, key, survivor)
+	final := 0
+	for i, l := range lines {
+		f := strings.Split(l, "\t")
+		if len(f) != 4 || f[0] != key || f[1] != "github:acme/store#1" {
+			t.Errorf("post %q is not an edit of the answer of %s", l, key)
+			continue
+		}
+		switch f[3] {
+		case "queued", "pending":
+			if final > 0 {
+				t.Errorf("live answer %q posted after the result", l)
+			}
+		case "success":
+			final++
+			if f[2] != survivor || i != len(lines)-1 {
+				t.Errorf("result %q: want it last, by %s", l, survivor)
+			}
+		default:
+			t.Errorf("post %q: unexpected state", l)
+		}
+	}
+	if final != 1 {
+		t.Errorf("posts = %q, want the result of %s once", lines, key)
 	}
 	p, err := st.GetPost(ctx, "github", "acme/store#1", key)
-	if err != nil || p.Count != 1 || p.Link == "" {
-		t.Errorf("post record = %+v, %v", p, err)
+	if err != nil || p.Count != len(lines) || p.Link == "" || p.State != "success" {
+		t.Errorf("post record = %+v, %v; want %d posts ending in success", p, err, len(lines))
 	}
 }
 
@@ -112,4 +137,21 @@ func TestServeKilledAndRestartedSQLite(t *testing.T) {
 	p.Name = "serve-restarted"
 	startProcess(t, p)
 	checkFinished(t, intake.Store(), job.Key, posts, "serve-restarted")
+}
+
+// waitAnswered waits until every answer of key is delivered in its final
+// version.
+func waitAnswered(t *testing.T, st *store.Store, key string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if ok, err := st.Answered(context.Background(), key); err != nil {
+			t.Fatal(err)
+		} else if ok {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	as, _ := st.Answers(context.Background())
+	t.Fatalf("answer of %s not delivered; outbox: %+v", key, as)
 }

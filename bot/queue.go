@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"time"
@@ -46,6 +47,7 @@ type Queue struct {
 	start      func(ctx context.Context) error
 	stop       func(ctx context.Context) error
 	cancel     func(ctx context.Context) error
+	jobCancel  func(ctx context.Context, id int64) error
 	close      func()
 }
 
@@ -120,6 +122,10 @@ func bind[TTx any](q *Queue, c *river.Client[TTx]) {
 	q.start = c.Start
 	q.stop = c.Stop
 	q.cancel = c.StopAndCancel
+	q.jobCancel = func(ctx context.Context, id int64) error {
+		_, err := c.JobCancel(ctx, id)
+		return err
+	}
 }
 
 func migrateRiver(ctx context.Context, drv *riversqlite.Driver) error {
@@ -234,4 +240,72 @@ func (q *Queue) jobState(ctx context.Context, jobID int64) (string, error) {
 // insertBench queues a benchmark job on the named queue.
 func (q *Queue) insertBench(ctx context.Context, job JobSpec, queue string, maxAttempts int) (int64, bool, error) {
 	return q.insertOpts(ctx, benchArgs(job), &river.InsertOpts{Queue: queue, MaxAttempts: maxAttempts})
+}
+
+// benchJob is a benchmark job waiting or running in the queue.
+type benchJob struct {
+	ID    int64
+	Queue string
+	State string
+	Spec  JobSpec
+}
+
+// benchJobs lists the benchmark jobs waiting or running, oldest first.
+func (q *Queue) benchJobs(ctx context.Context) ([]benchJob, error) {
+	args := "args"
+	if q.st.Driver() == store.SQLite {
+		args = "json(args)" // River keeps SQLite's binary JSON
+	}
+	rows, err := q.st.DB().QueryContext(ctx, `SELECT id, queue, state, `+args+` FROM river_job
+		WHERE kind = 'perfbot_benchmark' AND state IN ('available', 'scheduled', 'retryable', 'pending', 'running')
+		ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("list benchmark jobs: %w", err)
+	}
+	defer rows.Close()
+	var out []benchJob
+	for rows.Next() {
+		var j benchJob
+		var data []byte
+		if err := rows.Scan(&j.ID, &j.Queue, &j.State, &data); err != nil {
+			return nil, fmt.Errorf("list benchmark jobs: %w", err)
+		}
+		if err := json.Unmarshal(data, &j.Spec); err != nil {
+			return nil, fmt.Errorf("benchmark job %d: arguments: %w", j.ID, err)
+		}
+		out = append(out, j)
+	}
+	return out, rows.Err()
+}
+
+// position returns where a waiting job stands in its queue (1: next to
+// run) and how many jobs of that queue run now.
+func (q *Queue) position(ctx context.Context, jobID int64) (pos, running int, err error) {
+	jobs, err := q.benchJobs(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	return positionIn(jobs, jobID)
+}
+
+func positionIn(jobs []benchJob, jobID int64) (pos, running int, err error) {
+	var queue string
+	for _, j := range jobs {
+		if j.ID == jobID {
+			queue = j.Queue
+		}
+	}
+	if queue == "" {
+		return 0, 0, fmt.Errorf("job %d is not waiting", jobID)
+	}
+	for _, j := range jobs {
+		switch {
+		case j.Queue != queue:
+		case j.State == "running":
+			running++
+		case j.ID <= jobID:
+			pos++
+		}
+	}
+	return pos, running, nil
 }

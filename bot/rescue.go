@@ -71,8 +71,9 @@ func (s *Service) rescueOnce(ctx context.Context) error {
 	return nil
 }
 
-// pruneLoop forgets old webhook delivery ids and the records of throttled
-// replies ("reply:..." claims, a day after they were made) once an hour.
+// pruneLoop forgets old webhook delivery ids, the records of throttled
+// replies ("reply:..." claims, a day after they were made) and answers
+// delivered or given up a week ago, once an hour.
 func (s *Service) pruneLoop(ctx context.Context) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
@@ -82,6 +83,9 @@ func (s *Service) pruneLoop(ctx context.Context) {
 		}
 		if _, err := s.st.PruneClaims(ctx, "reply:", time.Now().Add(-24*time.Hour)); err != nil && ctx.Err() == nil {
 			s.log.Warn("prune reply claims", "err", err)
+		}
+		if _, err := s.st.PruneAnswers(ctx, s.now().Add(-7*24*time.Hour)); err != nil && ctx.Err() == nil {
+			s.log.Warn("prune answers", "err", err)
 		}
 		select {
 		case <-ctx.Done():

@@ -8,11 +8,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
 
+	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/store"
 )
 
@@ -39,6 +41,10 @@ type Deps struct {
 	// Scrub replaces host paths in answers; nil means the paths of
 	// HostPaths(DefaultCacheDir()).
 	Scrub *Scrubber
+	// Now is the clock of answer delivery (when an answer is due, how
+	// long it has waited); nil means time.Now. Tests move it to ride out
+	// hours of retries.
+	Now func() time.Time
 }
 
 // Service is a running perfbot service process.
@@ -55,6 +61,10 @@ type Service struct {
 	// addr is the HTTP listener's address once Run listens.
 	addrMu sync.Mutex
 	addr   string
+	// owner names this process in the outbox's claims.
+	owner string
+	// wake makes the delivery loop look at the outbox at once.
+	wake chan struct{}
 }
 
 type poller struct {
@@ -75,7 +85,11 @@ func Open(ctx context.Context, cfg *Config, mode Mode, deps Deps) (*Service, err
 	if deps.Scrub == nil {
 		deps.Scrub = NewScrubber(HostPaths(DefaultCacheDir())...)
 	}
-	s := &Service{cfg: cfg, mode: mode, deps: deps, log: deps.Logger, metrics: NewMetrics(), mux: http.NewServeMux()}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	s := &Service{cfg: cfg, mode: mode, deps: deps, log: deps.Logger, metrics: NewMetrics(), mux: http.NewServeMux(),
+		owner: fmt.Sprintf("%s-%d-%d", cfg.Service.Name, os.Getpid(), time.Now().UnixNano()), wake: make(chan struct{}, 1)}
 	st, err := store.Open(ctx, cfg.Store.Driver, cfg.StoreDSN())
 	if err != nil {
 		return nil, err
@@ -160,6 +174,8 @@ func (s *Service) Addr() string {
 
 // Enqueue queues a benchmark job on the configured benchmark queue. It
 // returns duplicate true when a job with the same key already exists.
+// A new job's answer exists at once where the venue shows live answers
+// (GitHub, JIRA): queued, with its position in the queue.
 func (s *Service) Enqueue(ctx context.Context, job JobSpec) (id int64, duplicate bool, err error) {
 	if job.Key == "" {
 		return 0, false, errors.New("job without a key")
@@ -174,6 +190,18 @@ func (s *Service) Enqueue(ctx context.Context, job JobSpec) (id int64, duplicate
 	}
 	s.metrics.Inc("perfbot_requests_total", "source", job.Source, "result", result)
 	s.log.Info("job "+result, "key", job.Key, "job", id, "source", job.Source, "targets", job.Targets)
+	if !dup {
+		status := ""
+		if pos, running, err := s.q.position(ctx, id); err != nil {
+			s.log.Warn("queue position", "job", id, "err", err)
+		} else {
+			status = queuedStatus(pos, running)
+		}
+		// The job is queued whatever happens to its first answer.
+		if err := s.putAnswer(ctx, job.Targets, liveMessage(job, review.StateQueued, status), false, true); err != nil {
+			s.log.Error("queued answer", "key", job.Key, "err", err)
+		}
+	}
 	return id, dup, nil
 }
 
@@ -197,6 +225,9 @@ func (s *Service) Run(ctx context.Context) error {
 		}()
 	}
 	goLoop(s.rescueLoop)
+	if s.deps.Poster != nil {
+		goLoop(s.deliveryLoop)
+	}
 	var srv *http.Server
 	if s.mode == ModeServe {
 		for _, p := range s.pollers {

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
 
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/store"
 )
@@ -38,12 +40,12 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[benchArgs]) error
 	started := time.Now()
 
 	if prev, err := s.st.RunByJob(ctx, job.ID); err == nil && prev.Status == store.StatusDone {
-		log.Info("run already finished; posting its answer")
+		log.Info("run already finished; answering")
 		cmp, err := s.st.Comparison(ctx, prev.ID)
 		if err != nil {
 			return err
 		}
-		return w.post(ctx, log, spec, cmp, "", prev.ID)
+		return w.answer(ctx, log, spec, cmp, "", prev.ID)
 	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
@@ -59,24 +61,47 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[benchArgs]) error
 		return err
 	}
 	log.Info("benchmark job started", "run", run.ID, "worker", run.Worker)
+	if err := s.putAnswer(ctx, spec.Targets, liveMessage(spec, review.StatePending, "starting"), false, false); err != nil {
+		log.Error("running answer", "err", err)
+	}
 
 	hbCtx, stopHeartbeat := context.WithCancel(ctx)
-	hbDone := make(chan struct{})
+	hbDone := make(chan struct{}, 2)
 	go func() {
-		defer close(hbDone)
+		defer func() { hbDone <- struct{}{} }()
 		s.heartbeat(hbCtx, run.ID)
+	}()
+	progress := newProgressReporter()
+	go func() {
+		defer func() { hbDone <- struct{}{} }()
+		progress.loop(hbCtx, s, log, run.ID, spec)
 	}()
 	var cmp *compare.Comparison
 	var files []review.Attachment
 	var runErr error
 	if fb, ok := s.deps.Benchmarker.(FileBenchmarker); ok {
-		cmp, files, runErr = fb.RunWithFiles(ctx, spec, nil)
+		cmp, files, runErr = fb.RunWithFiles(ctx, spec, progress.report)
 	} else {
-		cmp, runErr = s.deps.Benchmarker.Run(ctx, spec, nil)
+		cmp, runErr = s.deps.Benchmarker.Run(ctx, spec, progress.report)
 	}
 	stopHeartbeat()
 	<-hbDone
+	<-hbDone
 
+	if runErr != nil && errors.Is(context.Cause(ctx), river.ErrJobCancelledRemotely) {
+		// Cancelled on request: Cancel wrote the answer.
+		run.Status, run.Error = store.StatusFailed, "cancelled"
+		rec := context.WithoutCancel(ctx)
+		if err := s.st.FinishRun(rec, run); err != nil {
+			log.Error("record cancelled run", "err", err)
+		}
+		if err := s.answerCancelled(rec, spec, ""); err != nil {
+			log.Error("cancelled answer", "err", err)
+		}
+		s.metrics.Inc("perfbot_jobs_total", "outcome", "cancelled")
+		log.Info("benchmark job cancelled", "run", run.ID)
+		return river.JobCancel(runErr)
+	}
 	if runErr != nil {
 		outcome := "error"
 		run.Status, run.Error = store.StatusFailed, runErr.Error()
@@ -89,8 +114,8 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[benchArgs]) error
 		if job.Attempt >= job.MaxAttempts {
 			// The last attempt: tell the requester instead of going silent.
 			failed := &compare.Comparison{Failures: []compare.Failure{{Stage: "setup", Message: runErr.Error()}}}
-			if err := w.post(ctx, log, spec, failed, string(review.StateError), run.ID); err != nil {
-				log.Error("post failure notice", "err", err)
+			if err := w.answer(context.WithoutCancel(ctx), log, spec, failed, string(review.StateError), run.ID); err != nil {
+				log.Error("failure notice", "err", err)
 			}
 		}
 		return runErr
@@ -122,13 +147,16 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[benchArgs]) error
 	s.metrics.Observe("perfbot_job_duration_seconds", time.Since(started), "outcome", "done")
 	s.metrics.Inc("perfbot_jobs_total", "outcome", "done")
 	log.Info("benchmark job finished", "run", run.ID, "took", time.Since(started).Round(time.Millisecond))
-	return w.post(ctx, log, spec, cmp, "", run.ID)
+	return w.answer(ctx, log, spec, cmp, "", run.ID)
 }
 
-// post renders and posts the answer to every target, recording each post.
-// Host paths are scrubbed from the comparison before it is rendered, and
-// from the rendered answer.
-func (w *benchWorker) post(ctx context.Context, log *slog.Logger, spec JobSpec, cmp *compare.Comparison, state string, runID int64) error {
+// answer renders the final answer and puts it in the outbox for every
+// target, replacing the live answer; the delivery loop delivers it, with
+// retries, and records each post. The job is done once the answer is
+// stored: a venue that is down delays the answer, not the queue. Host
+// paths are scrubbed from the comparison before it is rendered, and from
+// the rendered answer.
+func (w *benchWorker) answer(ctx context.Context, log *slog.Logger, spec JobSpec, cmp *compare.Comparison, state string, runID int64) error {
 	s := w.svc
 	msg := s.deps.Scrub.Message(s.deps.Render(s.deps.Scrub.Comparison(cmp)))
 	if url := RunURL(s.cfg.Service.URL, runID); url != "" {
@@ -142,28 +170,11 @@ func (w *benchWorker) post(ctx context.Context, log *slog.Logger, spec JobSpec, 
 	if spec.Subject != "" {
 		msg.Subject = spec.Subject // the thread's; the verdict is in the body
 	}
-	var errs []error
-	for _, t := range spec.Targets {
-		target, err := review.ParseTarget(t)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		link, err := s.deps.Poster.Post(ctx, target, msg)
-		if err != nil {
-			s.metrics.Inc("perfbot_post_failures_total", "venue", target.Venue)
-			log.Error("post answer", "target", t, "err", err)
-			errs = append(errs, fmt.Errorf("post to %s: %w", t, err))
-			continue
-		}
-		s.metrics.Inc("perfbot_posts_total", "venue", target.Venue)
-		if err := s.st.RecordPost(ctx, store.Post{Venue: target.Venue, Target: target.Where, JobKey: spec.Key,
-			Link: link, State: string(msg.State)}); err != nil {
-			errs = append(errs, err)
-		}
-		log.Info("answer posted", "target", t, "link", link)
+	if err := w.svc.putAnswer(ctx, spec.Targets, msg, true, false); err != nil {
+		return fmt.Errorf("store answer of %s: %w", spec.Key, err)
 	}
-	return errors.Join(errs...)
+	log.Info("answer stored for delivery", "targets", spec.Targets, "state", msg.State)
+	return nil
 }
 
 // storedImages counts the images (flame graphs) kept with a run.
@@ -205,4 +216,57 @@ func or(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// progressReporter hands a running job's progress from the benchmarker
+// (which must not block) to the store: the run's progress for Status, and
+// the live answer, at most once per progressGap.
+type progressReporter struct {
+	mu     sync.Mutex
+	latest *job.Progress
+	signal chan struct{}
+}
+
+func newProgressReporter() *progressReporter {
+	return &progressReporter{signal: make(chan struct{}, 1)}
+}
+
+// report is the job.ProgressFunc given to the benchmarker.
+func (p *progressReporter) report(pr job.Progress) {
+	p.mu.Lock()
+	p.latest = &pr
+	p.mu.Unlock()
+	select {
+	case p.signal <- struct{}{}:
+	default:
+	}
+}
+
+// loop records the latest progress until ctx ends.
+func (p *progressReporter) loop(ctx context.Context, s *Service, log *slog.Logger, runID int64, spec JobSpec) {
+	gap := min(s.cfg.Service.AnswerEditInterval, 5*time.Second)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-p.signal:
+		}
+		p.mu.Lock()
+		pr := p.latest
+		p.mu.Unlock()
+		status := progressStatus(*pr)
+		if err := s.st.SetRunProgress(ctx, runID, status); err != nil && ctx.Err() == nil {
+			log.Warn("record progress", "err", err)
+		}
+		if err := s.putAnswer(ctx, spec.Targets, liveMessage(spec, review.StatePending, status), false, false); err != nil && ctx.Err() == nil {
+			log.Warn("running answer", "err", err)
+		}
+		t := time.NewTimer(gap)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
 }

@@ -1,0 +1,152 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/store"
+)
+
+type actorKey struct{}
+
+// WithActor records in ctx who asks for a Cancel ("github:alice"), so the
+// answer can say who cancelled the job.
+func WithActor(ctx context.Context, who string) context.Context {
+	return context.WithValue(ctx, actorKey{}, who)
+}
+
+func actorOf(ctx context.Context) string {
+	who, _ := ctx.Value(actorKey{}).(string)
+	return who
+}
+
+// Cancel cancels the queued and running benchmark jobs whose answer goes
+// to target ("github:acme/store#12"). A waiting job is cancelled at once; a
+// running one has its context cancelled, which kills its commands' process
+// group. Each cancelled job's answer is edited to say so (and by whom,
+// when ctx carries WithActor). It returns how many jobs it cancelled.
+func (s *Service) Cancel(ctx context.Context, target string) (int, error) {
+	want, err := s.normalTarget(target)
+	if err != nil {
+		return 0, err
+	}
+	jobs, err := s.q.benchJobs(ctx)
+	if err != nil {
+		return 0, err
+	}
+	who := actorOf(ctx)
+	n := 0
+	var errs []error
+	for _, j := range jobs {
+		if !s.answersTo(j.Spec, want) {
+			continue
+		}
+		if err := s.q.jobCancel(ctx, j.ID); err != nil {
+			errs = append(errs, fmt.Errorf("cancel job %d: %w", j.ID, err))
+			continue
+		}
+		n++
+		s.metrics.Inc("perfbot_jobs_cancelled_total")
+		s.log.Info("job cancelled", "job", j.ID, "key", j.Spec.Key, "state", j.State, "by", who)
+		if err := s.answerCancelled(ctx, j.Spec, who); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return n, errors.Join(errs...)
+}
+
+// answerCancelled makes a job's answer say it was cancelled, unless its
+// final answer (a result that beat the cancellation) is already there.
+func (s *Service) answerCancelled(ctx context.Context, spec JobSpec, who string) error {
+	status := "the job was stopped before its result"
+	if who != "" {
+		status = "cancelled by " + who
+	}
+	var targets []string
+	for _, t := range spec.Targets {
+		pt, err := review.ParseTarget(t)
+		if err != nil {
+			continue
+		}
+		a, err := s.st.GetAnswer(ctx, spec.Key, pt.String())
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+		case err != nil:
+			return err
+		case a.Final:
+			continue
+		}
+		targets = append(targets, t)
+	}
+	return s.putAnswer(ctx, targets, liveMessage(spec, review.StateCancelled, status), true, false)
+}
+
+// Status says, in a few lines of plain text, how the jobs answering to
+// target stand: each queued job with its position, each running job with
+// its progress.
+func (s *Service) Status(ctx context.Context, target string) (string, error) {
+	want, err := s.normalTarget(target)
+	if err != nil {
+		return "", err
+	}
+	jobs, err := s.q.benchJobs(ctx)
+	if err != nil {
+		return "", err
+	}
+	var lines []string
+	for _, j := range jobs {
+		if !s.answersTo(j.Spec, want) {
+			continue
+		}
+		what := j.Spec.Title
+		if what == "" {
+			what = j.Spec.Key
+		}
+		if j.State == "running" {
+			p, err := s.st.RunProgress(ctx, j.ID)
+			if err != nil {
+				return "", err
+			}
+			if p == "" {
+				p = "starting"
+			}
+			lines = append(lines, fmt.Sprintf("running: %s: %s", what, p))
+			continue
+		}
+		pos, running, err := positionIn(jobs, j.ID)
+		if err != nil {
+			return "", err
+		}
+		lines = append(lines, fmt.Sprintf("queued: %s: %s", what, queuedStatus(pos, running)))
+	}
+	if len(lines) == 0 {
+		return "no perfbot job is queued or running for " + target, nil
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+// normalTarget parses target and fills a bare GitHub "#N" with the
+// configured repository.
+func (s *Service) normalTarget(target string) (review.Target, error) {
+	t, err := review.ParseTarget(target)
+	if err != nil {
+		return t, err
+	}
+	if t.Venue == "github" && strings.HasPrefix(t.Where, "#") && s.cfg.Venues.GitHub.Repo != "" {
+		t.Where = s.cfg.Venues.GitHub.Repo + t.Where
+	}
+	return t, nil
+}
+
+// answersTo reports whether one of spec's targets is want.
+func (s *Service) answersTo(spec JobSpec, want review.Target) bool {
+	for _, t := range spec.Targets {
+		if nt, err := s.normalTarget(t); err == nil && nt == want {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,127 @@
+package bot
+
+import (
+	"fmt"
+	"html"
+	"strings"
+	"time"
+
+	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/report"
+	"github.com/perfbot/perfbot/review"
+)
+
+// liveVenue reports whether a venue shows an answer before the result:
+// GitHub and JIRA edit one comment in place as the job goes on. Review
+// Board cannot edit a published review and a mail cannot be unsent, so
+// those get the final answer only.
+func liveVenue(venue string) bool { return venue == "github" || venue == "jira" }
+
+// liveMessage is the answer of a request that has no result yet: queued,
+// running or cancelled, with status saying how it stands ("position 2 in
+// the queue"). Text from the request (its title) is escaped per venue.
+func liveMessage(spec JobSpec, state review.State, status string) review.Message {
+	word := map[review.State]string{review.StateQueued: "queued", review.StatePending: "running",
+		review.StateCancelled: "cancelled"}[state]
+	line := "perfbot: " + word
+	md, rb, jira, text := "**"+line+"**", "**"+line+"**", "*"+line+"*", line
+	if status != "" {
+		md += ": " + report.MarkdownEscape(status)
+		rb += ": " + report.ReviewBoardEscape(status)
+		jira += ": " + report.JIRAEscape(status)
+		text += ": " + status
+		line += ": " + status
+	}
+	md, rb, jira, text = md+"\n", rb+"\n", jira+"\n", text+"\n"
+	if spec.Title != "" {
+		md += "\nRequest: " + report.MarkdownEscape(spec.Title) + "\n"
+		rb += "\nRequest: " + report.ReviewBoardEscape(spec.Title) + "\n"
+		jira += "\nRequest: " + report.JIRAEscape(spec.Title) + "\n"
+		text += "\nRequest: " + spec.Title + "\n"
+	}
+	if state != review.StateCancelled {
+		note := "This comment is edited in place with the result."
+		md += "\n_" + note + "_\n"
+		rb += "\n" + note + "\n"
+		jira += "\n_" + note + "_\n"
+		text += "\n" + note + "\n"
+	}
+	msg := review.Message{
+		Key:     spec.Key,
+		Subject: spec.Subject,
+		Summary: oneLineCut(line, 140),
+		State:   state,
+		// The marker is added by each venue; JIRA's heading rule wants the
+		// bold line on a line of its own, as it is.
+		Markdown: md, ShortMarkdown: md, ReviewBoardMarkdown: rb, JIRA: jira, ShortJIRA: jira, Text: text,
+		HTML:      "<p>" + html.EscapeString(strings.TrimSpace(text)) + "</p>",
+		InReplyTo: spec.InReplyTo, References: spec.References,
+	}
+	if msg.Subject == "" {
+		msg.Subject = msg.Summary
+	}
+	return msg
+}
+
+// queuedStatus says where a queued job stands.
+func queuedStatus(position, running int) string {
+	s := fmt.Sprintf("position %d in the queue", position)
+	switch running {
+	case 0:
+	case 1:
+		s += " (1 job running)"
+	default:
+		s += fmt.Sprintf(" (%d jobs running)", running)
+	}
+	return s
+}
+
+// progressStatus says how far a running job got: "suite wal, round 3 of
+// 10 (candidate), 4m elapsed, about 12m left".
+func progressStatus(p job.Progress) string {
+	var parts []string
+	stage := p.Stage
+	switch {
+	case p.Suite != "" && p.Stage == "run":
+		stage = "suite " + p.Suite
+	case p.Suite != "":
+		stage = p.Stage + " of suite " + p.Suite
+	case stage == "":
+		stage = "starting"
+	}
+	if p.Round > 0 {
+		r := fmt.Sprintf("round %d", p.Round)
+		if p.Rounds > 0 {
+			r += fmt.Sprintf(" of %d", p.Rounds)
+		}
+		stage += ", " + r
+	}
+	if p.Variant != "" {
+		stage += " (" + p.Variant + ")"
+	}
+	parts = append(parts, stage)
+	if p.Elapsed > 0 {
+		parts = append(parts, roundDuration(p.Elapsed)+" elapsed")
+	}
+	if p.Remaining > 0 {
+		parts = append(parts, "about "+roundDuration(p.Remaining)+" left")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// roundDuration shows a duration to the second, or to the minute past ten
+// minutes.
+func roundDuration(d time.Duration) string {
+	if d >= 10*time.Minute {
+		return d.Round(time.Minute).String()
+	}
+	return d.Round(time.Second).String()
+}
+
+func oneLineCut(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
