@@ -44,6 +44,11 @@ func (s *Service) Cancel(ctx context.Context, target string) (int, error) {
 		if !s.answersTo(j.Spec, want) {
 			continue
 		}
+		if done, err := s.finished(ctx, j); err != nil {
+			return n, err
+		} else if done {
+			continue
+		}
 		if err := s.q.jobCancel(ctx, j.ID); err != nil {
 			errs = append(errs, fmt.Errorf("cancel job %d: %w", j.ID, err))
 			continue
@@ -101,6 +106,11 @@ func (s *Service) Status(ctx context.Context, target string) (string, error) {
 		if !s.answersTo(j.Spec, want) {
 			continue
 		}
+		if done, err := s.finished(ctx, j); err != nil {
+			return "", err
+		} else if done {
+			continue
+		}
 		what := j.Spec.Title
 		if what == "" {
 			what = j.Spec.Key
@@ -126,6 +136,22 @@ func (s *Service) Status(ctx context.Context, target string) (string, error) {
 		return "no perfbot job is queued or running for " + target, nil
 	}
 	return strings.Join(lines, "\n"), nil
+}
+
+// finished reports whether a job the queue still shows as running has
+// recorded the end of its run: the queue marks it completed a moment later.
+func (s *Service) finished(ctx context.Context, j benchJob) (bool, error) {
+	if j.State != "running" {
+		return false, nil
+	}
+	r, err := s.st.RunByJob(ctx, j.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return r.Status != store.StatusRunning, nil
 }
 
 // normalTarget parses target and fills a bare GitHub "#N" with the

@@ -26,8 +26,8 @@ func liveMessage(spec JobSpec, state review.State, status string) review.Message
 	line := "perfbot: " + word
 	md, rb, jira, text := "**"+line+"**", "**"+line+"**", "*"+line+"*", line
 	if status != "" {
-		md += ": " + report.MarkdownEscape(status)
-		rb += ": " + report.ReviewBoardEscape(status)
+		md += ": " + statusEscaper.Replace(status)
+		rb += ": " + statusEscaper.Replace(status)
 		jira += ": " + report.JIRAEscape(status)
 		text += ": " + status
 		line += ": " + status
@@ -62,6 +62,12 @@ func liveMessage(spec JobSpec, state review.State, status string) review.Message
 	}
 	return msg
 }
+
+// statusEscaper escapes the Markdown punctuation a status line might
+// carry (in a suite name, a user name); the status is perfbot's own words
+// around those, so the heavier escaping of request text is not needed.
+var statusEscaper = strings.NewReplacer(`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
+	"<", `\<`, ">", `\>`, "#", `\#`, "|", `\|`, "~", `\~`, "\n", " ")
 
 // queuedStatus says where a queued job stands.
 func queuedStatus(position, running int) string {
