@@ -162,6 +162,16 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 				errs = append(errs, fmt.Errorf("fetch %s: %w", job.PatchURL, err))
 				continue
 			}
+			if why := review.NotPatch(job.Patch); why != "" {
+				// Never applied: a login page is not a patch that "does
+				// not apply". The pair stays tested; a new attachment is
+				// tried anew.
+				log.Warn("jira attachment is not a patch: not run", "issue", is.Key, "attachment", a.ID, "file", a.Filename, "reason", why)
+				if err := p.notPatch(ctx, is, a, why); err != nil {
+					errs = append(errs, err)
+				}
+				continue
+			}
 		}
 		if _, _, err := p.Queue.Enqueue(ctx, job); err != nil {
 			// Forget the pair so that the next poll tries again.
@@ -175,6 +185,21 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 		log.Info("jira patch queued", "issue", is.Key, "attachment", a.ID, "file", a.Filename)
 	}
 	return queued, errors.Join(errs...)
+}
+
+// notPatch answers an attachment that is not a patch on its issue, through
+// Poster.
+func (p *Poller) notPatch(ctx context.Context, is rjira.Issue, a rjira.Attachment, why string) error {
+	if p.Poster == nil {
+		return nil
+	}
+	text := fmt.Sprintf("perfbot did not run %s: the download is not a patch (%s). Attach the output of git diff or git format-patch; if the attachment is one, perfbot's JIRA credentials may lack access to it.", a.Filename, why)
+	msg := bot.RefusalMessage(JobKey(is.Key, a.ID)+"/not-a-patch", fmt.Sprintf("%s: %s (%s)", is.Key, is.Summary, a.Filename), text)
+	msg.Summary = "not run: the attachment is not a patch"
+	if _, err := p.Poster.Post(ctx, review.Target{Venue: "jira", Where: is.Key}, msg); err != nil {
+		return fmt.Errorf("answer attachment %s of %s that is not a patch: %w", a.ID, is.Key, err)
+	}
+	return nil
 }
 
 // refuse answers a refused patch on its issue, through Poster.

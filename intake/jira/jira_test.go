@@ -95,14 +95,43 @@ func TestPollFetchesPatch(t *testing.T) {
 		if fail {
 			return "", fmt.Errorf("503 Service Unavailable")
 		}
-		return "diff --git a/x b/x\n", nil
+		return testPatch, nil
 	}}
 	ctx := context.Background()
 	if n, err := p.Poll(ctx); n != 0 || err == nil || !strings.Contains(err.Error(), "20001/STORE-3.patch") {
 		t.Fatalf("failed fetch: queued %d, %v", n, err)
 	}
 	fail = false // the next poll tries again
-	if n, err := p.Poll(ctx); n != 1 || err != nil || q.jobs[0].Patch != "diff --git a/x b/x\n" {
+	if n, err := p.Poll(ctx); n != 1 || err != nil || q.jobs[0].Patch != testPatch {
 		t.Fatalf("queued %d, %v, jobs %+v", n, err, q.jobs)
+	}
+}
+
+// testPatch is a patch as a JIRA attachment holds it.
+const testPatch = "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n"
+
+// TestPollRefusesLoginPage: an attachment download that is a web page (a
+// login form the site served instead of the file) is not queued as a
+// patch; the issue gets an answer saying so, once.
+func TestPollRefusesLoginPage(t *testing.T) {
+	st := storetest.SQLite(t)
+	search := &fakeSearch{issues: []rjira.Issue{{Key: "STORE-4", Summary: "faster scans", Attachments: []rjira.Attachment{
+		{ID: "20002", Filename: "STORE-4.patch", Author: "dev", Content: "https://issues.example.org/secure/attachment/20002/STORE-4.patch"}}}}}
+	q, poster := &fakeQueue{}, &fakePoster{}
+	p := &Poller{Search: search, Queue: q, Tested: st, Policy: &devOnly, Poster: poster,
+		Fetch: func(ctx context.Context, url string) (string, error) {
+			return "<!DOCTYPE html>\n<html><head><title>Log in - Issues</title></head><form action=\"/login.jsp\"></form></html>\n", nil
+		}}
+	for range 2 {
+		if n, err := p.Poll(context.Background()); n != 0 || err != nil {
+			t.Fatalf("queued %d, %v", n, err)
+		}
+	}
+	if len(q.jobs) != 0 || len(poster.msgs) != 1 || poster.posts[0].Where != "STORE-4" {
+		t.Fatalf("jobs %+v, answers %+v", q.jobs, poster.posts)
+	}
+	if m := poster.msgs[0]; !strings.Contains(m.Text, "STORE-4.patch: the download is not a patch (it is an HTML or XML document") ||
+		strings.Contains(m.Text, "does not apply") {
+		t.Errorf("answer = %q", m.Text)
 	}
 }

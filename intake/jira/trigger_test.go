@@ -58,7 +58,7 @@ func TestPollTrackerPolicy(t *testing.T) {
 				Log: slog.New(slog.NewTextHandler(&logs, nil)),
 				Fetch: func(ctx context.Context, url string) (string, error) {
 					fetched = append(fetched, url)
-					return "diff --git a/x b/x\n", nil
+					return testPatch, nil
 				}}
 			for range 2 { // the second poll changes nothing
 				if _, err := p.Poll(context.Background()); err != nil {
