@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/store"
@@ -44,7 +45,7 @@ func (s *Service) Cancel(ctx context.Context, target string) (int, error) {
 		if !s.answersTo(j.Spec, want) {
 			continue
 		}
-		if done, err := s.finished(ctx, j); err != nil {
+		if done, err := finished(ctx, s.st, j); err != nil {
 			return n, err
 		} else if done {
 			continue
@@ -86,7 +87,7 @@ func (s *Service) answerCancelled(ctx context.Context, spec JobSpec, who string)
 		}
 		targets = append(targets, t)
 	}
-	return s.putAnswer(ctx, targets, liveMessage(spec, review.StateCancelled, status), true, false)
+	return s.putAnswer(ctx, targets, liveMessage(spec, review.StateCancelled, status), true, time.Time{})
 }
 
 // Status says, in a few lines of plain text, how the jobs answering to
@@ -101,13 +102,37 @@ func (s *Service) Status(ctx context.Context, target string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	lines, err := describeJobs(ctx, s.st, jobs, func(j benchJob) bool { return s.answersTo(j.Spec, want) }, false)
+	if err != nil {
+		return "", err
+	}
+	if len(lines) == 0 {
+		return "no perfbot job is queued or running for " + target, nil
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+// Jobs describes every benchmark job queued or running in st's queue, a
+// line each, with its targets: what "perfbot status" prints.
+func Jobs(ctx context.Context, st *store.Store) ([]string, error) {
+	jobs, err := (&Queue{st: st}).benchJobs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return describeJobs(ctx, st, jobs, func(benchJob) bool { return true }, true)
+}
+
+// describeJobs says how each job that keep selects stands: a waiting job
+// its position, a running one its progress; withTargets adds where its
+// answer goes.
+func describeJobs(ctx context.Context, st *store.Store, jobs []benchJob, keep func(benchJob) bool, withTargets bool) ([]string, error) {
 	var lines []string
 	for _, j := range jobs {
-		if !s.answersTo(j.Spec, want) {
+		if !keep(j) {
 			continue
 		}
-		if done, err := s.finished(ctx, j); err != nil {
-			return "", err
+		if done, err := finished(ctx, st, j); err != nil {
+			return nil, err
 		} else if done {
 			continue
 		}
@@ -116,35 +141,39 @@ func (s *Service) Status(ctx context.Context, target string) (string, error) {
 			what = j.Spec.Key
 		}
 		if j.State == "running" {
-			p, err := s.st.RunProgress(ctx, j.ID)
+			p, err := st.RunProgress(ctx, j.ID)
 			if err != nil {
-				return "", err
+				return nil, err
 			}
 			if p == "" {
 				p = "starting"
 			}
-			lines = append(lines, fmt.Sprintf("running: %s: %s", what, p))
+			lines = append(lines, fmt.Sprintf("running: %s: %s%s", what, p, targetsOf(j, withTargets)))
 			continue
 		}
 		pos, running, err := positionIn(jobs, j.ID)
 		if err != nil {
-			return "", err
+			return nil, err
 		}
-		lines = append(lines, fmt.Sprintf("queued: %s: %s", what, queuedStatus(pos, running)))
+		lines = append(lines, fmt.Sprintf("queued: %s: %s%s", what, queuedStatus(pos, running), targetsOf(j, withTargets)))
 	}
-	if len(lines) == 0 {
-		return "no perfbot job is queued or running for " + target, nil
+	return lines, nil
+}
+
+func targetsOf(j benchJob, show bool) string {
+	if !show || len(j.Spec.Targets) == 0 {
+		return ""
 	}
-	return strings.Join(lines, "\n"), nil
+	return " (answer to " + strings.Join(j.Spec.Targets, ", ") + ")"
 }
 
 // finished reports whether a job the queue still shows as running has
 // recorded the end of its run: the queue marks it completed a moment later.
-func (s *Service) finished(ctx context.Context, j benchJob) (bool, error) {
+func finished(ctx context.Context, st *store.Store, j benchJob) (bool, error) {
 	if j.State != "running" {
 		return false, nil
 	}
-	r, err := s.st.RunByJob(ctx, j.ID)
+	r, err := st.RunByJob(ctx, j.ID)
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
 	}

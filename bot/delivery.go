@@ -57,9 +57,9 @@ func (s *Service) now() time.Time { return s.deps.Now() }
 
 // putAnswer writes msg to the outbox for each of targets and wakes the
 // delivery loop. A non-final answer goes only to venues that show one
-// (liveVenue). With replace, msg replaces even a final answer (a new job
-// under the key).
-func (s *Service) putAnswer(ctx context.Context, targets []string, msg review.Message, final, replace bool) error {
+// (liveVenue). A non-zero newJob is when a new job under the key was
+// queued (see store.PutAnswer).
+func (s *Service) putAnswer(ctx context.Context, targets []string, msg review.Message, final bool, newJob time.Time) error {
 	data, err := json.Marshal(msg)
 	if err != nil {
 		return fmt.Errorf("answer of %s: %w", msg.Key, err)
@@ -74,7 +74,7 @@ func (s *Service) putAnswer(ctx context.Context, targets []string, msg review.Me
 		if !final && !liveVenue(target.Venue) {
 			continue
 		}
-		if _, err := s.st.PutAnswer(ctx, msg.Key, target.String(), string(msg.State), final, data, s.now(), replace); err != nil {
+		if _, err := s.st.PutAnswer(ctx, msg.Key, target.String(), string(msg.State), final, data, s.now(), newJob); err != nil {
 			errs = append(errs, err)
 		}
 	}

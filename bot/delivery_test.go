@@ -140,7 +140,7 @@ func TestSMTPDownForMinutes(t *testing.T) {
 	svc := openDelivery(t, store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), poster, c, 12*time.Hour)
 	ctx := context.Background()
 	key := "mail:<cover@example.org>"
-	if err := svc.putAnswer(ctx, []string{"mail:dev@lists.example.org"}, finalAnswer(key, "1 better, 0 worse"), true, false); err != nil {
+	if err := svc.putAnswer(ctx, []string{"mail:dev@lists.example.org"}, finalAnswer(key, "1 better, 0 worse"), true, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	// Down for ten minutes: a few tries, each after a longer wait.
@@ -213,7 +213,7 @@ func TestDeliveryGivesUp(t *testing.T) {
 	c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 	svc := openDelivery(t, store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), poster, c, 2*time.Hour)
 	ctx := context.Background()
-	if err := svc.putAnswer(ctx, []string{"github:acme/store#3", "jira:STORE-9"}, finalAnswer("k", "done"), true, false); err != nil {
+	if err := svc.putAnswer(ctx, []string{"github:acme/store#3", "jira:STORE-9"}, finalAnswer("k", "done"), true, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	for range 60 {
@@ -349,7 +349,7 @@ func TestDeliveryAcrossRestart(t *testing.T) {
 			c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 			first := openDelivery(t, driver, dsn, poster, c, 12*time.Hour)
 			spec := JobSpec{Key: "github:acme/store#3/comment/77", Targets: []string{"github:acme/store#3"}, Title: "scan faster"}
-			if err := first.putAnswer(ctx, spec.Targets, liveMessage(spec, review.StateQueued, "position 1 in the queue"), false, true); err != nil {
+			if err := first.putAnswer(ctx, spec.Targets, liveMessage(spec, review.StateQueued, "position 1 in the queue"), false, c.Now()); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := first.DeliverDue(ctx); err != nil {
@@ -361,7 +361,7 @@ func TestDeliveryAcrossRestart(t *testing.T) {
 			f.mu.Lock()
 			f.failures = 8
 			f.mu.Unlock()
-			if err := first.putAnswer(ctx, spec.Targets, finalAnswer(spec.Key, "1 better, 0 worse"), true, false); err != nil {
+			if err := first.putAnswer(ctx, spec.Targets, finalAnswer(spec.Key, "1 better, 0 worse"), true, time.Time{}); err != nil {
 				t.Fatal(err)
 			}
 			for range 3 {

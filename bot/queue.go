@@ -279,7 +279,7 @@ func (q *Queue) benchJobs(ctx context.Context) ([]benchJob, error) {
 }
 
 // position returns where a waiting job stands in its queue (1: next to
-// run) and how many jobs of that queue run now.
+// run; 0: not waiting any more) and how many jobs of that queue run now.
 func (q *Queue) position(ctx context.Context, jobID int64) (pos, running int, err error) {
 	jobs, err := q.benchJobs(ctx)
 	if err != nil {
@@ -291,12 +291,12 @@ func (q *Queue) position(ctx context.Context, jobID int64) (pos, running int, er
 func positionIn(jobs []benchJob, jobID int64) (pos, running int, err error) {
 	var queue string
 	for _, j := range jobs {
-		if j.ID == jobID {
+		if j.ID == jobID && j.State != "running" {
 			queue = j.Queue
 		}
 	}
 	if queue == "" {
-		return 0, 0, fmt.Errorf("job %d is not waiting", jobID)
+		return 0, 0, nil // taken by a worker already, or gone
 	}
 	for _, j := range jobs {
 		switch {

@@ -180,6 +180,7 @@ func (s *Service) Enqueue(ctx context.Context, job JobSpec) (id int64, duplicate
 	if job.Key == "" {
 		return 0, false, errors.New("job without a key")
 	}
+	queued := s.now()
 	id, dup, err := s.q.insertBench(ctx, job, s.cfg.Service.Queue, s.cfg.Service.MaxAttempts)
 	if err != nil {
 		return 0, false, fmt.Errorf("queue job %s: %w", job.Key, err)
@@ -194,11 +195,12 @@ func (s *Service) Enqueue(ctx context.Context, job JobSpec) (id int64, duplicate
 		status := ""
 		if pos, running, err := s.q.position(ctx, id); err != nil {
 			s.log.Warn("queue position", "job", id, "err", err)
-		} else {
+		} else if pos > 0 {
 			status = queuedStatus(pos, running)
 		}
-		// The job is queued whatever happens to its first answer.
-		if err := s.putAnswer(ctx, job.Targets, liveMessage(job, review.StateQueued, status), false, true); err != nil {
+		// The job is queued whatever happens to its first answer. A
+		// worker that took the job meanwhile wrote a newer answer, kept.
+		if err := s.putAnswer(ctx, job.Targets, liveMessage(job, review.StateQueued, status), false, queued); err != nil {
 			s.log.Error("queued answer", "key", job.Key, "err", err)
 		}
 	}

@@ -61,7 +61,7 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[benchArgs]) error
 		return err
 	}
 	log.Info("benchmark job started", "run", run.ID, "worker", run.Worker)
-	if err := s.putAnswer(ctx, spec.Targets, liveMessage(spec, review.StatePending, "starting"), false, false); err != nil {
+	if err := s.putAnswer(ctx, spec.Targets, liveMessage(spec, review.StatePending, "starting"), false, time.Time{}); err != nil {
 		log.Error("running answer", "err", err)
 	}
 
@@ -170,7 +170,7 @@ func (w *benchWorker) answer(ctx context.Context, log *slog.Logger, spec JobSpec
 	if spec.Subject != "" {
 		msg.Subject = spec.Subject // the thread's; the verdict is in the body
 	}
-	if err := w.svc.putAnswer(ctx, spec.Targets, msg, true, false); err != nil {
+	if err := w.svc.putAnswer(ctx, spec.Targets, msg, true, time.Time{}); err != nil {
 		return fmt.Errorf("store answer of %s: %w", spec.Key, err)
 	}
 	log.Info("answer stored for delivery", "targets", spec.Targets, "state", msg.State)
@@ -258,7 +258,7 @@ func (p *progressReporter) loop(ctx context.Context, s *Service, log *slog.Logge
 		if err := s.st.SetRunProgress(ctx, runID, status); err != nil && ctx.Err() == nil {
 			log.Warn("record progress", "err", err)
 		}
-		if err := s.putAnswer(ctx, spec.Targets, liveMessage(spec, review.StatePending, status), false, false); err != nil && ctx.Err() == nil {
+		if err := s.putAnswer(ctx, spec.Targets, liveMessage(spec, review.StatePending, status), false, time.Time{}); err != nil && ctx.Err() == nil {
 			log.Warn("running answer", "err", err)
 		}
 		t := time.NewTimer(gap)

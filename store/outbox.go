@@ -93,11 +93,12 @@ func fmtTimeText(t time.Time) string {
 
 // PutAnswer makes msg the answer of key to target, to be delivered from
 // now on. A final answer is never replaced by a non-final one: a late
-// progress report cannot undo a result. With replace, a final answer is
-// replaced anyway (a new job under a key whose earlier job was answered).
-// A non-final answer waits for the row's EditAfter. It reports whether the
-// answer was stored.
-func (s *Store) PutAnswer(ctx context.Context, key, target, state string, final bool, msg []byte, now time.Time, replace bool) (bool, error) {
+// progress report cannot undo a result. A non-zero newJob is when a new job
+// under key was queued: the answer then replaces an older row, final or
+// not (an earlier job's), but not one written since newJob (this job's
+// worker already moved on). A non-final answer waits for the row's
+// EditAfter. It reports whether the answer was stored.
+func (s *Store) PutAnswer(ctx context.Context, key, target, state string, final bool, msg []byte, now, newJob time.Time) (bool, error) {
 	fin := 0
 	if final {
 		fin = 1
@@ -119,7 +120,11 @@ func (s *Store) PutAnswer(ctx context.Context, key, target, state string, final 
 		case err != nil:
 			return false, err
 		}
-		if old.Final && !final && !replace {
+		replace := !newJob.IsZero()
+		switch {
+		case replace && !old.Updated.Before(newJob):
+			return false, nil
+		case old.Final && !final && !replace:
 			return false, nil
 		}
 		since, attempts, next := now, 0, now

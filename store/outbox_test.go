@@ -12,7 +12,7 @@ func TestOutbox(t *testing.T) {
 		ctx := context.Background()
 		t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 		key, target := "github:acme/store#12/comment/7", "github:acme/store#12"
-		if ok, err := s.PutAnswer(ctx, key, target, "queued", false, []byte(`{"Key":"q"}`), t0, true); err != nil || !ok {
+		if ok, err := s.PutAnswer(ctx, key, target, "queued", false, []byte(`{"Key":"q"}`), t0, t0); err != nil || !ok {
 			t.Fatalf("put queued: %v, %v", ok, err)
 		}
 		// Not due before its time; claimed once.
@@ -27,7 +27,7 @@ func TestOutbox(t *testing.T) {
 			t.Fatalf("a claimed answer was claimed again by another process: %+v", again)
 		}
 		// Running arrives while the queued one is being delivered.
-		if ok, err := s.PutAnswer(ctx, key, target, "running", false, []byte(`{"Key":"r"}`), t0.Add(time.Second), false); err != nil || !ok {
+		if ok, err := s.PutAnswer(ctx, key, target, "running", false, []byte(`{"Key":"r"}`), t0.Add(time.Second), time.Time{}); err != nil || !ok {
 			t.Fatalf("put running: %v, %v", ok, err)
 		}
 		if err := s.AnswerDelivered(ctx, key, target, 1, "https://x/1", t0.Add(2*time.Second), t0.Add(32*time.Second)); err != nil {
@@ -38,11 +38,11 @@ func TestOutbox(t *testing.T) {
 			t.Fatalf("after delivering v1 with v2 waiting: %+v, %v", a, err)
 		}
 		// The result is final: due at once, whatever the edit spacing.
-		if ok, err := s.PutAnswer(ctx, key, target, "success", true, []byte(`{"Key":"done"}`), t0.Add(3*time.Second), false); err != nil || !ok {
+		if ok, err := s.PutAnswer(ctx, key, target, "success", true, []byte(`{"Key":"done"}`), t0.Add(3*time.Second), time.Time{}); err != nil || !ok {
 			t.Fatalf("put final: %v, %v", ok, err)
 		}
 		// A late progress report does not replace it.
-		if ok, err := s.PutAnswer(ctx, key, target, "running", false, []byte(`{"Key":"late"}`), t0.Add(4*time.Second), false); err != nil || ok {
+		if ok, err := s.PutAnswer(ctx, key, target, "running", false, []byte(`{"Key":"late"}`), t0.Add(4*time.Second), time.Time{}); err != nil || ok {
 			t.Fatalf("late running replaced the result: %v, %v", ok, err)
 		}
 		got, err = s.ClaimAnswers(ctx, "b", t0.Add(5*time.Second), time.Minute, 10)
@@ -73,7 +73,7 @@ func TestOutbox(t *testing.T) {
 			t.Errorf("answered = %v, %v after the final answer was delivered", ok, err)
 		}
 		// Failed answers are listed, and rearmed once on request.
-		if _, err := s.PutAnswer(ctx, "k2", "jira:STORE-1", "success", true, []byte(`{}`), t0, false); err != nil {
+		if _, err := s.PutAnswer(ctx, "k2", "jira:STORE-1", "success", true, []byte(`{}`), t0, time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 		got, _ = s.ClaimAnswers(ctx, "a", t0.Add(time.Minute), time.Minute, 10)
@@ -97,8 +97,15 @@ func TestOutbox(t *testing.T) {
 			t.Errorf("missing answer: %v", err)
 		}
 		// A new job under an answered key replaces the final answer.
-		if ok, err := s.PutAnswer(ctx, key, target, "queued", false, []byte(`{}`), t0.Add(time.Hour), true); err != nil || !ok {
+		if ok, err := s.PutAnswer(ctx, key, target, "queued", false, []byte(`{}`), t0.Add(time.Hour), t0.Add(time.Hour)); err != nil || !ok {
 			t.Fatalf("replace final: %v, %v", ok, err)
+		}
+		// but not the answer its worker wrote since.
+		if ok, err := s.PutAnswer(ctx, key, target, "running", false, []byte(`{}`), t0.Add(time.Hour+time.Second), time.Time{}); err != nil || !ok {
+			t.Fatalf("running after queued: %v, %v", ok, err)
+		}
+		if ok, err := s.PutAnswer(ctx, key, target, "queued", false, []byte(`{}`), t0.Add(time.Hour+2*time.Second), t0.Add(time.Hour)); err != nil || ok {
+			t.Fatalf("a late queued answer replaced the running one: %v, %v", ok, err)
 		}
 		if n, err := s.PruneAnswers(ctx, t0.Add(2*time.Hour)); err != nil || n != 0 {
 			t.Errorf("pruned %d pending answers, %v", n, err)
