@@ -8,6 +8,7 @@
 //	perfbot parse [flags] FILE...    print normalized results as JSON lines
 //	perfbot calibrate [flags]        measure the baseline against itself to learn noise
 //	perfbot serve | worker           the bot and its benchmark hosts
+//	perfbot status [flags]           jobs in the queue, answers not delivered yet or given up
 //	perfbot history BENCHMARK        a benchmark's history
 //	perfbot digest [flags]           build and send a digest
 //	perfbot flame [flags] PROF [CAND]  flame graph, or differential flame graph
@@ -47,6 +48,7 @@ func commands() map[string]command {
 		"digest":    digestCmd,
 		"flame":     flameCmd,
 		"web":       webCmd,
+		"status":    statusCmd,
 	}
 }
 

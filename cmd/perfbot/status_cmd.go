@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/perfbot/perfbot/bot"
+	"github.com/perfbot/perfbot/store"
+)
+
+// statusCmd implements "perfbot status": the benchmark jobs queued or
+// running, and the answers not delivered yet or given up, with the reason
+// of their last failure. It exits 1 when an answer was given up.
+func statusCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("status", stderr)
+	cfgFile := fs.String("config", "config.yaml", "config file naming the store (store:)")
+	db := fs.String("db", "", "history and queue database: a SQLite file or a postgres:// URL (overrides the config)")
+	all := fs.Bool("all", false, "list delivered answers too")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: perfbot status [--config FILE] [--db FILE|URL] [--all]\n")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	driver, dsn := storeDriver("", *db), *db
+	if dsn == "" {
+		cfg, err := loadConfig(*cfgFile)
+		if err != nil {
+			return err
+		}
+		driver, dsn = cfg.Store.Driver, cfg.StoreDSN()
+	}
+	st, err := store.Open(ctx, driver, dsn)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	jobs, err := bot.Jobs(ctx, st)
+	if err != nil && !strings.Contains(err.Error(), "river_job") {
+		return err // no queue table yet: serve never ran on this store
+	}
+	fmt.Fprintf(stdout, "jobs: %d queued or running\n", len(jobs))
+	for _, j := range jobs {
+		fmt.Fprintln(stdout, "  "+j)
+	}
+	statuses := []string{store.OutboxPending, store.OutboxFailed}
+	if *all {
+		statuses = nil
+	}
+	answers, err := st.Answers(ctx, statuses...)
+	if err != nil {
+		return err
+	}
+	failed := 0
+	fmt.Fprintf(stdout, "\nanswers: %d %s\n", len(answers), map[bool]string{true: "in the outbox", false: "waiting or given up"}[*all])
+	if len(answers) > 0 {
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  DELIVERY\tSTATE\tTARGET\tKEY\tTRIES\tWAITING SINCE\tNEXT TRY\tLAST ERROR")
+		for _, a := range answers {
+			next := "-"
+			if a.Status == store.OutboxPending {
+				next = a.NextAt.Format(time.RFC3339)
+			}
+			if a.Status == store.OutboxFailed {
+				failed++
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", a.Status, a.State, a.Target, a.Key, a.Attempts,
+				a.Since.Format(time.RFC3339), next, statusLine(a.LastError, 200))
+		}
+		tw.Flush()
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d %s given up (see LAST ERROR)", failed, plural(failed, "answer", "answers"))
+	}
+	return nil
+}
+
+// statusLine joins s's lines and cuts it to n characters.
+func statusLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	if s == "" {
+		return "-"
+	}
+	return s
+}
