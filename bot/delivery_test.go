@@ -394,3 +394,53 @@ func pgDSN(t *testing.T) string {
 	t.Helper()
 	return pgtest.Start(t).NewDB(t)
 }
+
+// TestLiveEditsSpaced: the edits of a live answer come at most once per
+// service.answer_edit_interval, newest state first; the result is not held
+// back.
+func TestLiveEditsSpaced(t *testing.T) {
+	f := &fakeGitHubComments{comments: map[int64]string{}}
+	srv := httptest.NewServer(f)
+	defer srv.Close()
+	gp, err := github.New(github.Config{BaseURL: srv.URL + "/api/v3/", Token: "t0ken", Retry: retry.Policy{Attempts: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+	svc := openDelivery(t, store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"),
+		PosterFunc(func(ctx context.Context, to review.Target, msg review.Message) (string, error) { return gp.Post(ctx, to.Where, msg) }),
+		c, time.Hour)
+	ctx := context.Background()
+	spec := JobSpec{Key: "github:acme/store#3/comment/8", Targets: []string{"github:acme/store#3"}}
+	put := func(state review.State, status string) {
+		t.Helper()
+		if err := svc.putAnswer(ctx, spec.Targets, liveMessage(spec, state, status), false, time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(review.StateQueued, "position 1 in the queue")
+	svc.DeliverDue(ctx)
+	for i := 1; i <= 5; i++ {
+		c.Add(5 * time.Second)
+		put(review.StatePending, fmt.Sprintf("suite wal, round %d of 5", i))
+		svc.DeliverDue(ctx)
+	}
+	bodies, edits := f.snapshot()
+	if len(bodies) != 1 || edits != 0 || !strings.Contains(bodies[0], "queued") {
+		t.Fatalf("within the edit interval: comments %q, %d edits; want the queued answer alone", bodies, edits)
+	}
+	c.Add(5 * time.Second) // 30s after the first post
+	svc.DeliverDue(ctx)
+	bodies, edits = f.snapshot()
+	if edits != 1 || !strings.Contains(bodies[0], "round 5 of 5") {
+		t.Fatalf("after the interval: %q, %d edits; want one edit to the newest progress", bodies, edits)
+	}
+	c.Add(time.Second)
+	if err := svc.putAnswer(ctx, spec.Targets, finalAnswer(spec.Key, "2 better, 0 worse"), true, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	svc.DeliverDue(ctx)
+	if bodies, edits = f.snapshot(); edits != 2 || len(bodies) != 1 || !strings.Contains(bodies[0], "2 better, 0 worse") {
+		t.Errorf("result: %q after %d edits; want it at once, in the same comment", bodies, edits)
+	}
+}
