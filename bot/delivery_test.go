@@ -408,7 +408,9 @@ func TestLiveEditsSpaced(t *testing.T) {
 	}
 	c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 	svc := openDelivery(t, store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"),
-		PosterFunc(func(ctx context.Context, to review.Target, msg review.Message) (string, error) { return gp.Post(ctx, to.Where, msg) }),
+		PosterFunc(func(ctx context.Context, to review.Target, msg review.Message) (string, error) {
+			return gp.Post(ctx, to.Where, msg)
+		}),
 		c, time.Hour)
 	ctx := context.Background()
 	spec := JobSpec{Key: "github:acme/store#3/comment/8", Targets: []string{"github:acme/store#3"}}
