@@ -49,6 +49,8 @@ type e2eGitHub struct {
 	order    []int64
 	created  int
 	edits    int
+	// first holds each comment's body as created, before any edit.
+	first    []string
 	statuses []string
 	reacted  []string
 	headSHA  string
@@ -111,6 +113,7 @@ func (g *e2eGitHub) handler(t *testing.T) http.Handler {
 		id := int64(7000 + len(g.order))
 		g.comments[id] = body.Body
 		g.order = append(g.order, id)
+		g.first = append(g.first, body.Body)
 		g.created++
 		js(w, http.StatusCreated, comment(id, body.Body))
 	}))
@@ -303,6 +306,15 @@ venues:
 			t.Errorf("GET %s: %s\n%s", m[1], resp.Status, page)
 		}
 	}
+	// Each answer existed before its result: created as queued (or running,
+	// when a worker took the job first), then edited in place.
+	gh.mu.Lock()
+	for _, b := range gh.first {
+		if !strings.Contains(b, "**perfbot: queued**") && !strings.Contains(b, "**perfbot: running**") {
+			t.Errorf("answer created with its result, not live:\n%s", b)
+		}
+	}
+	gh.mu.Unlock()
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("serve: %v", err)
