@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -444,5 +445,106 @@ func TestLiveEditsSpaced(t *testing.T) {
 	svc.DeliverDue(ctx)
 	if bodies, edits = f.snapshot(); edits != 2 || len(bodies) != 1 || !strings.Contains(bodies[0], "2 better, 0 worse") {
 		t.Errorf("result: %q after %d edits; want it at once, in the same comment", bodies, edits)
+	}
+}
+
+// relay forwards connections from a loopback port to addr while it runs;
+// stopped, its port refuses connections, as a mail server that is down.
+type relay struct {
+	addr string
+	ln   net.Listener
+}
+
+func (r *relay) start(t *testing.T, to string) {
+	t.Helper()
+	listen := r.addr
+	if listen == "" {
+		listen = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.addr, r.ln = ln.Addr().String(), ln
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				d, err := net.Dial("tcp", to)
+				if err != nil {
+					return
+				}
+				defer d.Close()
+				go io.Copy(d, c)
+				io.Copy(c, d)
+			}()
+		}
+	}()
+}
+
+// TestPostfixDownThenBack: the real postfix on 127.0.0.1:25, unreachable
+// while the answer is first tried (its port closed), gets the answer once
+// it is reachable again, into the local mailbox, once.
+func TestPostfixDownThenBack(t *testing.T) {
+	if os.Getenv("PERFBOT_TEST_POSTFIX") != "1" {
+		t.Skip("PERFBOT_TEST_POSTFIX is not 1: not delivering through a local postfix")
+	}
+	maildir := "/home/perfbot-test/Maildir/new"
+	r := &relay{}
+	r.start(t, "127.0.0.1:25")
+	r.ln.Close() // down
+	sender, err := mail.NewSender(mail.SMTPConfig{Addr: r.addr, From: "perfbot <perfbot@localhost>",
+		StartTLS: mail.StartTLSOff, Timeout: 10 * time.Second, Retry: retry.Policy{Attempts: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &clock{t: time.Now()}
+	svc := openDelivery(t, store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"),
+		PosterFunc(func(ctx context.Context, to review.Target, msg review.Message) (string, error) {
+			return sender.Post(ctx, to.Where, msg)
+		}), c, 12*time.Hour)
+	ctx := context.Background()
+	key := "postfix-outbox-" + time.Now().Format("20060102T150405.000000000")
+	target := "mail:perfbot-test@localhost"
+	if err := svc.putAnswer(ctx, []string{target}, finalAnswer(key, "3 better, 0 worse"), true, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	for range 20 { // five minutes down
+		svc.DeliverDue(ctx)
+		c.Add(15 * time.Second)
+	}
+	a, err := svc.Store().GetAnswer(ctx, key, target)
+	if err != nil || a.Status != store.OutboxPending || a.Attempts < 2 {
+		t.Fatalf("while postfix is unreachable: %+v, %v", a, err)
+	}
+	r.start(t, "127.0.0.1:25")
+	defer r.ln.Close()
+	for range 100 {
+		if ok, _ := svc.Store().Answered(ctx, key); ok {
+			break
+		}
+		svc.DeliverDue(ctx)
+		c.Add(time.Minute)
+	}
+	a, err = svc.Store().GetAnswer(ctx, key, target)
+	if err != nil || a.Status != store.OutboxDelivered {
+		t.Fatalf("after postfix is back: %+v, %v", a, err)
+	}
+	id := strings.Trim(a.Link, "<>")
+	found := 0
+	for deadline := time.Now().Add(30 * time.Second); found == 0 && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		ents, _ := os.ReadDir(maildir)
+		for _, e := range ents {
+			if data, err := os.ReadFile(filepath.Join(maildir, e.Name())); err == nil && strings.Contains(string(data), id) {
+				found++
+			}
+		}
+	}
+	if found != 1 {
+		t.Errorf("message %s found %d times in %s, want once", id, found, maildir)
 	}
 }
