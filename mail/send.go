@@ -266,33 +266,11 @@ func (s *Sender) deliver(ctx context.Context, rcpt []string, data []byte) error 
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	upgrade := !s.cfg.ImplicitTLS && s.startTLS == StartTLSRequire
-	c, err := s.connect(ctx, upgrade)
+	c, err := s.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	if ok, _ := c.Extension("STARTTLS"); ok && !s.cfg.ImplicitTLS && s.startTLS == StartTLSOpportunistic {
-		// go-smtp upgrades only on a fresh client: say goodbye and
-		// reconnect with STARTTLS.
-		_ = c.Quit()
-		if c, err = s.connect(ctx, true); err != nil {
-			return err
-		}
-		defer c.Close()
-	}
-	if s.cfg.User != "" {
-		_, encrypted := c.TLSConnectionState()
-		if !encrypted && !isLoopback(s.host) {
-			return fmt.Errorf("%s offers no STARTTLS: refusing to send the SMTP password unencrypted", s.cfg.Addr)
-		}
-		if !c.SupportsAuth(sasl.Plain) {
-			return fmt.Errorf("%s does not offer AUTH PLAIN", s.cfg.Addr)
-		}
-		if err := c.Auth(sasl.NewPlainClient("", s.cfg.User, s.cfg.Password)); err != nil {
-			return classify(fmt.Errorf("AUTH PLAIN: %w", err))
-		}
-	}
 	if err := c.Mail(s.from.Address, nil); err != nil {
 		return classify(err)
 	}
@@ -333,6 +311,41 @@ func (s *Sender) deliver(ctx context.Context, rcpt []string, data []byte) error 
 	// The message is accepted; a lost QUIT reply changes nothing.
 	_ = c.Quit()
 	return nil
+}
+
+// open connects to the server, upgrades to TLS as configured and signs
+// in when a user is set: what every delivery starts with.
+func (s *Sender) open(ctx context.Context) (*smtp.Client, error) {
+	upgrade := !s.cfg.ImplicitTLS && s.startTLS == StartTLSRequire
+	c, err := s.connect(ctx, upgrade)
+	if err != nil {
+		return nil, err
+	}
+	if ok, _ := c.Extension("STARTTLS"); ok && !s.cfg.ImplicitTLS && s.startTLS == StartTLSOpportunistic {
+		// go-smtp upgrades only on a fresh client: say goodbye and
+		// reconnect with STARTTLS.
+		_ = c.Quit()
+		c.Close()
+		if c, err = s.connect(ctx, true); err != nil {
+			return nil, err
+		}
+	}
+	if s.cfg.User != "" {
+		_, encrypted := c.TLSConnectionState()
+		if !encrypted && !isLoopback(s.host) {
+			c.Close()
+			return nil, fmt.Errorf("%s offers no STARTTLS: refusing to send the SMTP password unencrypted", s.cfg.Addr)
+		}
+		if !c.SupportsAuth(sasl.Plain) {
+			c.Close()
+			return nil, fmt.Errorf("%s does not offer AUTH PLAIN", s.cfg.Addr)
+		}
+		if err := c.Auth(sasl.NewPlainClient("", s.cfg.User, s.cfg.Password)); err != nil {
+			c.Close()
+			return nil, classify(fmt.Errorf("AUTH PLAIN: %w", err))
+		}
+	}
+	return c, nil
 }
 
 func (s *Sender) log() *slog.Logger {

@@ -1,0 +1,69 @@
+package github
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	gh "github.com/google/go-github/v60/github"
+
+	"github.com/perfbot/perfbot/review/retry"
+)
+
+// Check shows that the credentials work, with one authenticated read each
+// and no retry: as a GitHub App, GET /app signed with the app's JWT and an
+// installation token minted; with a token, GET /user. When repo
+// ("OWNER/REPO") is set it then reads the repository, which the
+// installation or token must be able to see. It returns who perfbot is
+// signed in as; errors never hold a secret.
+func (p *Poster) Check(ctx context.Context, repo string) (string, error) {
+	who, err := p.whoAmI(ctx)
+	if err != nil {
+		return "", retry.Redact(err, p.secrets()...)
+	}
+	if repo == "" {
+		return who, nil
+	}
+	owner, name, ok := strings.Cut(repo, "/")
+	if !ok || owner == "" || name == "" {
+		return "", fmt.Errorf("github: repository %q: want OWNER/REPO", repo)
+	}
+	r, _, err := p.client.Repositories.Get(ctx, owner, name)
+	if err != nil {
+		var er *gh.ErrorResponse
+		if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusNotFound {
+			err = fmt.Errorf("github: %s: not found, or not visible to these credentials (is the app installed on it, or does the token have access?)", repo)
+		}
+		return "", retry.Redact(err, p.secrets()...)
+	}
+	return fmt.Sprintf("%s; %s readable", who, r.GetFullName()), nil
+}
+
+// whoAmI makes the one authenticated read of Check.
+func (p *Poster) whoAmI(ctx context.Context) (string, error) {
+	if p.app != nil {
+		app, _, err := p.app.jwtc.Apps.Get(ctx, "")
+		if err != nil {
+			return "", fmt.Errorf("github: app %s (JWT signed with the private key): %w", p.app.app.ID, err)
+		}
+		if _, err := p.app.installationToken(ctx); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("GitHub App %s (id %d), installation %d: token minted", app.GetSlug(), app.GetID(), p.app.app.InstallationID), nil
+	}
+	u, _, err := p.client.Users.Get(ctx, "")
+	if err != nil {
+		var er *gh.ErrorResponse
+		// A workflow's GITHUB_TOKEN or an installation token is not a
+		// user: GitHub answers 403 "Resource not accessible by
+		// integration", and the repository read below is the test.
+		if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusForbidden &&
+			strings.Contains(er.Message, "integration") {
+			return "an integration token", nil
+		}
+		return "", fmt.Errorf("github: token: %w", err)
+	}
+	return "signed in as " + u.GetLogin(), nil
+}
