@@ -13,7 +13,8 @@ import (
 // for perfbot's own cgroup; NoCgroups for none), then removes them. It
 // says where the limits went ("cgroup v2 under DIR: memory, pids"), or why
 // no cgroup could be made, in which case commands are limited by rlimits
-// alone.
+// alone. A parent that is set but takes no v2 cgroup is an error, even
+// when the v1 controllers stand in.
 func CheckCgroups(parent string) (string, error) {
 	if parent == NoCgroups {
 		return "off (cgroup_parent: none): commands are limited by rlimits only", nil
@@ -37,6 +38,13 @@ func CheckCgroups(parent string) (string, error) {
 		default:
 			v1 = append(v1, name)
 		}
+	}
+	if parent != "" && len(v2) == 0 {
+		fallback := "rlimits"
+		if len(v1) > 0 {
+			fallback = "cgroup v1 (" + strings.Join(v1, ", ") + ")"
+		}
+		return "", fmt.Errorf("%w; commands fall back to %s", cgroupTrouble(sys), fallback)
 	}
 	var parts []string
 	if len(v2) > 0 {

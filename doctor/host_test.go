@@ -1,0 +1,123 @@
+package doctor
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/perfbot/perfbot/store"
+)
+
+const simSuite = "suites:\n  sim:\n    command: ./bench\n    instrument: cpu-sim\n"
+const perfSuite = "suites:\n  counters:\n    command: ./bench\n    perf_stat: true\n"
+const plainSuite = "suites:\n  wall:\n    command: ./bench\n"
+
+// emptyPath leaves the test a PATH with no tools on it.
+func emptyPath(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+}
+
+func TestValgrindNeededButMissingFails(t *testing.T) {
+	emptyPath(t)
+	r := Valgrind(context.Background(), parse(t, simSuite))
+	if r.Status != Fail || !strings.Contains(r.Reason, "valgrind is not installed") || !strings.Contains(r.Reason, "suites: sim") {
+		t.Errorf("valgrind = %v %q, want FAIL naming the suite", r.Status, r.Reason)
+	}
+	r = Valgrind(context.Background(), parse(t, plainSuite))
+	if r.Status != Warn || !strings.Contains(r.Reason, "no suite uses instrument cpu-sim") {
+		t.Errorf("valgrind unneeded = %v %q, want a warning", r.Status, r.Reason)
+	}
+}
+
+func TestValgrindRunsCachegrind(t *testing.T) {
+	r := Valgrind(context.Background(), parse(t, simSuite))
+	if r.Status != OK || !strings.Contains(r.Reason, "ran cachegrind") {
+		t.Errorf("valgrind = %v %q, want ok (.ci/run installs valgrind)", r.Status, r.Reason)
+	}
+}
+
+func TestPerfNeededButMissingFails(t *testing.T) {
+	emptyPath(t)
+	r := Perf(context.Background(), parse(t, perfSuite))
+	if r.Status != Fail || !strings.Contains(r.Reason, "perf is not installed") || !strings.Contains(r.Reason, "counters") {
+		t.Errorf("perf = %v %q, want FAIL naming the suite", r.Status, r.Reason)
+	}
+	if r := Perf(context.Background(), parse(t, plainSuite)); r.Status != Warn {
+		t.Errorf("perf unneeded = %v %q, want a warning", r.Status, r.Reason)
+	}
+}
+
+func TestGitMissingFails(t *testing.T) {
+	if r := Git(context.Background()); r.Status != OK || !strings.HasPrefix(r.Reason, "git version ") {
+		t.Errorf("git = %v %q", r.Status, r.Reason)
+	}
+	emptyPath(t)
+	if r := Git(context.Background()); r.Status != Fail || !strings.Contains(r.Reason, "git is not installed") {
+		t.Errorf("git off PATH = %v %q, want FAIL", r.Status, r.Reason)
+	}
+}
+
+func TestSandboxStartsBubblewrap(t *testing.T) {
+	ctx := context.Background()
+	if r := Sandbox(ctx, parse(t, plainSuite)); r.Status != OK || !strings.Contains(r.Reason, "ran /bin/true in the sandbox") {
+		t.Errorf("bubblewrap = %v %q, want ok", r.Status, r.Reason)
+	}
+	if r := Sandbox(ctx, parse(t, plainSuite+"sandbox: {mode: none}\n")); r.Status != Warn {
+		t.Errorf("mode none = %v %q, want a warning", r.Status, r.Reason)
+	}
+	emptyPath(t)
+	if r := Sandbox(ctx, parse(t, plainSuite)); r.Status != Fail || !strings.Contains(r.Reason, "bubblewrap") {
+		t.Errorf("no bwrap = %v %q, want FAIL", r.Status, r.Reason)
+	}
+	if r := Sandbox(ctx, parse(t, plainSuite+"sandbox: {on_missing: warn}\n")); r.Status != Warn || !strings.Contains(r.Reason, "unsandboxed") {
+		t.Errorf("no bwrap, on_missing warn = %v %q, want a warning", r.Status, r.Reason)
+	}
+}
+
+func TestCgroupParentUnusableFails(t *testing.T) {
+	dir := t.TempDir() // a directory, not a cgroup
+	r := Cgroups(parse(t, plainSuite+"sandbox: {cgroup_parent: "+dir+"}\n"))
+	if r.Status != Fail || !strings.Contains(r.Reason, "not a cgroup v2 directory") {
+		t.Errorf("cgroups = %v %q, want FAIL: not a cgroup directory", r.Status, r.Reason)
+	}
+	if r := Cgroups(parse(t, plainSuite+"sandbox: {cgroup_parent: none}\n")); r.Status != OK || !strings.Contains(r.Reason, "rlimits only") {
+		t.Errorf("cgroup_parent none = %v %q", r.Status, r.Reason)
+	}
+	// Automatic: whatever this host offers, never a failure.
+	if r := Cgroups(parse(t, plainSuite)); r.Status == Fail {
+		t.Errorf("automatic cgroups = %v %q, want ok or a warning", r.Status, r.Reason)
+	}
+}
+
+func TestStore(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "perfbot.db")
+	cfg := parse(t, plainSuite+"store: {path: "+file+"}\n")
+	if r := Store(ctx, cfg); r.Status != OK || !strings.Contains(r.Reason, "does not exist yet") {
+		t.Errorf("new store = %v %q", r.Status, r.Reason)
+	}
+	if _, err := os.Stat(file); err == nil {
+		t.Error("the check created the store")
+	}
+	st, err := store.Open(ctx, store.SQLite, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := st.SchemaVersion(ctx)
+	st.Close()
+	if r := Store(ctx, cfg); r.Status != OK || !strings.HasSuffix(r.Reason, "schema version "+strconv.Itoa(want)) {
+		t.Errorf("store = %v %q, want schema version %d", r.Status, r.Reason, want)
+	}
+	notDir := filepath.Join(dir, "perfbot.db", "x.db") // under a file
+	if r := Store(ctx, parse(t, plainSuite+"store: {path: "+notDir+"}\n")); r.Status != Fail {
+		t.Errorf("store under a file = %v %q, want FAIL", r.Status, r.Reason)
+	}
+	t.Setenv("DOCTOR_TEST_PG_URL", "")
+	if r := Store(ctx, parse(t, plainSuite+"store: {driver: postgres, url_env: DOCTOR_TEST_PG_URL}\n")); r.Status != Fail || !strings.Contains(r.Reason, "DOCTOR_TEST_PG_URL") {
+		t.Errorf("postgres without URL = %v %q, want FAIL naming the variable", r.Status, r.Reason)
+	}
+}
