@@ -104,7 +104,7 @@ func (f *fakeVenues) getApp(w http.ResponseWriter, r *http.Request) {
 		"name": "perfbot", "owner": map[string]any{"login": "acme", "id": 1, "type": "Organization"},
 		"html_url": "https://github.com/apps/perfbot-app", "created_at": "2026-11-01T00:00:00Z", "updated_at": "2026-11-01T00:00:00Z",
 		"permissions": map[string]string{"issues": "write", "pull_requests": "write", "checks": "write", "metadata": "read"},
-		"events": []string{"issue_comment", "check_run"}, "installations_count": 1})
+		"events":      []string{"issue_comment", "check_run"}, "installations_count": 1})
 }
 
 // accessToken is POST /app/installations/{id}/access_tokens: 201 with a
