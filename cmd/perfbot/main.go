@@ -13,6 +13,7 @@
 //	perfbot digest [flags]           build and send a digest
 //	perfbot flame [flags] PROF [CAND]  flame graph, or differential flame graph
 //	perfbot config check [FILE]      validate a config file, listing every mistake
+//	perfbot doctor [--config FILE]   check that the config can work on this host
 //	perfbot version                  the version and the commit it was built from
 //
 // Run "perfbot COMMAND -h" for a command's flags.
@@ -49,6 +50,7 @@ func commands() map[string]command {
 		"flame":     flameCmd,
 		"web":       webCmd,
 		"status":    statusCmd,
+		"doctor":    doctorCmd,
 	}
 }
 

@@ -75,6 +75,9 @@ func runService(ctx context.Context, name string, mode bot.Mode, args []string, 
 		handler = slog.NewJSONHandler(stderr, nil)
 	}
 	log := slog.New(handler).With("process", name)
+	if mode == bot.ModeServe {
+		logVenueChecks(ctx, cfg, log)
+	}
 	venues := cfg.Venues.WithEnv(os.Getenv)
 	exe, err := os.Executable()
 	if err != nil {
