@@ -30,7 +30,7 @@ func (s *Sender) Check(ctx context.Context) (string, error) {
 	defer c.Close()
 	var how []string
 	if st, ok := c.TLSConnectionState(); ok {
-		how = append(how, "TLS "+tls.VersionName(st.Version))
+		how = append(how, tls.VersionName(st.Version))
 	} else {
 		how = append(how, "no TLS")
 	}

@@ -13,7 +13,7 @@ func TestCheckSignsInWithoutSending(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := ts.addr + ": TLS TLS 1.3, AUTH PLAIN as perfbot"; got != want {
+	if want := ts.addr + ": TLS 1.3, AUTH PLAIN as perfbot"; got != want {
 		t.Errorf("Check = %q, want %q", got, want)
 	}
 	if ts.authed != 1 || len(ts.froms) != 0 {
