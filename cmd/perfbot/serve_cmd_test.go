@@ -139,6 +139,14 @@ func (g *e2eGitHub) handler(t *testing.T) http.Handler {
 		g.statuses = append(g.statuses, r.PathValue("sha")+":"+body.State)
 		js(w, http.StatusCreated, map[string]any{"id": 1, "state": body.State})
 	}))
+	// serve's credential check at start: who the token is, and the
+	// repository.
+	mux.HandleFunc("GET /user", guard(func(w http.ResponseWriter, r *http.Request) {
+		js(w, http.StatusOK, map[string]any{"login": "perfbot[bot]", "id": 1, "type": "Bot"})
+	}))
+	mux.HandleFunc("GET /repos/acme/store", guard(func(w http.ResponseWriter, r *http.Request) {
+		js(w, http.StatusOK, map[string]any{"id": 2, "name": "store", "full_name": "acme/store", "private": false})
+	}))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("fake GitHub: unexpected %s %s", r.Method, r.URL)
 		js(w, http.StatusNotFound, map[string]string{"message": "Not Found"})
