@@ -41,6 +41,8 @@ type Config struct {
 	Schedules []Schedule `yaml:"schedules"`
 	// Digest configures the periodic digest.
 	Digest Digest `yaml:"digest"`
+	// Track configures post-merge tracking of branches.
+	Track Track `yaml:"track"`
 
 	// File is the path the config was read from.
 	File string `yaml:"-"`

@@ -56,6 +56,7 @@ func (c *Config) check() Errors {
 	c.Triggers.check(v, c.Venues.JIRA.Poll, c.Venues.ReviewBoard.Poll)
 	c.checkSchedules(v)
 	c.checkDigest(v)
+	c.checkTrack(v)
 	c.checkVenues(v)
 	return v.errs
 }
