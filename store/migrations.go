@@ -160,4 +160,34 @@ CREATE TABLE outbox (
 );
 CREATE INDEX outbox_due ON outbox (status, next_at);
 ALTER TABLE runs ADD COLUMN progress TEXT NOT NULL DEFAULT ''`},
+	{7, "change_points", `
+CREATE TABLE change_points (
+	id {{ID}},
+	track TEXT NOT NULL,
+	benchmark TEXT NOT NULL,
+	grp TEXT NOT NULL DEFAULT '',
+	params_json TEXT NOT NULL DEFAULT '{}',
+	unit TEXT NOT NULL,
+	metric TEXT NOT NULL DEFAULT '',
+	commit_before TEXT NOT NULL,
+	commit_after TEXT NOT NULL,
+	run_id BIGINT REFERENCES runs (id) ON DELETE SET NULL,
+	n_before INTEGER NOT NULL,
+	n_after INTEGER NOT NULL,
+	before_centre {{REAL}} NOT NULL,
+	before_lo {{REAL}} NOT NULL,
+	before_hi {{REAL}} NOT NULL,
+	after_centre {{REAL}} NOT NULL,
+	after_lo {{REAL}} NOT NULL,
+	after_hi {{REAL}} NOT NULL,
+	delta_pct {{REAL}} NOT NULL,
+	p {{REAL}} NOT NULL,
+	min_change_pct {{REAL}} NOT NULL,
+	found_at TEXT NOT NULL,
+	updated_at TEXT NOT NULL,
+	posted_at TEXT
+);
+CREATE UNIQUE INDEX change_points_key ON change_points (track, benchmark, grp, params_json, unit, metric, commit_after);
+CREATE INDEX change_points_found ON change_points (found_at);
+CREATE INDEX runs_venue_target ON runs (venue, target)`},
 }
