@@ -17,12 +17,6 @@ import (
 // with its first parent (baseline).
 const VenueTrack = "track"
 
-// The variant names of a track's run: the first parent and the commit.
-const (
-	TrackParent = "parent"
-	TrackCommit = "commit"
-)
-
 // SeriesKey names one benchmark series of a track: a benchmark row as
 // results store it (Params is its JSON object).
 type SeriesKey struct {
@@ -128,11 +122,13 @@ type TrackedPoint struct {
 // TrackedPoints returns every result of the finished runs of a track,
 // in the order the runs finished.
 func (s *Store) TrackedPoints(ctx context.Context, track string) ([]TrackedPoint, error) {
-	rows, err := s.query(ctx, `SELECT r.id, r.finished_at, r.base_commit, r.candidate_commit, res.variant = ?,
+	// A candidate's results are those with a verdict against the baseline.
+	rows, err := s.query(ctx, `SELECT r.id, r.finished_at, r.base_commit, r.candidate_commit,
+		EXISTS (SELECT 1 FROM verdicts v WHERE v.run_id = res.run_id AND v.variant = res.variant),
 		res.benchmark, res.grp, res.params_json, res.unit, res.metric, res.centre
 		FROM results res JOIN runs r ON r.id = res.run_id
 		WHERE r.venue = ? AND r.target = ? AND r.status = ? AND res.centre IS NOT NULL
-		ORDER BY r.finished_at, r.id, res.id`, TrackCommit, VenueTrack, track, StatusDone)
+		ORDER BY r.finished_at, r.id, res.id`, VenueTrack, track, StatusDone)
 	if err != nil {
 		return nil, fmt.Errorf("history of track %s: %w", track, err)
 	}

@@ -18,10 +18,10 @@ func trackRun(t *testing.T, s *Store, track, parent, commit string, base, cand f
 	if _, err := s.CreateRun(ctx, r); err != nil {
 		t.Fatal(err)
 	}
-	cmp := &compare.Comparison{Base: TrackParent, Candidates: []string{TrackCommit}, Rows: []compare.Row{{
+	cmp := &compare.Comparison{Base: "base", Candidates: []string{commit}, Rows: []compare.Row{{
 		Benchmark: "BenchmarkScan", Params: bench.Params{{Name: "n", Value: "1"}}, Unit: "ns/op",
 		Base: &compare.Cell{Center: base, N: 1, Samples: []float64{base}},
-		Candidates: []compare.Candidate{{Variant: TrackCommit, Presence: compare.Both,
+		Candidates: []compare.Candidate{{Variant: commit, Presence: compare.Both,
 			Cell: compare.Cell{Center: cand, N: 1, Samples: []float64{cand}}}},
 	}}}
 	if err := s.SaveComparison(ctx, r.ID, cmp); err != nil {
