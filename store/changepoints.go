@@ -311,3 +311,9 @@ func (s *Store) MarkChangePointPosted(ctx context.Context, id int64, at time.Tim
 	}
 	return nil
 }
+
+// TrackRuns returns the finished runs of a track, in the order they
+// finished.
+func (s *Store) TrackRuns(ctx context.Context, track string) ([]Run, error) {
+	return s.runs(ctx, `WHERE venue = ? AND target = ? AND status = ? ORDER BY finished_at, id`, VenueTrack, track, StatusDone)
+}

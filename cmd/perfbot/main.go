@@ -10,6 +10,8 @@
 //	perfbot serve | worker           the bot and its benchmark hosts
 //	perfbot status [flags]           jobs in the queue, answers not delivered yet or given up
 //	perfbot history BENCHMARK        a benchmark's history
+//	perfbot track [flags]            benchmark a branch's new commits, find change points
+//	perfbot changes [flags]          the change points found on tracked branches
 //	perfbot digest [flags]           build and send a digest
 //	perfbot flame [flags] PROF [CAND]  flame graph, or differential flame graph
 //	perfbot config check [FILE]      validate a config file, listing every mistake
@@ -51,6 +53,8 @@ func commands() map[string]command {
 		"web":       webCmd,
 		"status":    statusCmd,
 		"doctor":    doctorCmd,
+		"track":     trackCmd,
+		"changes":   changesCmd,
 	}
 }
 

@@ -1,0 +1,107 @@
+package track
+
+import (
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/perfbot/perfbot/report"
+	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/store"
+)
+
+// WriteText prints change points as an aligned table, in the order given.
+func WriteText(w io.Writer, cps []store.ChangePoint) error {
+	if len(cps) == 0 {
+		_, err := fmt.Fprintln(w, "no change points")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "FOUND\tTRACK\tBENCHMARK\tPARAMS\tCOMMITS\tBEFORE\tAFTER\tCHANGE\tP")
+	for _, c := range cps {
+		params := c.Params.String()
+		if params == "" {
+			params = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s..%s\t%s\t%s\t%+.1f%%\t%.2g\n", c.Found.Format("2006-01-02 15:04"),
+			oneLine(c.Track), oneLine(c.Benchmark), oneLine(params), short(c.CommitBefore), short(c.Commit),
+			centre(c.Before, c.BeforeLo, c.BeforeHi, c.NBefore, c.Unit, c.Metric),
+			centre(c.After, c.AfterLo, c.AfterHi, c.NAfter, c.Unit, c.Metric), c.DeltaPct, c.P)
+	}
+	return tw.Flush()
+}
+
+// WriteJSON prints change points as a JSON array.
+func WriteJSON(w io.Writer, cps []store.ChangePoint) error {
+	if cps == nil {
+		cps = []store.ChangePoint{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(cps)
+}
+
+func centre(v, lo, hi float64, n int, unit, metric string) string {
+	u := unit
+	if metric != "" {
+		u = metric + " " + unit
+	}
+	return fmt.Sprintf("%s %s [%s, %s] (%d)", num(v), oneLine(u), num(lo), num(hi), n)
+}
+
+func num(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
+
+// oneLine keeps a hostile name on one line of a table.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 32 || r == 127 {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// Message is the announcement of a change point that no reviewed patch
+// announced, for the track's post targets. Its key is stable, so a venue
+// that edits in place edits it instead of posting again.
+func Message(c store.ChangePoint) review.Message {
+	params := c.Params.String()
+	name := c.Benchmark
+	if params != "" {
+		name += " " + params
+	}
+	where := fmt.Sprintf("%s..%s", short(c.CommitBefore), short(c.Commit))
+	u := c.Unit
+	if c.Metric != "" {
+		u = c.Metric + " " + c.Unit
+	}
+	line := fmt.Sprintf("%+.1f%% %s in %s", c.DeltaPct, u, where)
+	before := centre(c.Before, c.BeforeLo, c.BeforeHi, c.NBefore, c.Unit, c.Metric)
+	after := centre(c.After, c.AfterLo, c.AfterHi, c.NAfter, c.Unit, c.Metric)
+	text := fmt.Sprintf("Change point on %s\n\nbenchmark: %s\ncommits:   %s (last before .. first after)\nbefore:    %s\nafter:     %s\nchange:    %+.1f%% (p = %.2g, smallest change reported %.1f%%)\n",
+		oneLine(c.Track), oneLine(name), where, before, after, c.DeltaPct, c.P, c.MinChangePct)
+	md := fmt.Sprintf("**Change point** on `%s`: %s **%+.1f%%** (%s)\n\n| | commit | centre (commits) |\n|---|---|---|\n| before | `%s` | %s |\n| after | `%s` | %s |\n\np = %.2g; changes under %.1f%% are not reported.\n",
+		report.MarkdownEscape(strings.ReplaceAll(c.Track, "`", "'")), report.MarkdownEscape(name), c.DeltaPct,
+		report.MarkdownEscape(u), short(c.CommitBefore), report.MarkdownEscape(before), short(c.Commit),
+		report.MarkdownEscape(after), c.P, c.MinChangePct)
+	jira := fmt.Sprintf("*Change point* on %s: %s *%+.1f%%* (%s)\n||before||after||\n|%s: %s|%s: %s|\n",
+		report.JIRAEscape(c.Track), report.JIRAEscape(name), c.DeltaPct, report.JIRAEscape(u),
+		short(c.CommitBefore), report.JIRAEscape(before), short(c.Commit), report.JIRAEscape(after))
+	return review.Message{
+		Key:                 fmt.Sprintf("changepoint-%d", c.ID),
+		Subject:             oneLine(fmt.Sprintf("perfbot: %s %s", name, line)),
+		Summary:             oneLine(name + ": " + line),
+		State:               review.StateSuccess,
+		Markdown:            md,
+		ShortMarkdown:       md,
+		ReviewBoardMarkdown: md,
+		JIRA:                jira,
+		ShortJIRA:           jira,
+		Text:                text,
+		HTML:                "<pre>" + html.EscapeString(text) + "</pre>",
+	}
+}
