@@ -57,6 +57,9 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[benchArgs]) error
 			run.Venue, run.Target = t.Venue, t.Where
 		}
 	}
+	if spec.Track != "" {
+		run.Venue, run.Target = store.VenueTrack, spec.Track
+	}
 	if _, err := s.st.StartRun(ctx, run); err != nil {
 		return err
 	}
@@ -147,6 +150,9 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[benchArgs]) error
 	s.metrics.Observe("perfbot_job_duration_seconds", time.Since(started), "outcome", "done")
 	s.metrics.Inc("perfbot_jobs_total", "outcome", "done")
 	log.Info("benchmark job finished", "run", run.ID, "took", time.Since(started).Round(time.Millisecond))
+	if spec.Track != "" {
+		s.afterTrackedRun(ctx, log, spec.Track)
+	}
 	return w.answer(ctx, log, spec, cmp, "", run.ID)
 }
 

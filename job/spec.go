@@ -38,6 +38,11 @@ type Spec struct {
 	// patch) and References, so the answer joins the thread.
 	InReplyTo  string   `json:"in_reply_to,omitempty"`
 	References []string `json:"references,omitempty"`
+	// Repo, when set, is the repository to benchmark instead of the
+	// project's; Track names the tracked branch whose history the run
+	// joins ("REPO@BRANCH", see package track).
+	Repo  string `json:"repo,omitempty"`
+	Track string `json:"track,omitempty"`
 	// Source says which intake made the job: "github", "jira",
 	// "reviewboard", "mail", "schedule", "cli".
 	Source string `json:"source"`

@@ -198,6 +198,9 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues config.Venues, log *sl
 			Log:     log.With("intake", "github"),
 			Metrics: svc.Metrics(),
 		}
+		if len(cfg.Track.Branches) > 0 {
+			in.OnPush = svc.TrackPush
+		}
 		if v.GitHub.Webhook() {
 			ws := v.GitHub.WebhookSecret()
 			secret, err := readSecret(ws)
@@ -213,6 +216,9 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues config.Venues, log *sl
 		if v.GitHub.Poll {
 			svc.AddPoller("github", every, in.Poll)
 		}
+	}
+	if len(cfg.Track.Branches) > 0 {
+		svc.AddPoller("track", every, svc.PollTracked)
 	}
 	if v.JIRA.Poll {
 		var user, token, pat string
@@ -329,6 +335,9 @@ func (b *compareBenchmarker) RunWithFiles(ctx context.Context, spec job.Spec, _ 
 	argv := []string{b.exe, "compare", "--config", b.config, "--format", "json", "-q", "--out", out}
 	if spec.BaseRef != "" {
 		argv = append(argv, "--base", spec.BaseRef)
+	}
+	if spec.Repo != "" {
+		argv = append(argv, "--repo", spec.Repo)
 	}
 	for _, s := range spec.Suites {
 		argv = append(argv, "--suite", s)

@@ -50,6 +50,9 @@ type Intake struct {
 	// with write, maintain or admin permission. It is read only when
 	// Policy is nil.
 	Allow []string
+	// OnPush, if set, receives pushes ("owner/name", ref, old and new
+	// head) and reports whether the branch is tracked.
+	OnPush func(ctx context.Context, repo, ref, before, after string) (bool, error)
 	// Command is the command word (default "/perfbot").
 	Command string
 	Log     *slog.Logger

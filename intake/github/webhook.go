@@ -137,6 +137,10 @@ func (in *Intake) handleDelivery(ctx context.Context, delivery, event string, pa
 	switch {
 	case event == "ping":
 		result, text = "ping", "pong"
+	case event == "push" && in.OnPush != nil:
+		if code, result, text = in.handlePush(ctx, payload); code >= 500 {
+			return code, result, text // not recorded: a redelivery is handled afresh
+		}
 	case event != "issue_comment":
 		code, result, text = http.StatusAccepted, "ignored", fmt.Sprintf("event %q ignored", event)
 	default:
