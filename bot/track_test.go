@@ -13,6 +13,7 @@ import (
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/gitrepo"
+	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/track"
 )
@@ -38,7 +39,7 @@ func TestTrackedBranch(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	bench := BenchmarkerFunc(func(ctx context.Context, job JobSpec) (*compare.Comparison, error) {
+	bench := BenchmarkerFunc(func(ctx context.Context, job JobSpec, _ job.ProgressFunc) (*compare.Comparison, error) {
 		base := r.Git("rev-parse", job.BaseRef)
 		mu.Lock()
 		b, c := levels[base], levels[job.CandidateRef]
