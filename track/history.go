@@ -19,6 +19,10 @@ type Hist struct {
 	// per commit.
 	Keys   []store.SeriesKey
 	Series map[store.SeriesKey][]float64
+	// Paired holds, per series and commit, the change in percent that the
+	// commit's own run measured against its baseline (the commit before
+	// it), in alternating rounds on one host; NaN where there is none.
+	Paired map[store.SeriesKey][]float64
 }
 
 // History puts a track's runs in branch order and lays out each benchmark's
@@ -48,7 +52,7 @@ func History(runs []store.Run, points []store.TrackedPoint) *Hist {
 			}
 		}
 	}
-	h := &Hist{Series: map[store.SeriesKey][]float64{}}
+	h := &Hist{Series: map[store.SeriesKey][]float64{}, Paired: map[store.SeriesKey][]float64{}}
 	index := map[string]int{}
 	walk := func(c string) {
 		for c != "" {
@@ -70,6 +74,17 @@ func History(runs []store.Run, points []store.TrackedPoint) *Hist {
 		walk(c)
 	}
 	fromBase := map[store.SeriesKey]map[int]bool{}
+	// The baseline centre of each commit's own run, for Paired.
+	type at struct {
+		key    store.SeriesKey
+		commit string
+	}
+	ownBase := map[at]float64{}
+	for _, p := range points {
+		if p.Base && p.RunID == runOf[p.Commit] {
+			ownBase[at{p.Key, p.Commit}] = p.Centre
+		}
+	}
 	for _, p := range points {
 		commit := p.Commit
 		if p.Base {
@@ -88,6 +103,16 @@ func History(runs []store.Run, points []store.TrackedPoint) *Hist {
 			h.Series[p.Key] = vals
 			h.Keys = append(h.Keys, p.Key)
 			fromBase[p.Key] = map[int]bool{}
+			paired := make([]float64, len(h.Commits))
+			for j := range paired {
+				paired[j] = math.NaN()
+			}
+			h.Paired[p.Key] = paired
+		}
+		if !p.Base && p.RunID == runOf[commit] {
+			if b, ok := ownBase[at{p.Key, commit}]; ok && b != 0 {
+				h.Paired[p.Key][i] = (p.Centre/b - 1) * 100
+			}
 		}
 		switch {
 		case !p.Base:

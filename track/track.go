@@ -56,8 +56,21 @@ type Result struct {
 	Found, Added []store.ChangePoint
 }
 
+// confirmed reports whether the run that measured a change point's first
+// commit against the commit before it saw the change too: the same
+// direction and at least a third of its size. A step in the history that
+// the paired run did not see came from the host (load, a new machine
+// setup) between runs, not from the commit.
+func confirmed(deltaPct, pairedPct float64) bool {
+	if math.IsNaN(pairedPct) {
+		return false
+	}
+	return deltaPct*pairedPct > 0 && math.Abs(pairedPct) >= math.Abs(deltaPct)/3
+}
+
 // Detect searches every benchmark series of a track for change points and
-// stores them (see store.SaveChangePoints).
+// stores them (see store.SaveChangePoints). A change point is kept only
+// when the commit's own run confirms it (see confirmed).
 func Detect(ctx context.Context, st *store.Store, track string, o Options) (*Result, error) {
 	runs, err := st.TrackRuns(ctx, track)
 	if err != nil {
@@ -91,6 +104,9 @@ func Detect(ctx context.Context, st *store.Store, track string, o Options) (*Res
 		}
 		var cps []store.ChangePoint
 		for _, p := range found {
+			if !confirmed(p.DeltaPct, h.Paired[key][p.Index]) {
+				continue
+			}
 			cp := store.ChangePoint{
 				Track: track, Benchmark: key.Benchmark, Group: key.Group, Unit: key.Unit, Metric: key.Metric,
 				Commit: h.Commits[p.Index], CommitBefore: h.Commits[p.Last], RunID: h.RunOf[p.Index],

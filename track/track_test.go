@@ -128,6 +128,11 @@ func TestHistoryOrder(t *testing.T) {
 	if !math.IsNaN(vals[4]) || h.RunOf[1] != 1 || h.RunOf[0] != 0 {
 		t.Errorf("values %v, runs %v", vals, h.RunOf)
 	}
+	// b's own run measured 1 -> 2; c's 2.5 -> 3; d's baseline is unknown.
+	paired := h.Paired[k]
+	if !math.IsNaN(paired[0]) || paired[1] != 100 || math.Abs(paired[2]-20) > 1e-9 || !math.IsNaN(paired[3]) {
+		t.Errorf("paired %v", paired)
+	}
 }
 
 func TestMessageEscapes(t *testing.T) {
@@ -137,5 +142,38 @@ func TestMessageEscapes(t *testing.T) {
 	if m.Key != "changepoint-4" || strings.Contains(m.Markdown, "<script>") || strings.Contains(m.HTML, "<script>") ||
 		!strings.Contains(m.Text, "fedcba987654..0123456789ab") || !strings.Contains(m.Subject, "+100.0%") {
 		t.Errorf("message %+v", m)
+	}
+}
+
+// TestHostStepNotConfirmed: the host got twice as slow from the tenth run
+// on, for both sides of each run alike. The history steps, but no commit's
+// own run saw a change: nothing is reported.
+func TestHostStepNotConfirmed(t *testing.T) {
+	ctx := context.Background()
+	st := storetest.SQLite(t)
+	runs := 0
+	measure := func(ctx context.Context, parent, commit string) (*compare.Comparison, error) {
+		runs++
+		host := 100.0
+		if runs >= 10 {
+			host = 200
+		}
+		b, c := host+float64(runs%3), host+float64((runs+1)%3)
+		return &compare.Comparison{Base: "parent", Candidates: []string{"commit"}, Rows: []compare.Row{{
+			Benchmark: "BenchmarkX", Unit: "ns/op",
+			Base: &compare.Cell{Center: b, N: 1, Samples: []float64{b}},
+			Candidates: []compare.Candidate{{Variant: "commit", Presence: compare.Both,
+				Cell: compare.Cell{Center: c, N: 1, Samples: []float64{c}}}},
+		}}}, nil
+	}
+	if _, err := Backfill(ctx, st, "/r@main", chain(1, 20), measure, nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Detect(ctx, st, "/r@main", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Found) != 0 {
+		t.Errorf("a step of the host was reported: %+v", res.Found)
 	}
 }
