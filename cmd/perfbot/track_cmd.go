@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/perfbot/perfbot/compare"
@@ -74,6 +75,12 @@ func trackCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if tb.Branch == "" {
 		return usagef("give --branch (no tracked branch or project.branch in the config)")
+	}
+	if f.repo == "" && tb.Repo != "" {
+		opts.Repo = tb.Repo
+		if !strings.Contains(tb.Repo, "://") && !strings.Contains(tb.Repo, "@") && !filepath.IsAbs(tb.Repo) {
+			opts.Repo = filepath.Join(filepath.Dir(f.config), tb.Repo)
+		}
 	}
 	if len(tb.Suites) > 0 && len(f.suites) == 0 {
 		f.suites = tb.Suites
