@@ -2,7 +2,6 @@ package changepoint
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -101,11 +100,10 @@ type Segment struct {
 
 // Point is one change.
 type Point struct {
-	// Index is the first point after the change, in the series' indices;
-	// the last point before it is Before.End-1's last finite point.
-	Index int
-	// Last is the last finite point before the change.
-	Last          int
+	// Index is the first point after the change and Last the last point
+	// before it, in the series' indices (they differ by more than one
+	// where non-finite points lie between).
+	Index, Last   int
 	Before, After Segment
 	// DeltaPct is the change of the centre, in percent of Before.Centre.
 	DeltaPct float64
@@ -114,10 +112,6 @@ type Point struct {
 	// Q is the E-divisive statistic of the split.
 	Q float64
 }
-
-// ErrNotFinite is returned when nothing in a series is finite enough to
-// summarize.
-var ErrNotFinite = errors.New("changepoint: the series' values overflow")
 
 // Detect returns the change points of series, oldest first.
 func Detect(series []float64, opts Options) ([]Point, error) {

@@ -23,7 +23,8 @@
 //     (x[prev:τ] against x[τ:next]); the weakest one (highest p-value, or,
 //     when all are significant at Alpha, the smallest change) is dropped
 //     and its neighbours retested, until every point is significant at
-//     Alpha and at least MinChangePct large.
+//     Alpha and at least MinChangePct large. (With Permutation, a point's
+//     p-value stays the one its split had.)
 //
 // Why this method: it is nonparametric (distances, not a normal model),
 // finds several changes in one pass, needs no window or expected count of
@@ -57,5 +58,6 @@
 //
 // Points that are NaN or infinite are left out; indices in the answer
 // always refer to the series as given. The cost is O(n²) time and memory
-// per series (a 1,000-point series takes a few milliseconds).
+// per series: BenchmarkDetect1000 takes about 55 ms and BenchmarkDetect100
+// about 0.3 ms on a loaded 2-core host.
 package changepoint
