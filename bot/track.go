@@ -92,6 +92,12 @@ func (s *Service) TrackPush(ctx context.Context, repo, ref, before, after string
 	if !ok || strings.Trim(after, "0") == "" {
 		return false, nil // a tag, or a deleted branch
 	}
+	if !isCommitID(after) {
+		return false, fmt.Errorf("push to %s: head %q is not a commit id", ref, after)
+	}
+	if !isCommitID(before) {
+		before = ""
+	}
 	for _, b := range s.cfg.Track.Branches {
 		if b.Branch != branch || !s.isGitHubRepo(b, repo) {
 			continue
@@ -99,6 +105,20 @@ func (s *Service) TrackPush(ctx context.Context, repo, ref, before, after string
 		return true, s.TrackHead(ctx, b, after, before)
 	}
 	return false, nil
+}
+
+// isCommitID reports whether s is a full hexadecimal commit id (SHA-1 or
+// SHA-256).
+func isCommitID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, r := range s {
+		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // isGitHubRepo reports whether a tracked branch's repository is the

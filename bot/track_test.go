@@ -118,10 +118,13 @@ func TestTrackedBranch(t *testing.T) {
 		{"", "refs/heads/dev", false},
 		{"", "refs/tags/v1", false},
 	} {
-		got, err := svc.TrackPush(ctx, tc.repo, tc.ref, "", "abc")
+		got, err := svc.TrackPush(ctx, tc.repo, tc.ref, "", strings.Repeat("ab", 20))
 		if err != nil || got != tc.tracked {
 			t.Errorf("TrackPush(%q, %q) = %v, %v; want %v", tc.repo, tc.ref, got, err, tc.tracked)
 		}
+	}
+	if _, err := svc.TrackPush(ctx, "", "refs/heads/main", "", "--upload-pack=touch /tmp/x"); err == nil {
+		t.Error("a push whose head is not a commit id was taken")
 	}
 	cancel()
 	if err := <-done; err != nil {
