@@ -86,14 +86,15 @@ func (s *Service) PollTracked(ctx context.Context) error {
 
 // TrackPush queues the new head of a pushed branch when the config tracks
 // it; repo is the pushed repository's "owner/name". It reports whether
-// the branch is tracked.
+// the push was taken: a tracked branch, and a head that is a commit id.
 func (s *Service) TrackPush(ctx context.Context, repo, ref, before, after string) (bool, error) {
 	branch, ok := strings.CutPrefix(ref, "refs/heads/")
 	if !ok || strings.Trim(after, "0") == "" {
 		return false, nil // a tag, or a deleted branch
 	}
 	if !isCommitID(after) {
-		return false, fmt.Errorf("push to %s: head %q is not a commit id", ref, after)
+		s.log.Warn("push ignored: its head is not a commit id", "ref", ref)
+		return false, nil
 	}
 	if !isCommitID(before) {
 		before = ""

@@ -123,8 +123,8 @@ func TestTrackedBranch(t *testing.T) {
 			t.Errorf("TrackPush(%q, %q) = %v, %v; want %v", tc.repo, tc.ref, got, err, tc.tracked)
 		}
 	}
-	if _, err := svc.TrackPush(ctx, "", "refs/heads/main", "", "--upload-pack=touch /tmp/x"); err == nil {
-		t.Error("a push whose head is not a commit id was taken")
+	if got, err := svc.TrackPush(ctx, "", "refs/heads/main", "", "--upload-pack=touch /tmp/x"); got || err != nil {
+		t.Errorf("a push whose head is not a commit id: %v, %v", got, err)
 	}
 	cancel()
 	if err := <-done; err != nil {
