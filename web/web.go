@@ -63,7 +63,7 @@ func New(st *store.Store, log *slog.Logger) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{st: st, log: log, tmpl: map[string]*template.Template{}, charts: map[int64][]review.Attachment{}}
-	for _, page := range []string{"home", "run", "benchmark", "search", "error"} {
+	for _, page := range []string{"home", "run", "benchmark", "search", "changes", "error"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/"+page+".html")
 		if err != nil {
 			return nil, fmt.Errorf("web: template %s: %w", page, err)
@@ -105,6 +105,8 @@ func (s *Server) Register(mux Mux) {
 	mux.Handle("GET /api/runs/{id}", h(s.apiRun))
 	mux.Handle("GET /api/benchmarks", h(s.apiSearch))
 	mux.Handle("GET /api/benchmarks/{name...}", h(s.apiBenchmark))
+	mux.Handle("GET /changes", h(s.changesPage))
+	mux.Handle("GET /api/changes", h(s.apiChanges))
 	mux.Handle("GET /static/", h(s.static))
 }
 
