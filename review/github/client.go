@@ -64,8 +64,28 @@ var _ review.Poster = (*Poster)(nil)
 
 // New checks cfg and returns a Poster. It makes no request.
 func New(cfg Config) (*Poster, error) {
+	client, app, err := newClient(cfg)
+	if err != nil {
+		return nil, err
+	}
+	p := &Poster{client: client, app: app, token: cfg.Token, login: cfg.Login, context: cfg.StatusContext, checks: cfg.Checks, retry: cfg.Retry}
+	if p.context == "" {
+		p.context = "perfbot"
+	}
+	return p, nil
+}
+
+// NewClient returns the go-github client that cfg describes, signed in with
+// the token or as the App installation, at the configured address: the
+// one construction that posting and intake share. It makes no request.
+func NewClient(cfg Config) (*gh.Client, error) {
+	c, _, err := newClient(cfg)
+	return c, err
+}
+
+func newClient(cfg Config) (*gh.Client, *appTransport, error) {
 	if (cfg.Token == "") == (cfg.App == nil) {
-		return nil, errors.New("github: configure exactly one of a token (GITHUB_TOKEN) or GitHub App credentials")
+		return nil, nil, errors.New("github: configure exactly one of a token (GITHUB_TOKEN) or GitHub App credentials")
 	}
 	hc := cfg.HTTPClient
 	if hc == nil {
@@ -75,17 +95,14 @@ func New(cfg Config) (*Poster, error) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	p := &Poster{token: cfg.Token, login: cfg.Login, context: cfg.StatusContext, checks: cfg.Checks, retry: cfg.Retry}
-	if p.context == "" {
-		p.context = "perfbot"
-	}
 	var client *gh.Client
+	var app *appTransport
 	if cfg.App != nil {
 		at, err := newAppTransport(*cfg.App, cfg.BaseURL, base)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		p.app = at
+		app = at
 		client = gh.NewClient(&http.Client{Transport: at, Timeout: hc.Timeout, CheckRedirect: hc.CheckRedirect, Jar: hc.Jar})
 	} else {
 		client = gh.NewClient(&http.Client{Transport: base, Timeout: hc.Timeout, CheckRedirect: hc.CheckRedirect, Jar: hc.Jar}).WithAuthToken(cfg.Token)
@@ -93,14 +110,13 @@ func New(cfg Config) (*Poster, error) {
 	if cfg.BaseURL != "" {
 		api, err := APIBaseURL(cfg.BaseURL)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if client, err = client.WithEnterpriseURLs(api, uploadURL(api)); err != nil {
-			return nil, fmt.Errorf("github: base URL %q: %w", cfg.BaseURL, err)
+			return nil, nil, fmt.Errorf("github: base URL %q: %w", cfg.BaseURL, err)
 		}
 	}
-	p.client = client
-	return p, nil
+	return client, app, nil
 }
 
 // APIBaseURL is the REST API root for a configured venues.github.url, the

@@ -106,30 +106,11 @@ func (r *Router) Configured(venue string) error {
 }
 
 func newGitHub(c GitHub, s config.Env, opt Options) (string, *github.Poster, error) {
-	gc := github.Config{BaseURL: c.URL, Login: c.Login, StatusContext: c.StatusContext, Checks: c.Checks, HTTPClient: opt.HTTPClient, Retry: opt.Retry}
-	if c.UsesApp() {
-		ks := c.PrivateKey()
-		key, err := ks.Read(s)
-		where := ks.Source()
-		if err != nil {
-			return "github", nil, fmt.Errorf("GitHub App: %w", err)
-		}
-		if c.AppID == "" || c.InstallationID == 0 || key == "" {
-			return "github", nil, fmt.Errorf("GitHub App is not configured: set venues.github.app_id, installation_id and private_key_file (private key looked for in %s)", nonEmpty(where, "venues.github.private_key_file"))
-		}
-		gc.App = &github.App{ID: c.AppID, InstallationID: c.InstallationID, PrivateKey: []byte(key)}
-	} else {
-		ts := c.Token()
-		tok, err := ts.Read(s)
-		where := ts.Source()
-		if err != nil {
-			return "github", nil, fmt.Errorf("GitHub: %w", err)
-		}
-		if tok == "" {
-			return "github", nil, fmt.Errorf("GitHub is not configured: no token in %s (set it, or venues.github.token_env / token_file, or a GitHub App)", where)
-		}
-		gc.Token = tok
+	gc, err := github.ConfigFrom(c, s)
+	if err != nil {
+		return "github", nil, err
 	}
+	gc.HTTPClient, gc.Retry = opt.HTTPClient, opt.Retry
 	p, err := github.New(gc)
 	return "github", p, err
 }
@@ -228,11 +209,4 @@ func newMail(c Mail, s config.Env, opt Options) (string, *mail.Sender, error) {
 	}
 	sn, err := mail.NewSender(sc)
 	return "mail", sn, err
-}
-
-func nonEmpty(s, def string) string {
-	if s == "" || s == "$" {
-		return def
-	}
-	return s
 }
