@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/digest"
+	"github.com/perfbot/perfbot/intake"
 	"github.com/perfbot/perfbot/review"
 )
 
@@ -140,7 +141,7 @@ func (s *Service) fire(ctx context.Context, name string, sch Schedule, at time.T
 	if prev, err := s.st.LastDoneRun(ctx, prefix); err == nil {
 		base = prev.CandidateCommit
 	}
-	_, _, err := s.Enqueue(ctx, JobSpec{
+	_, err := s.admit(ctx, JobSpec{
 		Key:          prefix + stamp,
 		BaseRef:      base,
 		Targets:      s.scheduleTargets(sch),
@@ -159,7 +160,7 @@ func (s *Service) queueRelease(ctx context.Context, sch Schedule) error {
 	if rc == "" || rel == "" {
 		return nil
 	}
-	_, _, err := s.Enqueue(ctx, JobSpec{
+	_, err := s.admit(ctx, JobSpec{
 		Key:          digest.ReleaseKey(rc, rel),
 		Targets:      s.scheduleTargets(sch),
 		BaseRef:      rel,
@@ -168,4 +169,11 @@ func (s *Service) queueRelease(ctx context.Context, sch Schedule) error {
 		Source:       "schedule",
 	})
 	return err
+}
+
+// admit takes a scheduled job in through the intake's one admit step:
+// merged code, so no trigger policy; the queue's unique key de-duplicates.
+func (s *Service) admit(ctx context.Context, spec JobSpec) (intake.Outcome, error) {
+	a := intake.Admitter{Queue: s, Metrics: s.metrics, Log: s.log.With("intake", "schedule")}
+	return a.Admit(ctx, intake.Request{Job: spec})
 }

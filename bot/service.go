@@ -174,8 +174,9 @@ func (s *Service) Addr() string {
 
 // Enqueue queues a benchmark job on the configured benchmark queue. It
 // returns duplicate true when a job with the same key already exists.
-// A new job's answer exists at once where the venue shows live answers
-// (GitHub, JIRA): queued, with its position in the queue.
+// Requests come through intake.Admitter, which counts them. A new job's
+// answer exists at once where the venue shows live answers (GitHub, JIRA):
+// queued, with its position in the queue.
 func (s *Service) Enqueue(ctx context.Context, job JobSpec) (id int64, duplicate bool, err error) {
 	if job.Key == "" {
 		return 0, false, errors.New("job without a key")
@@ -185,12 +186,7 @@ func (s *Service) Enqueue(ctx context.Context, job JobSpec) (id int64, duplicate
 	if err != nil {
 		return 0, false, fmt.Errorf("queue job %s: %w", job.Key, err)
 	}
-	result := "queued"
-	if dup {
-		result = "duplicate"
-	}
-	s.metrics.Inc("perfbot_requests_total", "source", job.Source, "result", result)
-	s.log.Info("job "+result, "key", job.Key, "job", id, "source", job.Source, "targets", job.Targets)
+	s.log.Info("job inserted", "key", job.Key, "job", id, "duplicate", dup, "source", job.Source)
 	if !dup {
 		status := ""
 		if pos, running, err := s.q.position(ctx, id); err != nil {

@@ -12,7 +12,7 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/perfbot/perfbot/bot"
+	"github.com/perfbot/perfbot/intake"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/review"
 	rjira "github.com/perfbot/perfbot/review/jira"
@@ -28,15 +28,10 @@ type Searcher interface {
 }
 
 // Enqueuer queues jobs; *bot.Service is one.
-type Enqueuer interface {
-	Enqueue(ctx context.Context, job job.Spec) (id int64, duplicate bool, err error)
-}
+type Enqueuer = intake.Enqueuer
 
 // Tested remembers tested pairs; *store.Store is one.
-type Tested interface {
-	MarkTested(ctx context.Context, venue, item, revision, jobKey string) (bool, error)
-	UnmarkTested(ctx context.Context, venue, item, revision string) error
-}
+type Tested = intake.Tested
 
 // Poller polls one JIRA site.
 type Poller struct {
@@ -58,7 +53,9 @@ type Poller struct {
 	Policy *trigger.Policy
 	// Poster answers a refused patch on its issue with the policy's
 	// polite text. When nil, a refusal is only logged.
-	Poster bot.Poster
+	Poster intake.Poster
+	// Metrics, when set, counts requests and trigger decisions.
+	Metrics intake.Metrics
 }
 
 // IsPatch reports whether an attachment's name marks it as a patch.
@@ -118,6 +115,7 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 	if p.Policy != nil {
 		policy = *p.Policy
 	}
+	adm := &intake.Admitter{Queue: p.Queue, Tested: p.Tested, Poster: p.Poster, Metrics: p.Metrics, Log: log}
 	queued := 0
 	var errs []error
 	for _, is := range issues {
@@ -126,63 +124,49 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 			continue
 		}
 		key := JobKey(is.Key, a.ID)
-		fresh, err := p.Tested.MarkTested(ctx, "jira", is.Key, a.ID, key)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if !fresh {
-			continue
-		}
-		d := policy.Tracker(trigger.JIRA, a.Author)
-		if !d.Allowed {
-			log.Info("jira patch refused", "issue", is.Key, "attachment", a.ID, "author", a.Author, "reason", d.Reason)
-			if err := p.refuse(ctx, is, a, d); err != nil {
-				// Forget the pair so that the next poll answers again.
-				if uerr := p.Tested.UnmarkTested(ctx, "jira", is.Key, a.ID); uerr != nil {
-					errs = append(errs, uerr)
-				}
-				errs = append(errs, err)
-			}
-			continue
-		}
-		log.Info("jira patch allowed", "issue", is.Key, "attachment", a.ID, "reason", d.Reason)
-		job := job.Spec{
-			Key:      key,
-			Targets:  []string{"jira:" + is.Key},
-			PatchURL: a.Content,
-			Title:    fmt.Sprintf("%s: %s (%s)", is.Key, is.Summary, a.Filename),
-			Source:   "jira",
+		title := fmt.Sprintf("%s: %s (%s)", is.Key, is.Summary, a.Filename)
+		req := intake.Request{
+			Job: job.Spec{
+				Key:       key,
+				Targets:   []string{"jira:" + is.Key},
+				PatchURL:  a.Content,
+				Title:     title,
+				Requester: a.Author,
+				Source:    "jira",
+			},
+			Once: &intake.Once{Venue: "jira", Item: is.Key, Revision: a.ID},
+			Decide: func(context.Context) (trigger.Decision, error) {
+				return policy.Tracker(trigger.JIRA, a.Author), nil
+			},
+			Refuse: adm.PostRefusal(review.Target{Venue: "jira", Where: is.Key}, key+"/refused", title, nil),
 		}
 		if p.Fetch != nil {
-			if job.Patch, err = p.Fetch(ctx, job.PatchURL); err != nil {
-				if uerr := p.Tested.UnmarkTested(ctx, "jira", is.Key, a.ID); uerr != nil {
-					errs = append(errs, uerr)
+			req.Prepare = func(ctx context.Context, spec *job.Spec) error {
+				var err error
+				if spec.Patch, err = p.Fetch(ctx, spec.PatchURL); err != nil {
+					return fmt.Errorf("fetch %s: %w", spec.PatchURL, err)
 				}
-				errs = append(errs, fmt.Errorf("fetch %s: %w", job.PatchURL, err))
-				continue
-			}
-			if why := review.NotPatch(job.Patch); why != "" {
-				// Never applied: a login page is not a patch that "does
-				// not apply". The pair stays tested; a new attachment is
-				// tried anew.
-				log.Warn("jira attachment is not a patch: not run", "issue", is.Key, "attachment", a.ID, "file", a.Filename, "reason", why)
-				if err := p.notPatch(ctx, is, a, why); err != nil {
-					errs = append(errs, err)
+				if why := review.NotPatch(spec.Patch); why != "" {
+					// Never applied: a login page is not a patch that
+					// "does not apply". The pair stays taken in; a new
+					// attachment is tried anew.
+					log.Warn("jira attachment is not a patch: not run", "issue", is.Key, "attachment", a.ID, "file", a.Filename, "reason", why)
+					if err := p.notPatch(ctx, is, a, why); err != nil {
+						return err
+					}
+					return fmt.Errorf("%s is not a patch (%s): %w", a.Filename, why, intake.ErrAnswered)
 				}
-				continue
+				return nil
 			}
 		}
-		if _, _, err := p.Queue.Enqueue(ctx, job); err != nil {
-			// Forget the pair so that the next poll tries again.
-			if uerr := p.Tested.UnmarkTested(ctx, "jira", is.Key, a.ID); uerr != nil {
-				errs = append(errs, uerr)
-			}
-			errs = append(errs, err)
+		out, err := adm.Admit(ctx, req)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("jira %s attachment %s: %w", is.Key, a.ID, err))
 			continue
 		}
-		queued++
-		log.Info("jira patch queued", "issue", is.Key, "attachment", a.ID, "file", a.Filename)
+		if out == intake.Queued {
+			queued++
+		}
 	}
 	return queued, errors.Join(errs...)
 }
@@ -194,22 +178,10 @@ func (p *Poller) notPatch(ctx context.Context, is rjira.Issue, a rjira.Attachmen
 		return nil
 	}
 	text := fmt.Sprintf("perfbot did not run %s: the download is not a patch (%s). Attach the output of git diff or git format-patch; if the attachment is one, perfbot's JIRA credentials may lack access to it.", a.Filename, why)
-	msg := bot.RefusalMessage(JobKey(is.Key, a.ID)+"/not-a-patch", fmt.Sprintf("%s: %s (%s)", is.Key, is.Summary, a.Filename), text)
+	msg := intake.RefusalMessage(JobKey(is.Key, a.ID)+"/not-a-patch", fmt.Sprintf("%s: %s (%s)", is.Key, is.Summary, a.Filename), text)
 	msg.Summary = "not run: the attachment is not a patch"
 	if _, err := p.Poster.Post(ctx, review.Target{Venue: "jira", Where: is.Key}, msg); err != nil {
 		return fmt.Errorf("answer attachment %s of %s that is not a patch: %w", a.ID, is.Key, err)
-	}
-	return nil
-}
-
-// refuse answers a refused patch on its issue, through Poster.
-func (p *Poller) refuse(ctx context.Context, is rjira.Issue, a rjira.Attachment, d trigger.Decision) error {
-	if p.Poster == nil {
-		return nil
-	}
-	msg := bot.RefusalMessage(JobKey(is.Key, a.ID)+"/refused", fmt.Sprintf("%s: %s (%s)", is.Key, is.Summary, a.Filename), d.Refusal)
-	if _, err := p.Poster.Post(ctx, review.Target{Venue: "jira", Where: is.Key}, msg); err != nil {
-		return fmt.Errorf("answer refused patch %s of %s: %w", a.ID, is.Key, err)
 	}
 	return nil
 }

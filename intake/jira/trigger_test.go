@@ -44,9 +44,9 @@ func TestPollTrackerPolicy(t *testing.T) {
 		refused []string
 		log     string
 	}{
-		{"listed author", &devOnly, []string{"STORE-1"}, []string{"STORE-2"}, `msg="jira patch refused" issue=STORE-2 attachment=10002 author=drive-by reason="JIRA user drive-by is not in the trigger allow list"`},
-		{"every author, as Apache Yetus", &trigger.Policy{RequireWrite: true, AnyTrackerUser: true}, []string{"STORE-1", "STORE-2"}, nil, `msg="jira patch allowed" issue=STORE-2 attachment=10002 reason="JIRA user drive-by may start runs`},
-		{"no policy runs nothing", nil, nil, []string{"STORE-1", "STORE-2"}, `msg="jira patch refused" issue=STORE-1`},
+		{"listed author", &devOnly, []string{"STORE-1"}, []string{"STORE-2"}, `msg="trigger policy: refused" key=jira:STORE-2/attachment/10002 requester=drive-by reason="JIRA user drive-by is not in the trigger allow list"`},
+		{"every author, as Apache Yetus", &trigger.Policy{RequireWrite: true, AnyTrackerUser: true}, []string{"STORE-1", "STORE-2"}, nil, `msg="trigger policy: allowed" key=jira:STORE-2/attachment/10002 requester=drive-by reason="JIRA user drive-by may start runs`},
+		{"no policy runs nothing", nil, nil, []string{"STORE-1", "STORE-2"}, `msg="trigger policy: refused" key=jira:STORE-1/attachment/10001`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

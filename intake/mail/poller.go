@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfbot/perfbot/bot"
+	"github.com/perfbot/perfbot/intake"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/mail"
 	"github.com/perfbot/perfbot/review"
@@ -17,15 +17,10 @@ import (
 )
 
 // Enqueuer queues jobs; *bot.Service is one.
-type Enqueuer interface {
-	Enqueue(ctx context.Context, job job.Spec) (id int64, duplicate bool, err error)
-}
+type Enqueuer = intake.Enqueuer
 
 // Tested remembers tested pairs; *store.Store is one.
-type Tested interface {
-	MarkTested(ctx context.Context, venue, item, revision, jobKey string) (bool, error)
-	UnmarkTested(ctx context.Context, venue, item, revision string) error
-}
+type Tested = intake.Tested
 
 // Source returns the mails received since a time.
 type Source func(ctx context.Context, since time.Time) ([]*Message, error)
@@ -57,7 +52,9 @@ type Poller struct {
 	// Poster answers a refused series with the policy's polite reply, to
 	// the sender, in the series' thread. When nil, a refusal is only
 	// logged.
-	Poster bot.Poster
+	Poster intake.Poster
+	// Metrics, when set, counts requests and trigger decisions.
+	Metrics intake.Metrics
 }
 
 // Poll reads recent mails and queues the series that became complete. It
@@ -84,38 +81,28 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 			errs = append(errs, err)
 		}
 	}
+	adm := &intake.Admitter{Queue: p.Queue, Tested: p.Tested, Poster: p.Poster, Metrics: p.Metrics, Log: log}
 	for _, s := range complete {
-		rev := fmt.Sprintf("v%d", s.Version)
-		fresh, err := p.Tested.MarkTested(ctx, "mail", s.Root, rev, s.Key())
+		var sender *Message
+		out, err := adm.Admit(ctx, intake.Request{
+			Job:  p.job(s),
+			Once: &intake.Once{Venue: "mail", Item: s.Root, Revision: fmt.Sprintf("v%d", s.Version)},
+			Decide: func(context.Context) (trigger.Decision, error) {
+				var d trigger.Decision
+				d, sender = p.decide(s)
+				return d, nil
+			},
+			Refuse: func(ctx context.Context, text string) error {
+				return p.refuse(ctx, s, sender, text)
+			},
+		})
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, fmt.Errorf("mail series %s: %w", s.Root, err))
 			continue
 		}
-		if !fresh {
-			continue
+		if out == intake.Queued {
+			queued++
 		}
-		d, sender := p.decide(s)
-		if !d.Allowed {
-			log.Info("mail series refused", "root", s.Root, "version", s.Version, "sender", sender.From, "reason", d.Reason)
-			if err := p.refuse(ctx, s, sender, d); err != nil {
-				// Forget the series so that the next poll answers again.
-				if uerr := p.Tested.UnmarkTested(ctx, "mail", s.Root, rev); uerr != nil {
-					errs = append(errs, uerr)
-				}
-				errs = append(errs, err)
-			}
-			continue
-		}
-		log.Info("mail series allowed", "root", s.Root, "version", s.Version, "reason", d.Reason)
-		if _, _, err := p.Queue.Enqueue(ctx, p.job(s)); err != nil {
-			if uerr := p.Tested.UnmarkTested(ctx, "mail", s.Root, rev); uerr != nil {
-				errs = append(errs, uerr)
-			}
-			errs = append(errs, err)
-			continue
-		}
-		queued++
-		log.Info("mail series queued", "root", s.Root, "version", s.Version, "patches", len(s.Patches))
 	}
 	return queued, errors.Join(errs...)
 }
@@ -143,7 +130,7 @@ func (p *Poller) decide(s *Series) (trigger.Decision, *Message) {
 
 // refuse answers the sender of a refused series in its thread, through
 // Poster, with the policy's polite text.
-func (p *Poller) refuse(ctx context.Context, s *Series, sender *Message, d trigger.Decision) error {
+func (p *Poller) refuse(ctx context.Context, s *Series, sender *Message, text string) error {
 	if p.Poster == nil {
 		return nil
 	}
@@ -153,7 +140,7 @@ func (p *Poller) refuse(ctx context.Context, s *Series, sender *Message, d trigg
 	}
 	first := s.RootMail()
 	to := review.Target{Venue: "mail", Where: addr}
-	msg := bot.RefusalMessage(s.Key()+"/refused", first.Subject, d.Refusal)
+	msg := intake.RefusalMessage(s.Key()+"/refused", first.Subject, text)
 	msg.InReplyTo, msg.References = s.Root, threadRefs(first)
 	if _, err := p.Poster.Post(ctx, to, msg); err != nil {
 		return fmt.Errorf("answer refused mail series %s: %w", s.Root, err)
@@ -254,7 +241,7 @@ func (p *Poller) expire(ctx context.Context, log *slog.Logger, s *Series, deadli
 		"so it has stopped waiting and will not benchmark this version. Send the complete series "+
 		"again (a new version) to have it benchmarked.", waitText(wait), strings.Join(missing, ", "))
 	to, cc := mail.Recipients(first.From, first.ReplyTo, first.ListPost, p.List)
-	msg := bot.RefusalMessage(s.Key()+"/expired", first.Subject, text)
+	msg := intake.RefusalMessage(s.Key()+"/expired", first.Subject, text)
 	msg.Summary = "not run: the series is incomplete"
 	msg.InReplyTo, msg.References = first.ID, threadRefs(first)
 	if _, err := p.Poster.Post(ctx, review.Target{Venue: "mail", Where: mail.Target(to, cc)}, msg); err != nil {

@@ -90,9 +90,9 @@ func TestPollSenderPolicy(t *testing.T) {
 		}
 	}
 	for _, line := range []string{
-		`msg="mail series allowed" root=ok@example.org version=1 reason="sender dev@example.org is in the allowed domain @example.org"`,
-		`msg="mail series refused" root=stranger@elsewhere.test version=1 sender="Drive By <drive-by@elsewhere.test>" reason="sender drive-by@elsewhere.test is not in the sender allow list"`,
-		`msg="mail series refused" root=s1@example.org version=1 sender="Mallory <mallory@evil.test>"`,
+		`msg="trigger policy: allowed" key=mail:ok@example.org/v1 requester="Dev Eloper <dev@example.org>" reason="sender dev@example.org is in the allowed domain @example.org"`,
+		`msg="trigger policy: refused" key=mail:stranger@elsewhere.test/v1 requester="Drive By <drive-by@elsewhere.test>" reason="sender drive-by@elsewhere.test is not in the sender allow list"`,
+		`msg="trigger policy: refused" key=mail:s1@example.org/v1 requester="Dev Eloper <dev@example.org>" reason="sender mallory@evil.test is not in the sender allow list"`,
 	} {
 		if !strings.Contains(logs.String(), line) {
 			t.Errorf("log lacks %s:\n%s", line, logs.String())

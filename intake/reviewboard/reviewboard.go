@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/perfbot/perfbot/bot"
+	"github.com/perfbot/perfbot/intake"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/review"
 	rrb "github.com/perfbot/perfbot/review/reviewboard"
@@ -33,15 +33,10 @@ type Differ interface {
 }
 
 // Enqueuer queues jobs; *bot.Service is one.
-type Enqueuer interface {
-	Enqueue(ctx context.Context, job job.Spec) (id int64, duplicate bool, err error)
-}
+type Enqueuer = intake.Enqueuer
 
 // Tested remembers tested pairs; *store.Store is one.
-type Tested interface {
-	MarkTested(ctx context.Context, venue, item, revision, jobKey string) (bool, error)
-	UnmarkTested(ctx context.Context, venue, item, revision string) error
-}
+type Tested = intake.Tested
 
 // Poller polls the pending review requests of one repository.
 type Poller struct {
@@ -61,7 +56,9 @@ type Poller struct {
 	Policy *trigger.Policy
 	// Poster answers a refused diff on its review request with the
 	// policy's polite text. When nil, a refusal is only logged.
-	Poster bot.Poster
+	Poster intake.Poster
+	// Metrics, when set, counts requests and trigger decisions.
+	Metrics intake.Metrics
 
 	mu sync.Mutex
 	// since is the latest last_updated seen: the next poll lists only
@@ -111,6 +108,7 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 	if p.Policy != nil {
 		policy = *p.Policy
 	}
+	adm := &intake.Admitter{Queue: p.Queue, Tested: p.Tested, Poster: p.Poster, Metrics: p.Metrics, Log: log}
 	queued := 0
 	var errs []error
 	for _, r := range reqs {
@@ -119,75 +117,44 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 		}
 		id, rev := strconv.Itoa(r.ID), strconv.Itoa(r.DiffRevision)
 		key := JobKey(r.ID, r.DiffRevision)
-		fresh, err := p.Tested.MarkTested(ctx, "reviewboard", id, rev, key)
+		title := fmt.Sprintf("r/%d diff %d: %s", r.ID, r.DiffRevision, r.Summary)
+		out, err := adm.Admit(ctx, intake.Request{
+			Job: job.Spec{
+				Key:       key,
+				Targets:   []string{"reviewboard:" + id},
+				PatchURL:  p.Diffs.DiffURL(r.ID, r.DiffRevision),
+				Title:     title,
+				Requester: r.Submitter,
+				Source:    "reviewboard",
+			},
+			Once: &intake.Once{Venue: "reviewboard", Item: id, Revision: rev},
+			Decide: func(context.Context) (trigger.Decision, error) {
+				return policy.Tracker(trigger.ReviewBoard, r.Submitter), nil
+			},
+			Refuse: adm.PostRefusal(review.Target{Venue: "reviewboard", Where: id}, key+"/refused", title, nil),
+			Prepare: func(ctx context.Context, spec *job.Spec) error {
+				patch, err := p.Diffs.Diff(ctx, r.ID, r.DiffRevision)
+				if np, ok := errors.AsType[*rrb.NotPatchError](err); ok {
+					// Never applied, never answered: the site or perfbot's
+					// token is at fault, not the author. Listed again when
+					// the request changes or perfbot restarts.
+					return fmt.Errorf("%w: diff %d of review request %d is not a patch (%s); no review posted", intake.ErrSkip, r.DiffRevision, r.ID, np.Reason)
+				}
+				if err != nil {
+					return fmt.Errorf("fetch diff %d of review request %d: %w", r.DiffRevision, r.ID, err)
+				}
+				spec.Patch = patch
+				return nil
+			},
+		})
 		if err != nil {
 			retryLater(r)
 			errs = append(errs, err)
 			continue
 		}
-		if !fresh {
-			continue
+		if out == intake.Queued {
+			queued++
 		}
-		d := policy.Tracker(trigger.ReviewBoard, r.Submitter)
-		if !d.Allowed {
-			log.Info("review board diff refused", "request", r.ID, "revision", r.DiffRevision, "submitter", r.Submitter, "reason", d.Reason)
-			if err := p.refuse(ctx, r, d); err != nil {
-				// Forget the pair so that the next poll answers again.
-				if uerr := p.Tested.UnmarkTested(ctx, "reviewboard", id, rev); uerr != nil {
-					errs = append(errs, uerr)
-				}
-				retryLater(r)
-				errs = append(errs, err)
-			}
-			continue
-		}
-		log.Info("review board diff allowed", "request", r.ID, "revision", r.DiffRevision, "reason", d.Reason)
-		job := job.Spec{
-			Key:       key,
-			Targets:   []string{"reviewboard:" + id},
-			PatchURL:  p.Diffs.DiffURL(r.ID, r.DiffRevision),
-			Title:     fmt.Sprintf("r/%d diff %d: %s", r.ID, r.DiffRevision, r.Summary),
-			Requester: r.Submitter,
-			Source:    "reviewboard",
-		}
-		if job.Patch, err = p.Diffs.Diff(ctx, r.ID, r.DiffRevision); err != nil {
-			if uerr := p.Tested.UnmarkTested(ctx, "reviewboard", id, rev); uerr != nil {
-				errs = append(errs, uerr)
-			}
-			var np *rrb.NotPatchError
-			if errors.As(err, &np) {
-				// Never applied, never answered: the site or perfbot's
-				// token is at fault, not the author. Listed again when
-				// the request changes or perfbot restarts.
-				log.Warn("review board diff is not a patch: not run, no review posted", "request", r.ID, "revision", r.DiffRevision, "reason", np.Reason)
-				continue
-			}
-			retryLater(r)
-			errs = append(errs, fmt.Errorf("fetch diff %d of review request %d: %w", r.DiffRevision, r.ID, err))
-			continue
-		}
-		if _, _, err := p.Queue.Enqueue(ctx, job); err != nil {
-			if uerr := p.Tested.UnmarkTested(ctx, "reviewboard", id, rev); uerr != nil {
-				errs = append(errs, uerr)
-			}
-			retryLater(r)
-			errs = append(errs, err)
-			continue
-		}
-		queued++
-		log.Info("review board diff queued", "request", r.ID, "revision", r.DiffRevision)
 	}
 	return queued, errors.Join(errs...)
-}
-
-// refuse answers a refused diff on its review request, through Poster.
-func (p *Poller) refuse(ctx context.Context, r rrb.Request, d trigger.Decision) error {
-	if p.Poster == nil {
-		return nil
-	}
-	msg := bot.RefusalMessage(JobKey(r.ID, r.DiffRevision)+"/refused", fmt.Sprintf("r/%d diff %d: %s", r.ID, r.DiffRevision, r.Summary), d.Refusal)
-	if _, err := p.Poster.Post(ctx, review.Target{Venue: "reviewboard", Where: strconv.Itoa(r.ID)}, msg); err != nil {
-		return fmt.Errorf("answer refused diff %d of review request %d: %w", r.DiffRevision, r.ID, err)
-	}
-	return nil
 }

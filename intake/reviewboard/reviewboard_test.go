@@ -100,7 +100,7 @@ func TestPollRefusesWhatIsNotAPatch(t *testing.T) {
 	if len(q.jobs) != 0 || len(poster.posts) != 0 {
 		t.Errorf("jobs %+v, posts %+v: want none", q.jobs, poster.posts)
 	}
-	if !strings.Contains(logs.String(), `msg="review board diff is not a patch: not run, no review posted" request=45 revision=1 reason="redirected (302 Found) to /account/login/"`) {
+	if !strings.Contains(logs.String(), `msg="request skipped" key=reviewboard:45/diff/1 reason="nothing to run: diff 1 of review request 45 is not a patch (redirected (302 Found) to /account/login/); no review posted"`) {
 		t.Errorf("log:\n%s", logs.String())
 	}
 }

@@ -50,8 +50,8 @@ func TestPollTrackerPolicy(t *testing.T) {
 		t.Errorf("answers %+v, want one polite refusal on r/44", poster.posts)
 	}
 	for _, line := range []string{
-		`msg="review board diff allowed" request=42 revision=1 reason="Review Board user dev is listed in the trigger allow list"`,
-		`msg="review board diff refused" request=44 revision=3 submitter=drive-by reason="Review Board user drive-by is not in the trigger allow list"`,
+		`msg="trigger policy: allowed" key=reviewboard:42/diff/1 requester=dev reason="Review Board user dev is listed in the trigger allow list"`,
+		`msg="trigger policy: refused" key=reviewboard:44/diff/3 requester=drive-by reason="Review Board user drive-by is not in the trigger allow list"`,
 	} {
 		if !strings.Contains(logs.String(), line) {
 			t.Errorf("log lacks %s:\n%s", line, logs.String())
