@@ -241,7 +241,7 @@ func (a *Admitter) refuse(ctx context.Context, r Request, text string) (Outcome,
 
 // Rationed calls post unless name was claimed within RefusalEvery, and
 // reports whether it posted. name is "KIND:VENUE:PLACE:USER"; the metrics
-// count its kind. An empty name is never rationed. The claim
+// count its venue and kind. An empty name is never rationed. The claim
 // is recorded before posting and dropped when posting fails, so that a
 // redelivery is answered.
 func (a *Admitter) Rationed(ctx context.Context, name string, post func(ctx context.Context) error) (bool, error) {
@@ -259,8 +259,9 @@ func (a *Admitter) Rationed(ctx context.Context, name string, post func(ctx cont
 	}
 	if !ok {
 		a.log().Info("reply not posted: the same reply went to this user here recently", "reply", name, "every", every)
-		kind, _, _ := strings.Cut(name, ":")
-		a.Count("perfbot_replies_throttled_total", "kind", kind)
+		kind, rest, _ := strings.Cut(name, ":")
+		venue, _, _ := strings.Cut(rest, ":")
+		a.Count("perfbot_replies_throttled_total", "venue", venue, "kind", kind)
 		return false, nil
 	}
 	if err := post(ctx); err != nil {

@@ -1,108 +1,60 @@
 package github
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
-	ghreview "github.com/perfbot/perfbot/review/github"
+	gh "github.com/google/go-github/v60/github"
 )
 
-// Client is the small part of the GitHub REST API the intake uses.
+// Client is the part of the GitHub REST API the intake uses, over the
+// go-github client that posting uses too (review/github.NewClient), so
+// that a token and a GitHub App installation work alike.
 type Client struct {
-	// BaseURL is venues.github.url: empty for github.com, or a GitHub
-	// Enterprise Server address with or without /api/v3/; posting reads it
-	// the same way (review/github.APIBaseURL).
-	BaseURL string
-	// Token authenticates the requests.
-	Token string
-	HTTP  *http.Client
+	gh *gh.Client
 }
 
-func (c *Client) do(ctx context.Context, method, path string, body, out any) error {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return err
-		}
-		rd = bytes.NewReader(b)
-	}
-	base, err := ghreview.APIBaseURL(c.BaseURL)
-	if err != nil {
-		return err
-	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(base, "/")+path, rd)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Accept", "application/vnd.github+json")
-	req.Header.Set("X-GitHub-Api-Version", "2022-11-28")
-	if c.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.Token)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	hc := c.HTTP
-	if hc == nil {
-		hc = &http.Client{Timeout: 30 * time.Second}
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return fmt.Errorf("github %s %s: %w", method, path, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
-	if err != nil {
-		return fmt.Errorf("github %s %s: %w", method, path, err)
-	}
-	if resp.StatusCode/100 != 2 {
-		var e struct {
-			Message string `json:"message"`
-		}
-		json.Unmarshal(data, &e)
-		return &APIError{Status: resp.StatusCode, Message: e.Message, Path: path}
-	}
-	if out != nil {
-		if err := json.Unmarshal(data, out); err != nil {
-			return fmt.Errorf("github %s %s: response: %w", method, path, err)
-		}
-	}
-	return nil
-}
+// NewClient wraps a go-github client.
+func NewClient(c *gh.Client) *Client { return &Client{gh: c} }
 
-// APIError is a GitHub API error response.
-type APIError struct {
-	Status  int
-	Message string
-	Path    string
-}
-
-func (e *APIError) Error() string {
-	return fmt.Sprintf("github %s: %d %s", e.Path, e.Status, e.Message)
+// splitRepo splits "owner/name".
+func splitRepo(repo string) (string, string, error) {
+	owner, name, ok := strings.Cut(repo, "/")
+	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
+		return "", "", fmt.Errorf("github repository %q: want OWNER/NAME", repo)
+	}
+	return owner, name, nil
 }
 
 // Permission returns a user's permission on a repository ("admin",
 // "maintain", "write", "triage", "read" or "none"): the role name when
 // GitHub gives one, else the base permission.
 func (c *Client) Permission(ctx context.Context, repo, user string) (string, error) {
+	owner, name, err := splitRepo(repo)
+	if err != nil {
+		return "", err
+	}
+	// go-github's RepositoryPermissionLevel has no role_name: read it
+	// with the client's own request and decoding.
+	req, err := c.gh.NewRequest(http.MethodGet, fmt.Sprintf("repos/%s/%s/collaborators/%s/permission",
+		url.PathEscape(owner), url.PathEscape(name), url.PathEscape(user)), nil)
+	if err != nil {
+		return "", err
+	}
 	var out struct {
 		Permission string `json:"permission"`
 		RoleName   string `json:"role_name"`
 	}
-	err := c.do(ctx, http.MethodGet, "/repos/"+repo+"/collaborators/"+url.PathEscape(user)+"/permission", nil, &out)
-	if e, ok := err.(*APIError); ok && e.Status == http.StatusNotFound {
+	resp, err := c.gh.Do(ctx, req, &out)
+	if resp != nil && resp.StatusCode == http.StatusNotFound {
 		return "none", nil // not a collaborator
 	}
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("permission of %s on %s: %w", user, repo, err)
 	}
 	if out.RoleName != "" {
 		return out.RoleName, nil
@@ -112,33 +64,62 @@ func (c *Client) Permission(ctx context.Context, repo, user string) (string, err
 
 // React adds a reaction ("rocket", "eyes", "+1"...) to an issue comment.
 func (c *Client) React(ctx context.Context, repo string, commentID int64, content string) error {
-	return c.do(ctx, http.MethodPost, fmt.Sprintf("/repos/%s/issues/comments/%d/reactions", repo, commentID),
-		map[string]string{"content": content}, nil)
+	owner, name, err := splitRepo(repo)
+	if err != nil {
+		return err
+	}
+	if _, _, err := c.gh.Reactions.CreateIssueCommentReaction(ctx, owner, name, commentID, content); err != nil {
+		return fmt.Errorf("react to comment %d on %s: %w", commentID, repo, err)
+	}
+	return nil
 }
 
 // Reply posts a comment on an issue or pull request.
 func (c *Client) Reply(ctx context.Context, repo string, number int, body string) error {
-	return c.do(ctx, http.MethodPost, fmt.Sprintf("/repos/%s/issues/%d/comments", repo, number),
-		map[string]string{"body": body}, nil)
+	owner, name, err := splitRepo(repo)
+	if err != nil {
+		return err
+	}
+	if _, _, err := c.gh.Issues.CreateComment(ctx, owner, name, number, &gh.IssueComment{Body: gh.String(body)}); err != nil {
+		return fmt.Errorf("reply on %s#%d: %w", repo, number, err)
+	}
+	return nil
 }
 
 // Issue returns an issue or pull request.
 func (c *Client) Issue(ctx context.Context, repo string, number int) (*Issue, error) {
-	var out Issue
-	if err := c.do(ctx, http.MethodGet, fmt.Sprintf("/repos/%s/issues/%d", repo, number), nil, &out); err != nil {
+	owner, name, err := splitRepo(repo)
+	if err != nil {
 		return nil, err
 	}
+	is, _, err := c.gh.Issues.Get(ctx, owner, name, number)
+	if err != nil {
+		return nil, fmt.Errorf("issue %s#%d: %w", repo, number, err)
+	}
+	out := issueOf(is)
 	return &out, nil
 }
 
 // CommentsSince lists the repository's issue comments updated since t,
 // oldest first (one page of up to 100).
 func (c *Client) CommentsSince(ctx context.Context, repo string, since time.Time) ([]Comment, error) {
-	q := url.Values{"sort": {"created"}, "direction": {"asc"}, "per_page": {"100"}}
-	if !since.IsZero() {
-		q.Set("since", since.UTC().Format(time.RFC3339))
+	owner, name, err := splitRepo(repo)
+	if err != nil {
+		return nil, err
 	}
-	var out []Comment
-	err := c.do(ctx, http.MethodGet, "/repos/"+repo+"/issues/comments?"+q.Encode(), nil, &out)
-	return out, err
+	opt := &gh.IssueListCommentsOptions{Sort: gh.String("created"), Direction: gh.String("asc"),
+		ListOptions: gh.ListOptions{PerPage: 100}}
+	if !since.IsZero() {
+		t := since.UTC()
+		opt.Since = &t
+	}
+	cs, _, err := c.gh.Issues.ListComments(ctx, owner, name, 0, opt)
+	if err != nil {
+		return nil, fmt.Errorf("comments of %s: %w", repo, err)
+	}
+	out := make([]Comment, 0, len(cs))
+	for _, ic := range cs {
+		out = append(out, commentOf(ic))
+	}
+	return out, nil
 }

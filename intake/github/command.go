@@ -1,7 +1,8 @@
-// Package github turns "/perfbot run" comments on GitHub pull requests into
-// benchmark jobs: from the issue_comment webhook (signature-checked,
-// deliveries de-duplicated) or by polling recent comments, with the
-// commenter's permission checked before anything is queued.
+// Package github turns "/perfbot ..." comments on GitHub pull requests and
+// check run "Re-run" clicks into requests for intake.Admitter: from the
+// webhook (signature-checked with go-github, deliveries de-duplicated) or
+// by polling recent comments, with the commenter's permission checked
+// before anything is queued, cancelled or described.
 package github
 
 import (
@@ -10,17 +11,38 @@ import (
 	"strings"
 )
 
-// Command is a parsed "/perfbot run [SUITE...] [base=REF]" comment.
+// Verbs of a command.
+const (
+	VerbRun    = "run"
+	VerbHelp   = "help"
+	VerbCancel = "cancel"
+	VerbStatus = "status"
+)
+
+// Command is a parsed "/perfbot VERB ..." comment.
 type Command struct {
-	// Suites are the suites asked for; empty means all.
+	// Verb is VerbRun, VerbHelp, VerbCancel or VerbStatus.
+	Verb string
+	// Suites are the suites asked for; empty means all (run only).
 	Suites []string
 	// Base is the baseline ref asked for; empty means the pull request's
-	// base branch.
+	// base branch (run only).
 	Base string
 }
 
 var suiteName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 var refName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`)
+
+// Usage is the answer to "/perfbot help" and to a malformed command, for
+// the command word word.
+func Usage(word string) string {
+	return fmt.Sprintf("perfbot commands, one per comment line:\n\n"+
+		"- `%[1]s run [SUITE...] [base=REF]`: benchmark this pull request against REF (default: its base branch), all suites or the ones named\n"+
+		"- `%[1]s status`: list this pull request's queued and running benchmark jobs\n"+
+		"- `%[1]s cancel`: cancel this pull request's queued and running benchmark jobs\n"+
+		"- `%[1]s help`: show this text\n\n"+
+		"Starting, cancelling and listing runs need write permission on the repository (or a place on the trigger allow list).", word)
+}
 
 // ParseCommand finds the command in a comment body: the first line that
 // starts with word (such as "/perfbot"). ok is false when there is none;
@@ -31,9 +53,20 @@ func ParseCommand(body, word string) (cmd Command, ok bool, err error) {
 		if len(f) == 0 || f[0] != word {
 			continue
 		}
-		if len(f) < 2 || f[1] != "run" {
-			return Command{}, true, fmt.Errorf("unknown command; write `%s run [SUITE...] [base=REF]`", word)
+		if len(f) < 2 {
+			return Command{}, true, fmt.Errorf("no command after %s; write `%s help` for the commands", word, word)
 		}
+		switch f[1] {
+		case VerbHelp, VerbCancel, VerbStatus:
+			if len(f) > 2 {
+				return Command{}, true, fmt.Errorf("`%s %s` takes no arguments", word, f[1])
+			}
+			return Command{Verb: f[1]}, true, nil
+		case VerbRun:
+		default:
+			return Command{}, true, fmt.Errorf("unknown command; write `%s help` for the commands", word)
+		}
+		cmd.Verb = VerbRun
 		for _, a := range f[2:] {
 			if ref, isBase := strings.CutPrefix(a, "base="); isBase {
 				if !refName.MatchString(ref) || strings.Contains(ref, "..") {

@@ -1,45 +1,46 @@
 package github
 
-import "time"
+import (
+	"time"
 
-// IssueCommentEvent is the part of GitHub's issue_comment webhook payload
-// (and of the issue comments API) that perfbot reads.
-type IssueCommentEvent struct {
-	Action     string  `json:"action"`
-	Issue      Issue   `json:"issue"`
-	Comment    Comment `json:"comment"`
-	Repository struct {
-		FullName string `json:"full_name"`
-	} `json:"repository"`
-	Sender User `json:"sender"`
-}
+	gh "github.com/google/go-github/v60/github"
+)
 
-// Issue is an issue or pull request.
+// Issue is an issue or pull request, as the intake reads it from a
+// webhook payload or the API.
 type Issue struct {
-	Number  int    `json:"number"`
-	HTMLURL string `json:"html_url"`
-	Title   string `json:"title"`
-	// PullRequest is set when the issue is a pull request.
-	PullRequest *struct {
-		URL string `json:"url"`
-	} `json:"pull_request"`
-	State string `json:"state"`
+	Number  int
+	HTMLURL string
+	Title   string
+	// PullRequest is true when the issue is a pull request.
+	PullRequest bool
+	State       string
 }
 
 // Comment is an issue comment.
 type Comment struct {
-	ID       int64     `json:"id"`
-	Body     string    `json:"body"`
-	User     User      `json:"user"`
-	HTMLURL  string    `json:"html_url"`
-	IssueURL string    `json:"issue_url"`
-	Created  time.Time `json:"created_at"`
-	// AuthorAssociation is OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, NONE...
-	AuthorAssociation string `json:"author_association"`
+	ID       int64
+	Body     string
+	User     User
+	HTMLURL  string
+	IssueURL string
+	Created  time.Time
 }
 
 // User is a GitHub account.
 type User struct {
-	Login string `json:"login"`
-	Type  string `json:"type"` // "User" or "Bot"
+	Login string
+	Type  string // "User" or "Bot"
 }
+
+func issueOf(is *gh.Issue) Issue {
+	return Issue{Number: is.GetNumber(), HTMLURL: is.GetHTMLURL(), Title: is.GetTitle(),
+		PullRequest: is.IsPullRequest(), State: is.GetState()}
+}
+
+func commentOf(c *gh.IssueComment) Comment {
+	return Comment{ID: c.GetID(), Body: c.GetBody(), User: userOf(c.GetUser()), HTMLURL: c.GetHTMLURL(),
+		IssueURL: c.GetIssueURL(), Created: c.GetCreatedAt().Time}
+}
+
+func userOf(u *gh.User) User { return User{Login: u.GetLogin(), Type: u.GetType()} }

@@ -2,6 +2,7 @@ package github
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	ghreview "github.com/perfbot/perfbot/review/github"
 )
 
 // fakeGitHub serves the GitHub REST endpoints the intake calls, with the
@@ -46,7 +49,13 @@ func newFakeGitHub(t *testing.T) *fakeGitHub {
 	return f
 }
 
-func (f *fakeGitHub) client() *Client { return &Client{BaseURL: f.srv.URL + "/", Token: f.token} }
+func (f *fakeGitHub) client() *Client {
+	c, err := ghreview.NewClient(ghreview.Config{BaseURL: f.srv.URL + "/", Token: f.token})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return NewClient(c)
+}
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
@@ -127,10 +136,12 @@ func (f *fakeGitHub) reply(w http.ResponseWriter, r *http.Request) {
 
 func (f *fakeGitHub) listComments(w http.ResponseWriter, r *http.Request) {
 	since, _ := time.Parse(time.RFC3339, r.URL.Query().Get("since"))
-	out := []Comment{}
+	out := []map[string]any{}
 	for _, c := range f.comments {
 		if !c.Created.Before(since) {
-			out = append(out, c)
+			out = append(out, map[string]any{"id": c.ID, "body": c.Body, "html_url": c.HTMLURL, "issue_url": c.IssueURL,
+				"created_at": c.Created, "updated_at": c.Created, "author_association": "COLLABORATOR",
+				"user": map[string]any{"login": c.User.Login, "type": or(c.User.Type, "User")}})
 		}
 	}
 	writeJSON(w, http.StatusOK, out)
@@ -143,7 +154,11 @@ func (f *fakeGitHub) issue(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found"})
 		return
 	}
-	writeJSON(w, http.StatusOK, is)
+	out := map[string]any{"number": is.Number, "title": is.Title, "html_url": is.HTMLURL, "state": or(is.State, "open")}
+	if is.PullRequest {
+		out["pull_request"] = map[string]any{"url": fmt.Sprintf("https://api.github.com/repos/acme/store/pulls/%d", n)}
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (f *fakeGitHub) snapshot() (reactions, replies []string) {

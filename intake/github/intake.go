@@ -10,54 +10,51 @@ import (
 	"sync"
 	"time"
 
-	"github.com/perfbot/perfbot/bot"
+	"github.com/perfbot/perfbot/intake"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/trigger"
 )
 
-// Enqueuer queues benchmark jobs; *bot.Service is one.
-type Enqueuer interface {
-	Enqueue(ctx context.Context, job job.Spec) (id int64, duplicate bool, err error)
-}
-
-// Seen remembers deliveries, handled comments and refusals; *store.Store
-// is one.
+// Seen remembers deliveries, handled comments and rationed replies;
+// *store.Store is one.
 type Seen interface {
+	intake.Tested
+	intake.Claims
 	DeliveryHandled(ctx context.Context, id string) (bool, error)
 	SeeDelivery(ctx context.Context, id string) (bool, error)
-	ClaimEvery(ctx context.Context, name string, now time.Time, every time.Duration) (bool, error)
-	Unclaim(ctx context.Context, name string, at time.Time) error
-	UnmarkTested(ctx context.Context, venue, item, revision string) error
-	MarkTested(ctx context.Context, venue, item, revision, jobKey string) (bool, error)
 	ScheduleLast(ctx context.Context, name string) (time.Time, error)
 	SetScheduleLast(ctx context.Context, name string, t time.Time) error
 }
 
-// Intake handles "/perfbot run" comments of one GitHub installation.
+// Intake handles the "/perfbot" comments and check run re-runs of one
+// GitHub installation.
 type Intake struct {
 	Client *Client
-	Queue  Enqueuer
+	Queue  intake.Enqueuer
 	Seen   Seen
+	// Control cancels and describes a pull request's jobs, for
+	// "/perfbot cancel" and "/perfbot status"; when nil those commands
+	// are answered that they are not available.
+	Control intake.Controller
 	// Secret is the webhook secret; deliveries whose signature does not
 	// match it are refused.
 	Secret []byte
 	// Repo, when set, is the only repository ("owner/name") accepted.
 	Repo string
-	// Policy decides who may start runs (see bot.Triggers.Policy). When
-	// nil, the policy of Allow is used.
+	// Policy decides who may start, cancel and list runs; nil means
+	// trigger.Default() (write permission or more).
 	Policy *trigger.Policy
-	// Allow lists users who may start runs; "committers" admits anyone
-	// with write, maintain or admin permission. It is read only when
-	// Policy is nil.
-	Allow []string
 	// OnPush, if set, receives pushes ("owner/name", ref, old and new
 	// head) and reports whether the branch is tracked.
 	OnPush func(ctx context.Context, repo, ref, before, after string) (bool, error)
 	// Command is the command word (default "/perfbot").
 	Command string
-	Log     *slog.Logger
+	// CheckName, when set, is the name of perfbot's check run: a
+	// rerequested check run of another name is ignored.
+	CheckName string
+	Log       *slog.Logger
 	// Metrics, if set, counts deliveries and outcomes.
-	Metrics *bot.Metrics
+	Metrics intake.Metrics
 
 	// ReadSlots caps the webhook bodies read (and so not yet
 	// authenticated) at once (default 4); ReadWait is how long a delivery
@@ -66,9 +63,9 @@ type Intake struct {
 	ReadSlots   int
 	ReadWait    time.Duration
 	ReadTimeout time.Duration
-	// RefusalEvery is the least time between two refusals posted to one
-	// user on one pull request (default an hour); the refusals between
-	// are logged and counted, not posted.
+	// RefusalEvery is the least time between two refusals (or help
+	// texts) posted to one user on one pull request (default an hour);
+	// the ones between are logged and counted, not posted.
 	RefusalEvery time.Duration
 
 	once     sync.Once
@@ -77,19 +74,18 @@ type Intake struct {
 	inFlight map[string]bool // delivery ids being handled
 }
 
-// Outcome is what became of a comment.
-type Outcome string
+// Outcome is what became of a comment or delivery.
+type Outcome = intake.Outcome
 
-// Outcomes of HandleComment.
+// Outcomes of HandleComment and HandleRerun.
 const (
-	Ignored   Outcome = "ignored"   // no command, not a pull request, a bot
-	Queued    Outcome = "queued"    // a new job was queued
-	Duplicate Outcome = "duplicate" // the job already existed
-	Refused   Outcome = "refused"   // the commenter may not start runs
-	Invalid   Outcome = "invalid"   // a malformed command, answered with usage
-	// Throttled is a refusal not posted, because the same user was
-	// refused on the same pull request within RefusalEvery.
-	Throttled Outcome = "throttled"
+	Ignored   = intake.Ignored
+	Queued    = intake.Queued
+	Duplicate = intake.Duplicate
+	Refused   = intake.Refused
+	Invalid   = intake.Invalid
+	Throttled = intake.Throttled
+	Answered  = intake.Answered
 )
 
 func (in *Intake) log() *slog.Logger {
@@ -105,109 +101,176 @@ func (in *Intake) count(name string, labels ...string) {
 	}
 }
 
+func (in *Intake) admitter() *intake.Admitter {
+	return &intake.Admitter{Queue: in.Queue, Tested: in.Seen, Claims: in.Seen, Metrics: in.Metrics,
+		Log: in.log(), RefusalEvery: in.RefusalEvery}
+}
+
+func (in *Intake) word() string {
+	if in.Command == "" {
+		return "/perfbot"
+	}
+	return in.Command
+}
+
 // JobKey is the key of the job a comment asks for: one job per comment.
 func JobKey(repo string, number int, commentID int64) string {
 	return fmt.Sprintf("github:%s#%d/comment/%d", repo, number, commentID)
 }
 
+// RerunKey is the key of the job a check run's "Re-run" asks for: one job
+// per delivery.
+func RerunKey(repo string, number int, delivery string) string {
+	return fmt.Sprintf("github:%s#%d/rerun/%s", repo, number, delivery)
+}
+
+// Target is the answer target of a pull request, as review.ParseTarget
+// reads it.
+func Target(repo string, number int) string { return fmt.Sprintf("github:%s#%d", repo, number) }
+
+// throttle names a rationed reply of kind to user on a pull request.
+func throttle(kind, repo string, number int, user string) string {
+	return fmt.Sprintf("%s:github:%s#%d:%s", kind, strings.ToLower(repo), number, strings.ToLower(user))
+}
+
 // HandleComment acts on one new comment of issue in repo.
 func (in *Intake) HandleComment(ctx context.Context, repo string, issue Issue, c Comment) (Outcome, error) {
-	word := in.Command
-	if word == "" {
-		word = "/perfbot"
-	}
 	if c.User.Type == "Bot" {
 		return Ignored, nil
 	}
 	if in.Repo != "" && !strings.EqualFold(repo, in.Repo) {
 		return Ignored, nil
 	}
-	cmd, ok, perr := ParseCommand(c.Body, word)
+	cmd, ok, perr := ParseCommand(c.Body, in.word())
 	if !ok {
 		return Ignored, nil
 	}
-	log := in.log().With("repo", repo, "number", issue.Number, "comment", c.ID, "user", c.User.Login)
-	if issue.PullRequest == nil {
+	user := c.User.Login
+	log := in.log().With("repo", repo, "number", issue.Number, "comment", c.ID, "user", user)
+	adm := in.admitter()
+	reply := func(text string) func(context.Context) error {
+		return func(ctx context.Context) error { return in.Client.Reply(ctx, repo, issue.Number, text) }
+	}
+	if !issue.PullRequest {
 		log.Info("command on an issue, not a pull request")
-		_, err := in.replyEvery(ctx, log, "not-a-pull-request", repo, issue.Number, c.User.Login, fmt.Sprintf(
-			"@%s perfbot benchmarks pull requests; this is an issue, so there is nothing to run.", c.User.Login))
+		_, err := adm.Rationed(ctx, throttle("not-a-pull-request", repo, issue.Number, user), reply(fmt.Sprintf(
+			"@%s perfbot benchmarks pull requests; this is an issue, so there is nothing to run.", user)))
 		return Ignored, err
 	}
-	d, err := in.decide(ctx, repo, c.User.Login)
-	if err != nil {
-		return "", err
-	}
-	if !d.Allowed {
-		log.Info("run refused", "reason", d.Reason)
-		in.count("perfbot_trigger_decisions_total", "venue", trigger.GitHub, "decision", "refused")
-		return in.refuse(ctx, log, repo, issue.Number, c.User.Login, d.Refusal)
-	}
-	log.Info("run allowed", "reason", d.Reason)
-	in.count("perfbot_trigger_decisions_total", "venue", trigger.GitHub, "decision", "allowed")
-	if perr != nil {
-		return Invalid, in.Client.Reply(ctx, repo, issue.Number, fmt.Sprintf("@%s %s", c.User.Login, perr))
-	}
-	job := job.Spec{
-		Key:          JobKey(repo, issue.Number, c.ID),
-		Targets:      []string{fmt.Sprintf("github:%s#%d", repo, issue.Number)},
-		Suites:       cmd.Suites,
-		BaseRef:      cmd.Base,
-		CandidateRef: fmt.Sprintf("pull/%d/head", issue.Number),
-		Title:        fmt.Sprintf("%s#%d: %s", repo, issue.Number, issue.Title),
-		Requester:    c.User.Login,
-		Source:       "github",
-	}
-	_, dup, err := in.Queue.Enqueue(ctx, job)
-	if err != nil {
-		return "", err
-	}
-	if dup {
-		return Duplicate, nil
-	}
-	if err := in.Client.React(ctx, repo, c.ID, "rocket"); err != nil {
-		log.Warn("acknowledge with a reaction", "err", err)
-	}
-	return Queued, nil
-}
-
-// refuse answers a refused request, at most once per RefusalEvery for one
-// user on one pull request.
-func (in *Intake) refuse(ctx context.Context, log *slog.Logger, repo string, number int, user, text string) (Outcome, error) {
-	posted, err := in.replyEvery(ctx, log, "refusal", repo, number, user, text)
-	if err != nil {
-		return "", err
-	}
-	if !posted {
-		return Throttled, nil
-	}
-	return Refused, nil
-}
-
-// replyEvery posts text on a pull request or issue unless a reply of the
-// same kind went to the same user there within RefusalEvery (default an
-// hour), and reports whether it posted. The reply is recorded in the store
-// before it is posted and forgotten again when posting fails, so that a
-// redelivery of the request is answered.
-func (in *Intake) replyEvery(ctx context.Context, log *slog.Logger, kind, repo string, number int, user, text string) (bool, error) {
-	every := or(in.RefusalEvery, time.Hour)
-	name := fmt.Sprintf("reply:%s:github:%s#%d:%s", kind, strings.ToLower(repo), number, strings.ToLower(user))
-	now := time.Now()
-	ok, err := in.Seen.ClaimEvery(ctx, name, now, every)
-	if err != nil {
-		return false, err
-	}
-	if !ok {
-		log.Info("reply not posted: the same reply went to this user here recently", "kind", kind, "every", every)
-		in.count("perfbot_replies_throttled_total", "venue", "github", "kind", kind)
-		return false, nil
-	}
-	if err := in.Client.Reply(ctx, repo, number, text); err != nil {
-		if uerr := in.Seen.Unclaim(context.WithoutCancel(ctx), name, now); uerr != nil {
-			log.Warn("forget the reply that was not posted", "err", uerr)
+	if perr == nil && cmd.Verb == VerbHelp {
+		posted, err := adm.Rationed(ctx, throttle("help", repo, issue.Number, user), reply(fmt.Sprintf("@%s %s", user, Usage(in.word()))))
+		if err != nil || !posted {
+			return Throttled, err
 		}
-		return false, err
+		return Answered, nil
 	}
-	return true, nil
+	refuse := func(ctx context.Context, text string) error { return reply(text)(ctx) }
+	if perr != nil || cmd.Verb != VerbRun {
+		// Malformed commands, cancel and status: only for those who may
+		// start runs.
+		d, err := in.decide(ctx, repo, user)
+		if err != nil {
+			return "", err
+		}
+		if !d.Allowed {
+			log.Info("command refused", "reason", d.Reason)
+			posted, err := adm.Rationed(ctx, throttle("refusal", repo, issue.Number, user), func(ctx context.Context) error {
+				return refuse(ctx, d.Refusal)
+			})
+			if err != nil || !posted {
+				return Throttled, err
+			}
+			return Refused, nil
+		}
+		if perr != nil {
+			return Invalid, in.Client.Reply(ctx, repo, issue.Number, fmt.Sprintf("@%s %s", user, perr))
+		}
+		return Answered, in.control(ctx, repo, issue.Number, user, cmd.Verb)
+	}
+	out, err := adm.Admit(ctx, intake.Request{
+		Job: job.Spec{
+			Key:          JobKey(repo, issue.Number, c.ID),
+			Targets:      []string{Target(repo, issue.Number)},
+			Suites:       cmd.Suites,
+			BaseRef:      cmd.Base,
+			CandidateRef: fmt.Sprintf("pull/%d/head", issue.Number),
+			Title:        fmt.Sprintf("%s#%d: %s", repo, issue.Number, issue.Title),
+			Requester:    user,
+			Source:       "github",
+		},
+		Decide:   func(ctx context.Context) (trigger.Decision, error) { return in.decide(ctx, repo, user) },
+		Refuse:   refuse,
+		Throttle: throttle("refusal", repo, issue.Number, user),
+	})
+	if err != nil {
+		return "", err
+	}
+	if out == Queued {
+		if err := in.Client.React(ctx, repo, c.ID, "rocket"); err != nil {
+			log.Warn("acknowledge with a reaction", "err", err)
+		}
+	}
+	return out, nil
+}
+
+// control answers "/perfbot cancel" and "/perfbot status" with a reply.
+func (in *Intake) control(ctx context.Context, repo string, number int, user, verb string) error {
+	target := Target(repo, number)
+	var text string
+	switch {
+	case in.Control == nil:
+		text = fmt.Sprintf("`%s %s` is not available on this perfbot.", in.word(), verb)
+	case verb == VerbCancel:
+		n, err := in.Control.Cancel(ctx, target)
+		if err != nil {
+			return fmt.Errorf("cancel the jobs of %s: %w", target, err)
+		}
+		in.log().Info("jobs cancelled", "target", target, "user", user, "jobs", n)
+		switch n {
+		case 0:
+			text = "there is no queued or running benchmark of this pull request to cancel."
+		case 1:
+			text = "cancelled 1 benchmark job of this pull request."
+		default:
+			text = fmt.Sprintf("cancelled %d benchmark jobs of this pull request.", n)
+		}
+	default:
+		s, err := in.Control.Status(ctx, target)
+		if err != nil {
+			return fmt.Errorf("status of %s: %w", target, err)
+		}
+		text = s
+		if strings.TrimSpace(s) == "" {
+			text = "no benchmark of this pull request is queued or running."
+		}
+	}
+	return in.Client.Reply(ctx, repo, number, fmt.Sprintf("@%s %s", user, text))
+}
+
+// HandleRerun queues a new run of pull request number of repo, asked for
+// by sender through a check run's or check suite's "Re-run" in the
+// delivery of that id: the same permission check as a comment, a new job
+// key per delivery.
+func (in *Intake) HandleRerun(ctx context.Context, repo string, number int, sender User, delivery, what string) (Outcome, error) {
+	if sender.Type == "Bot" || (in.Repo != "" && !strings.EqualFold(repo, in.Repo)) {
+		return Ignored, nil
+	}
+	user := sender.Login
+	return in.admitter().Admit(ctx, intake.Request{
+		Job: job.Spec{
+			Key:          RerunKey(repo, number, delivery),
+			Targets:      []string{Target(repo, number)},
+			CandidateRef: fmt.Sprintf("pull/%d/head", number),
+			Title:        fmt.Sprintf("%s#%d: %s re-run", repo, number, what),
+			Requester:    user,
+			Source:       "github",
+		},
+		Decide: func(ctx context.Context) (trigger.Decision, error) { return in.decide(ctx, repo, user) },
+		Refuse: func(ctx context.Context, text string) error {
+			return in.Client.Reply(ctx, repo, number, text)
+		},
+		Throttle: throttle("refusal", repo, number, user),
+	})
 }
 
 // policy is the trigger policy in force.
@@ -215,11 +278,7 @@ func (in *Intake) policy() trigger.Policy {
 	if in.Policy != nil {
 		return *in.Policy
 	}
-	allow := in.Allow
-	if len(allow) == 0 {
-		allow = []string{bot.Committers}
-	}
-	return bot.Triggers{Allow: allow}.Policy()
+	return trigger.Default()
 }
 
 // decide asks the policy whether user may start runs on repo, looking the
@@ -230,7 +289,7 @@ func (in *Intake) decide(ctx context.Context, repo, user string) (trigger.Decisi
 	if p.NeedsPermission(user) {
 		var err error
 		if perm, err = in.Client.Permission(ctx, repo, user); err != nil {
-			return trigger.Decision{}, fmt.Errorf("permission of %s on %s: %w", user, repo, err)
+			return trigger.Decision{}, err
 		}
 	}
 	return p.GitHub(user, perm), nil
@@ -254,10 +313,6 @@ func (in *Intake) Poll(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	word := in.Command
-	if word == "" {
-		word = "/perfbot"
-	}
 	latest := since
 	// retry is the creation time of the first comment whose handling
 	// failed: the cursor stays before it, so the next poll lists it again.
@@ -267,7 +322,7 @@ func (in *Intake) Poll(ctx context.Context) error {
 		if c.Created.After(latest) {
 			latest = c.Created
 		}
-		if _, ok, _ := ParseCommand(c.Body, word); !ok {
+		if _, ok, _ := ParseCommand(c.Body, in.word()); !ok {
 			continue
 		}
 		number, err := issueNumber(c.IssueURL)
@@ -275,28 +330,24 @@ func (in *Intake) Poll(ctx context.Context) error {
 			errs = append(errs, err)
 			continue
 		}
-		fresh, err := in.Seen.MarkTested(ctx, "github-comment", in.Repo, strconv.FormatInt(c.ID, 10), JobKey(in.Repo, number, c.ID))
+		id := strconv.FormatInt(c.ID, 10)
+		fresh, err := in.Seen.MarkTested(ctx, "github-comment", in.Repo, id, JobKey(in.Repo, number, c.ID))
 		if err != nil || !fresh {
 			if err != nil {
 				errs = append(errs, err)
 			}
 			continue
 		}
-		issue, err := in.Client.Issue(ctx, in.Repo, number)
+		out, err := in.pollOne(ctx, number, c)
 		if err != nil {
 			errs = append(errs, err)
-			continue
-		}
-		out, err := in.HandleComment(ctx, in.Repo, *issue, c)
-		if err != nil {
-			errs = append(errs, err)
-			if uerr := in.Seen.UnmarkTested(ctx, "github-comment", in.Repo, strconv.FormatInt(c.ID, 10)); uerr != nil {
+			if uerr := in.Seen.UnmarkTested(ctx, "github-comment", in.Repo, id); uerr != nil {
 				errs = append(errs, uerr)
 			} else if retry.IsZero() || c.Created.Before(retry) {
 				retry = c.Created
 			}
 		}
-		in.count("perfbot_requests_total", "source", "github-poll", "result", string(out))
+		in.log().Info("polled comment", "comment", c.ID, "number", number, "outcome", out)
 	}
 	// Comments are listed by update time; step back a little so that a
 	// comment created in the same second as the cursor is not missed
@@ -308,6 +359,14 @@ func (in *Intake) Poll(ctx context.Context) error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+func (in *Intake) pollOne(ctx context.Context, number int, c Comment) (Outcome, error) {
+	issue, err := in.Client.Issue(ctx, in.Repo, number)
+	if err != nil {
+		return "", err
+	}
+	return in.HandleComment(ctx, in.Repo, *issue, c)
 }
 
 // issueNumber reads the number at the end of an issue_url.

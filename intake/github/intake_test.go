@@ -47,6 +47,8 @@ type fixture struct {
 	intake *Intake
 	server *httptest.Server
 	st     *store.Store
+	// metrics are the service's, which the intake counts in.
+	metrics *bot.Metrics
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -64,8 +66,10 @@ func newFixture(t *testing.T) *fixture {
 	f := &fixture{fake: newFakeGitHub(t), queue: &recordingQueue{svc: svc}, st: svc.Store()}
 	f.fake.permissions["maintainer"] = "maintain"
 	f.fake.permissions["writer"] = "write"
+	policy := bot.Triggers{Allow: []string{"committers", "release-bot"}}.Policy()
+	f.metrics = svc.Metrics()
 	f.intake = &Intake{Client: f.fake.client(), Queue: f.queue, Seen: svc.Store(), Secret: []byte("s3cret"),
-		Repo: "acme/store", Allow: []string{"committers", "release-bot"}, Metrics: svc.Metrics()}
+		Repo: "acme/store", Policy: &policy, Metrics: svc.Metrics()}
 	f.server = httptest.NewServer(f.intake)
 	t.Cleanup(f.server.Close)
 	return f
@@ -182,7 +186,7 @@ func TestWebhookQueuesOnceAndAcknowledges(t *testing.T) {
 	if len(reactions) != 1 || reactions[0] != "1987654321:rocket" || len(replies) != 0 {
 		t.Errorf("reactions %v, replies %v; want one rocket and no reply", reactions, replies)
 	}
-	if n := f.intake.Metrics.Counter("perfbot_webhook_deliveries_total", "result", "replayed"); n != 2 {
+	if n := f.metrics.Counter("perfbot_webhook_deliveries_total", "result", "replayed"); n != 2 {
 		t.Errorf("replayed deliveries counted %v, want 2", n)
 	}
 }
@@ -229,9 +233,7 @@ func TestWebhookPermissions(t *testing.T) {
 func TestHandleCommentCases(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	pr := Issue{Number: 7, Title: "t", PullRequest: &struct {
-		URL string `json:"url"`
-	}{URL: "x"}}
+	pr := Issue{Number: 7, Title: "t", PullRequest: true}
 	tests := []struct {
 		name      string
 		issue     Issue
@@ -266,9 +268,7 @@ func TestPoll(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Second)
-	f.fake.issues[12] = Issue{Number: 12, Title: "Batch WAL syncs", PullRequest: &struct {
-		URL string `json:"url"`
-	}{URL: "https://api.github.com/repos/acme/store/pulls/12"}}
+	f.fake.issues[12] = Issue{Number: 12, Title: "Batch WAL syncs", PullRequest: true}
 	f.fake.comments = []Comment{
 		{ID: 1, Body: "nice", User: User{Login: "writer"}, IssueURL: "https://api.github.com/repos/acme/store/issues/12", Created: now.Add(-time.Minute)},
 		{ID: 2, Body: "/perfbot run wal", User: User{Login: "writer"}, IssueURL: "https://api.github.com/repos/acme/store/issues/12", Created: now.Add(-30 * time.Second)},
@@ -318,9 +318,7 @@ func TestParseCommand(t *testing.T) {
 // is given, logs every decision with its reason, and answers a refusal
 // with the policy's polite text.
 func TestTriggerPolicy(t *testing.T) {
-	pr := Issue{Number: 9, Title: "t", PullRequest: &struct {
-		URL string `json:"url"`
-	}{URL: "x"}}
+	pr := Issue{Number: 9, Title: "t", PullRequest: true}
 	tests := []struct {
 		name     string
 		triggers bot.Triggers
@@ -346,7 +344,7 @@ func TestTriggerPolicy(t *testing.T) {
 			if err != nil || got != tt.want {
 				t.Fatalf("outcome %q, %v; want %q", got, err, tt.want)
 			}
-			if !strings.Contains(logs.String(), tt.log) || !strings.Contains(logs.String(), "run "+map[Outcome]string{Queued: "allowed", Refused: "refused"}[tt.want]) {
+			if !strings.Contains(logs.String(), tt.log) || !strings.Contains(logs.String(), "trigger policy: "+map[Outcome]string{Queued: "allowed", Refused: "refused"}[tt.want]) {
 				t.Errorf("log does not record the decision %q:\n%s", tt.log, logs.String())
 			}
 			_, replies := f.fake.snapshot()

@@ -30,7 +30,11 @@ func TestIntakeAndPostingURLs(t *testing.T) {
 		mu.Lock()
 		paths = nil
 		mu.Unlock()
-		c := &Client{BaseURL: base, Token: "t"}
+		gc, err := ghreview.NewClient(ghreview.Config{BaseURL: base, Token: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := NewClient(gc)
 		if _, err := c.Issue(ctx, "acme/store", 12); err == nil {
 			t.Fatalf("%s: the fake answers 404, the intake saw no error", base)
 		}

@@ -2,7 +2,6 @@ package github
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"mime"
@@ -32,10 +31,9 @@ const (
 // capped at GitHub's 25 MB and kept in memory only up to 1 MiB, the rest
 // in a temporary file. Nothing is parsed before the signature matched. A
 // delivery whose signature does not verify is answered 401 and nothing
-// else happens; a delivery id handled before is acknowledged and ignored;
-// an issue_comment "created" event is handled as HandleComment says. A
+// else happens; a delivery id handled before is acknowledged and ignored. A
 // delivery is recorded as handled only once its request was queued,
-// refused or ignored for good: when handling fails (the GitHub API or the
+// refused or ignored for good (see dispatch for the events acted on): when handling fails (the GitHub API or the
 // store), it is answered 5xx and GitHub's redelivery is handled afresh.
 func (in *Intake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	in.once.Do(in.init)
@@ -133,34 +131,16 @@ func (in *Intake) handleDelivery(ctx context.Context, delivery, event string, pa
 	if handled {
 		return http.StatusOK, "replayed", "delivery already handled"
 	}
-	code, result, text := http.StatusOK, "", ""
-	switch {
-	case event == "ping":
-		result, text = "ping", "pong"
-	case event == "push" && in.OnPush != nil:
-		if code, result, text = in.handlePush(ctx, payload); code >= 500 {
-			return code, result, text // not recorded: a redelivery is handled afresh
-		}
-	case event != "issue_comment":
-		code, result, text = http.StatusAccepted, "ignored", fmt.Sprintf("event %q ignored", event)
-	default:
-		var ev IssueCommentEvent
-		if err := json.Unmarshal(payload, &ev); err != nil {
-			code, result, text = http.StatusBadRequest, "bad_payload", "issue_comment payload: "+err.Error()
-			break
-		}
-		if ev.Action != "created" {
-			code, result, text = http.StatusAccepted, "ignored", fmt.Sprintf("action %q ignored", ev.Action)
-			break
-		}
-		out, err := in.HandleComment(ctx, ev.Repository.FullName, ev.Issue, ev.Comment)
-		if err != nil {
-			// Not recorded: GitHub's redelivery of this delivery is
-			// handled afresh.
-			in.log().Error("handle comment", "delivery", delivery, "err", err)
-			return http.StatusInternalServerError, "error", "internal error"
-		}
-		result, text = string(out), string(out)
+	code, result, text, err := in.dispatch(ctx, delivery, event, payload)
+	if err != nil {
+		// Not recorded: GitHub's redelivery of this delivery is handled
+		// afresh.
+		in.log().Error("handle delivery", "delivery", delivery, "event", event, "err", err)
+		return http.StatusInternalServerError, "error", "internal error"
+	}
+	if code >= 400 {
+		in.log().Warn("webhook delivery rejected", "reason", result, "status", code, "detail", text,
+			"delivery", delivery, "event", event)
 	}
 	if _, err := in.Seen.SeeDelivery(ctx, delivery); err != nil {
 		in.log().Error("record delivery", "delivery", delivery, "result", result, "err", err)

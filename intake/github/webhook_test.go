@@ -88,7 +88,7 @@ func TestWebhookRedeliveryAfterFailure(t *testing.T) {
 			if user == "drive-by" && (len(f.queue.jobs) != 0 || len(replies) != 1 || !strings.Contains(replies[0], "@drive-by")) {
 				t.Errorf("jobs %v, replies %q; want no job and one refusal", f.queue.jobs, replies)
 			}
-			if n := f.intake.Metrics.Counter("perfbot_webhook_deliveries_total", "result", "replayed"); n != 2 {
+			if n := f.metrics.Counter("perfbot_webhook_deliveries_total", "result", "replayed"); n != 2 {
 				t.Errorf("replayed deliveries counted %v, want 2", n)
 			}
 		})
@@ -178,7 +178,7 @@ func TestRefusalThrottled(t *testing.T) {
 	if len(replies) != 2 || !strings.HasPrefix(replies[0], "12:") || !strings.HasPrefix(replies[1], "13:") {
 		t.Errorf("replies %q, want one refusal on #12 and one on #13", replies)
 	}
-	if n := f.intake.Metrics.Counter("perfbot_replies_throttled_total", "venue", "github", "kind", "refusal"); n != 3 {
+	if n := f.metrics.Counter("perfbot_replies_throttled_total", "venue", "github", "kind", "refusal"); n != 3 {
 		t.Errorf("throttled refusals counted %v, want 3", n)
 	}
 	if len(f.queue.jobs) != 0 {
@@ -198,7 +198,7 @@ func TestWebhookLimits(t *testing.T) {
 	if resp, _ := f.post(t, "big-2", "", sig, struct{ io.Reader }{io.LimitReader(zeros{}, big)}); resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Errorf("26 MB chunked: status %d, want 413", resp.StatusCode)
 	}
-	if n := f.intake.Metrics.Counter("perfbot_webhook_deliveries_total", "result", "too_large"); n != 2 {
+	if n := f.metrics.Counter("perfbot_webhook_deliveries_total", "result", "too_large"); n != 2 {
 		t.Errorf("too large deliveries counted %v, want 2", n)
 	}
 }

@@ -1,0 +1,97 @@
+package github
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+
+	gh "github.com/google/go-github/v60/github"
+)
+
+// dispatch acts on a verified, not yet handled delivery, parsed by
+// go-github, and says what to answer: the status, the result counted in
+// the metrics and the response text. An error means the delivery was not
+// handled and GitHub's redelivery should be. Each event the intake acts on
+// has one case and one small handler.
+func (in *Intake) dispatch(ctx context.Context, delivery, event string, payload []byte) (int, string, string, error) {
+	if !slices.Contains(gh.MessageTypes(), event) {
+		return http.StatusAccepted, "ignored", fmt.Sprintf("event %q ignored", event), nil
+	}
+	ev, err := gh.ParseWebHook(event, payload)
+	if err != nil {
+		return http.StatusBadRequest, "bad_payload", event + " payload: " + err.Error(), nil
+	}
+	switch e := ev.(type) {
+	case *gh.PingEvent:
+		return http.StatusOK, "ping", "pong", nil
+	case *gh.PushEvent:
+		if in.OnPush == nil {
+			return ignored("push ignored: no branch is tracked")
+		}
+		code, result, text := in.handlePush(ctx, payload)
+		if code >= 500 {
+			return 0, "", "", fmt.Errorf("push to %s: %s", e.GetRef(), text)
+		}
+		return code, result, text, nil
+	case *gh.IssueCommentEvent:
+		return in.onIssueComment(ctx, e)
+	case *gh.CheckRunEvent:
+		return in.onCheckRun(ctx, delivery, e)
+	case *gh.CheckSuiteEvent:
+		return in.onCheckSuite(ctx, delivery, e)
+	}
+	return http.StatusAccepted, "ignored", fmt.Sprintf("event %q ignored", event), nil
+}
+
+// answered turns a handler's outcome into dispatch's answer.
+func answered(out Outcome, err error) (int, string, string, error) {
+	if err != nil {
+		return 0, "", "", err
+	}
+	return http.StatusOK, string(out), string(out), nil
+}
+
+func ignored(why string) (int, string, string, error) {
+	return http.StatusAccepted, "ignored", why, nil
+}
+
+// onIssueComment handles a new comment, as HandleComment says.
+func (in *Intake) onIssueComment(ctx context.Context, e *gh.IssueCommentEvent) (int, string, string, error) {
+	if e.GetAction() != "created" {
+		return ignored(fmt.Sprintf("action %q ignored", e.GetAction()))
+	}
+	if e.Issue == nil || e.Comment == nil {
+		return http.StatusBadRequest, "bad_payload", "issue_comment payload without issue or comment", nil
+	}
+	return answered(in.HandleComment(ctx, e.GetRepo().GetFullName(), issueOf(e.Issue), commentOf(e.Comment)))
+}
+
+// onCheckRun re-runs the pull request of a rerequested check run.
+func (in *Intake) onCheckRun(ctx context.Context, delivery string, e *gh.CheckRunEvent) (int, string, string, error) {
+	if e.GetAction() != "rerequested" {
+		return ignored(fmt.Sprintf("check_run action %q ignored", e.GetAction()))
+	}
+	run := e.GetCheckRun()
+	if in.CheckName != "" && run.GetName() != in.CheckName {
+		return ignored(fmt.Sprintf("check run %q is not perfbot's", run.GetName()))
+	}
+	return in.rerun(ctx, delivery, e.GetRepo().GetFullName(), run.PullRequests, e.GetSender(), "check run")
+}
+
+// onCheckSuite re-runs the pull request of a rerequested check suite.
+func (in *Intake) onCheckSuite(ctx context.Context, delivery string, e *gh.CheckSuiteEvent) (int, string, string, error) {
+	if e.GetAction() != "rerequested" {
+		return ignored(fmt.Sprintf("check_suite action %q ignored", e.GetAction()))
+	}
+	return in.rerun(ctx, delivery, e.GetRepo().GetFullName(), e.GetCheckSuite().PullRequests, e.GetSender(), "check suite")
+}
+
+// rerun re-runs the first pull request a check run or suite names (a
+// head in a fork names none: nothing to re-run).
+func (in *Intake) rerun(ctx context.Context, delivery, repo string, prs []*gh.PullRequest, sender *gh.User, what string) (int, string, string, error) {
+	if len(prs) == 0 || prs[0].GetNumber() <= 0 {
+		return ignored(what + " names no pull request of this repository")
+	}
+	return answered(in.HandleRerun(ctx, repo, prs[0].GetNumber(), userOf(sender), delivery, what))
+}
