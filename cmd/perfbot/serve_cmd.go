@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -24,6 +25,7 @@ import (
 	"github.com/perfbot/perfbot/parse"
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/review"
+	ghreview "github.com/perfbot/perfbot/review/github"
 	"github.com/perfbot/perfbot/review/jira"
 	"github.com/perfbot/perfbot/review/post"
 	"github.com/perfbot/perfbot/review/reviewboard"
@@ -184,19 +186,28 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues config.Venues, log *sl
 	every := cfg.Service.PollInterval
 	policy := cfg.Triggers.Policy()
 	if v.GitHub.Repo != "" || v.GitHub.Webhook() {
-		token, err := readSecret(v.GitHub.Token())
+		// The client posting uses too: token or GitHub App, whichever
+		// is configured.
+		gc, err := ghreview.ConfigFrom(venues.GitHub, config.Env{})
 		if err != nil {
-			return err
+			return fmt.Errorf("github intake: %w", err)
+		}
+		gc.HTTPClient = &http.Client{Timeout: 30 * time.Second}
+		client, err := ghreview.NewClient(gc)
+		if err != nil {
+			return fmt.Errorf("github intake: %w", err)
 		}
 		in := &ghintake.Intake{
-			Client:  &ghintake.Client{BaseURL: venues.GitHub.URL, Token: token, HTTP: &http.Client{Timeout: 30 * time.Second}},
-			Queue:   svc,
-			Seen:    svc.Store(),
-			Repo:    v.GitHub.Repo,
-			Policy:  &policy,
-			Command: cfg.Triggers.Command,
-			Log:     log.With("intake", "github"),
-			Metrics: svc.Metrics(),
+			Client:    ghintake.NewClient(client),
+			Queue:     svc,
+			Seen:      svc.Store(),
+			Control:   svc,
+			Repo:      v.GitHub.Repo,
+			Policy:    &policy,
+			Command:   cfg.Triggers.Command,
+			CheckName: cmp.Or(v.GitHub.StatusContext, "perfbot"),
+			Log:       log.With("intake", "github"),
+			Metrics:   svc.Metrics(),
 		}
 		if len(cfg.Track.Branches) > 0 {
 			in.OnPush = svc.TrackPush
@@ -243,7 +254,7 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues config.Venues, log *sl
 			return fmt.Errorf("jira intake: %w", err)
 		}
 		p := &jiraintake.Poller{Search: c, Queue: svc, Tested: svc.Store(), JQL: v.JIRA.JQL, Log: log.With("intake", "jira"),
-			Policy: &policy, Poster: svc.Poster(),
+			Policy: &policy, Poster: svc.Poster(), Metrics: svc.Metrics(),
 			Fetch: func(ctx context.Context, url string) (string, error) {
 				if err := onSite(url, venues.JIRA.URL); err != nil {
 					return "", err
@@ -269,7 +280,7 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues config.Venues, log *sl
 		}
 		p := &rbintake.Poller{List: c, Diffs: c, Queue: svc, Tested: svc.Store(),
 			Repository: v.ReviewBoard.Repository, Log: log.With("intake", "reviewboard"),
-			Policy: &policy, Poster: svc.Poster()}
+			Policy: &policy, Poster: svc.Poster(), Metrics: svc.Metrics()}
 		svc.AddPoller("reviewboard", every, func(ctx context.Context) error { _, err := p.Poll(ctx); return err })
 	}
 	var src mailintake.Source
@@ -289,7 +300,7 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues config.Venues, log *sl
 	}
 	if src != nil {
 		p := &mailintake.Poller{Source: src, Queue: svc, Tested: svc.Store(), List: v.Mail.List, Log: log.With("intake", "mail"),
-			Policy: policy, Poster: svc.Poster(), SeriesWait: v.Mail.SeriesWait}
+			Policy: policy, Poster: svc.Poster(), SeriesWait: v.Mail.SeriesWait, Metrics: svc.Metrics()}
 		if len(policy.AllowSenders) == 0 {
 			log.Warn("triggers.senders is empty: every mailed patch is refused with a polite reply")
 		}
