@@ -1,0 +1,167 @@
+package github
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fakeControl records the cancel and status requests it answers.
+type fakeControl struct {
+	mu      sync.Mutex
+	cancels []string
+	status  []string
+}
+
+func (c *fakeControl) Cancel(ctx context.Context, target string) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cancels = append(c.cancels, target)
+	return 2, nil
+}
+
+func (c *fakeControl) Status(ctx context.Context, target string) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.status = append(c.status, target)
+	return "- job 41 (wal): running, attempt 1", nil
+}
+
+// TestCommands: help answers anyone once an hour with the usage; cancel
+// and status act on the pull request's target for users who may start
+// runs and are refused to others; a malformed command gets the reason.
+func TestCommands(t *testing.T) {
+	f := newFixture(t)
+	ctl := &fakeControl{}
+	f.intake.Control = ctl
+	ctx := context.Background()
+	pr := Issue{Number: 7, Title: "t", PullRequest: true}
+	tests := []struct {
+		name, user, body string
+		want             Outcome
+		reply            string // "" for no reply
+	}{
+		{"help", "drive-by", "/perfbot help", Answered, "`/perfbot cancel`: cancel this pull request's queued and running benchmark jobs"},
+		{"help again within the hour", "drive-by", "/perfbot help", Throttled, ""},
+		{"cancel by a reader", "drive-by", "/perfbot cancel", Refused, "Thank you for the request, @drive-by"},
+		{"status by a writer", "writer", "/perfbot status", Answered, "@writer - job 41 (wal): running, attempt 1"},
+		{"cancel by a writer", "writer", "please stop\n/perfbot cancel\n", Answered, "@writer cancelled 2 benchmark jobs of this pull request."},
+		{"arguments to cancel", "writer", "/perfbot cancel all", Invalid, "takes no arguments"},
+		{"unknown verb", "writer", "/perfbot @everyone", Invalid, "unknown command; write `/perfbot help`"},
+	}
+	for i, tt := range tests {
+		_, before := f.fake.snapshot()
+		got, err := f.intake.HandleComment(ctx, "acme/store", pr, Comment{ID: int64(900 + i), Body: tt.body, User: User{Login: tt.user}})
+		if err != nil || got != tt.want {
+			t.Errorf("%s: outcome %q, %v; want %q", tt.name, got, err, tt.want)
+			continue
+		}
+		_, after := f.fake.snapshot()
+		switch {
+		case tt.reply == "" && len(after) != len(before):
+			t.Errorf("%s: unexpected reply %q", tt.name, after[len(after)-1])
+		case tt.reply != "" && (len(after) != len(before)+1 || !strings.Contains(after[len(after)-1], tt.reply)):
+			t.Errorf("%s: replies %q, want one containing %q", tt.name, after[len(before):], tt.reply)
+		}
+		if strings.Contains(strings.Join(after[len(before):], ""), "@everyone") {
+			t.Errorf("%s: the reply repeats the comment's mention", tt.name)
+		}
+	}
+	if strings.Join(ctl.cancels, " ") != "github:acme/store#7" || strings.Join(ctl.status, " ") != "github:acme/store#7" {
+		t.Errorf("cancels %q, status %q: want one each, for github:acme/store#7", ctl.cancels, ctl.status)
+	}
+	if f.queue.new != 0 {
+		t.Errorf("%d jobs queued by commands that start none", f.queue.new)
+	}
+}
+
+// deliverEvent posts a signed JSON delivery of event.
+func (f *fixture) deliverEvent(t *testing.T, event, delivery string, body []byte) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, f.server.URL, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-GitHub-Event", event)
+	req.Header.Set("X-GitHub-Delivery", delivery)
+	req.Header.Set("X-Hub-Signature-256", sign([]byte("s3cret"), body))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	text, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, strings.TrimSpace(string(text))
+}
+
+// TestCheckRunRerequested: "Re-run" on perfbot's check run (or its suite)
+// queues a new run of the pull request under a key of its own per
+// delivery, after the same permission check as a comment; other actions,
+// other apps' check runs and other events are acknowledged and ignored.
+func TestCheckRunRerequested(t *testing.T) {
+	f := newFixture(t)
+	f.intake.CheckName = "perfbot"
+	data, err := os.ReadFile("testdata/check_run_rerequested.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(fn func(ev map[string]any)) []byte {
+		var ev map[string]any
+		if err := json.Unmarshal(data, &ev); err != nil {
+			t.Fatal(err)
+		}
+		fn(ev)
+		out, _ := json.Marshal(ev)
+		return out
+	}
+	suite := edit(func(ev map[string]any) {
+		ev["check_suite"] = ev["check_run"].(map[string]any)["check_suite"]
+		delete(ev, "check_run")
+	})
+	cases := []struct {
+		name, event, delivery string
+		body                  []byte
+		code                  int
+		text                  string
+	}{
+		{"rerun", "check_run", "d-1", data, http.StatusOK, "queued"},
+		{"rerun again", "check_run", "d-2", data, http.StatusOK, "queued"},
+		{"suite rerun", "check_suite", "d-3", suite, http.StatusOK, "queued"},
+		{"another app's check", "check_run", "d-4", edit(func(ev map[string]any) { ev["check_run"].(map[string]any)["name"] = "ci" }), http.StatusAccepted, `check run "ci" is not perfbot's`},
+		{"created", "check_run", "d-5", edit(func(ev map[string]any) { ev["action"] = "created" }), http.StatusAccepted, `check_run action "created" ignored`},
+		{"fork head", "check_run", "d-6", edit(func(ev map[string]any) { ev["check_run"].(map[string]any)["pull_requests"] = []any{} }), http.StatusAccepted, "check run names no pull request of this repository"},
+		{"reader", "check_run", "d-7", edit(func(ev map[string]any) { ev["sender"].(map[string]any)["login"] = "drive-by" }), http.StatusOK, "refused"},
+		{"other event", "deployment", "d-8", []byte(`{"action":"created"}`), http.StatusAccepted, `event "deployment" ignored`},
+		{"unknown event", "perfbot_test", "d-9", []byte(`{}`), http.StatusAccepted, `event "perfbot_test" ignored`},
+		{"malformed", "check_run", "d-10", []byte(`{"action": 5}`), http.StatusBadRequest, "check_run payload"},
+	}
+	for _, c := range cases {
+		code, text := f.deliverEvent(t, c.event, c.delivery, c.body)
+		if code != c.code || !strings.Contains(text, c.text) {
+			t.Errorf("%s: %d %q, want %d %q", c.name, code, text, c.code, c.text)
+		}
+	}
+	if code, text := f.deliverEvent(t, "check_run", "d-1", data); code != http.StatusOK || text != "delivery already handled" {
+		t.Errorf("replayed rerun: %d %q", code, text)
+	}
+	var keys []string
+	for _, j := range f.queue.jobs {
+		keys = append(keys, j.Key)
+		if j.CandidateRef != "pull/12/head" || j.Requester != "maintainer" || strings.Join(j.Targets, " ") != "github:acme/store#12" {
+			t.Errorf("job %+v: want pull/12/head for maintainer, answered on github:acme/store#12", j)
+		}
+	}
+	if want := "github:acme/store#12/rerun/d-1 github:acme/store#12/rerun/d-2 github:acme/store#12/rerun/d-3"; strings.Join(keys, " ") != want {
+		t.Errorf("jobs %q, want %q", keys, want)
+	}
+	if _, replies := f.fake.snapshot(); len(replies) != 1 || !strings.HasPrefix(replies[0], "12:Thank you for the request, @drive-by") {
+		t.Errorf("replies %q, want one refusal on #12", replies)
+	}
+	if n := f.metrics.Counter("perfbot_webhook_deliveries_total", "result", "bad_payload"); n != 1 {
+		t.Errorf("bad_payload deliveries counted %v, want 1", n)
+	}
+}
