@@ -50,6 +50,9 @@ func NewMetrics() *Metrics {
 			"perfbot_poll_errors_total":        "Failed polls of a venue.",
 			"perfbot_webhook_deliveries_total": "Webhook deliveries, by result.",
 			"perfbot_schedule_fired_total":     "Scheduled runs and digests queued, by schedule.",
+			"perfbot_trigger_decisions_total":  "Trigger policy decisions, by venue and decision.",
+			"perfbot_replies_throttled_total":  "Refusals and help texts not posted because one went to the same user and place lately.",
+			"perfbot_jobs_cancelled_total":     "Benchmark jobs cancelled by a cancel command.",
 		},
 	}
 }

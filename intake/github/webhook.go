@@ -97,7 +97,7 @@ func (in *Intake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rd, err := body.Reader()
 	if err != nil {
 		in.log().Error("read spooled delivery", "delivery", delivery, "err", err)
-		http.Error(w, "internal error", http.StatusInternalServerError)
+		reject(http.StatusInternalServerError, "error", "internal error")
 		return
 	}
 	payload, err := gh.ValidatePayloadFromBody(ctype, rd, sig, in.Secret)
@@ -120,6 +120,7 @@ func (in *Intake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // status, the result counted in the metrics and the response text.
 func (in *Intake) handleDelivery(ctx context.Context, delivery, event string, payload []byte) (int, string, string) {
 	if !in.beginDelivery(delivery) {
+		in.log().Warn("webhook delivery rejected", "reason", "in_flight", "status", http.StatusConflict, "delivery", delivery, "event", event)
 		return http.StatusConflict, "in_flight", "delivery is being handled"
 	}
 	defer in.endDelivery(delivery)
