@@ -25,8 +25,8 @@ type Command struct {
 	Verb string
 	// Suites are the suites asked for; empty means all (run only).
 	Suites []string
-	// Base is the baseline ref asked for; empty means the pull request's
-	// base branch (run only).
+	// Base is the baseline ref asked for; empty means the project branch
+	// (run only).
 	Base string
 }
 
@@ -37,7 +37,7 @@ var refName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`)
 // the command word word.
 func Usage(word string) string {
 	return fmt.Sprintf("perfbot commands, one per comment line:\n\n"+
-		"- `%[1]s run [SUITE...] [base=REF]`: benchmark this pull request against REF (default: its base branch), all suites or the ones named\n"+
+		"- `%[1]s run [SUITE...] [base=REF]`: benchmark this pull request against REF (default: the project branch), all suites or the ones named\n"+
 		"- `%[1]s status`: list this pull request's queued and running benchmark jobs\n"+
 		"- `%[1]s cancel`: cancel this pull request's queued and running benchmark jobs\n"+
 		"- `%[1]s help`: show this text\n\n"+
