@@ -144,16 +144,23 @@ func (a *Admitter) Count(name string, labels ...string) {
 
 // Admit takes one request in: it records it (Once), asks the policy,
 // answers a refusal or prepares and queues the job, and counts the outcome
-// in perfbot_requests_total{source,result}. An error means the request
+// in perfbot_requests_total{source,result} (a request Seen before is
+// neither counted nor logged again). An error means the request
 // was not taken in and should come again; Once is then forgotten.
 func (a *Admitter) Admit(ctx context.Context, r Request) (Outcome, error) {
 	out, err := a.admit(ctx, r)
+	log := a.log().With("key", r.Job.Key, "source", r.Job.Source)
+	if out == Seen {
+		// Polls list what they took in before, every time: not a new
+		// request.
+		log.Debug("request seen before")
+		return out, err
+	}
 	result := string(out)
 	if err != nil {
 		result = "error"
 	}
 	a.Count("perfbot_requests_total", "source", r.Job.Source, "result", result)
-	log := a.log().With("key", r.Job.Key, "source", r.Job.Source)
 	if err != nil {
 		log.Warn("request not taken in", "err", err)
 	} else {
