@@ -119,7 +119,7 @@ func TestAdmit(t *testing.T) {
 	}
 	for key, want := range map[string]int{
 		"perfbot_requests_total[source jira result queued]":            2,
-		"perfbot_requests_total[source jira result seen]":              1,
+		"perfbot_requests_total[source jira result seen]":              0, // not a new request
 		"perfbot_requests_total[source jira result refused]":           1,
 		"perfbot_requests_total[source jira result throttled]":         1,
 		"perfbot_requests_total[source jira result error]":             1,
