@@ -31,10 +31,12 @@ const (
 // capped at GitHub's 25 MB and kept in memory only up to 1 MiB, the rest
 // in a temporary file. Nothing is parsed before the signature matched. A
 // delivery whose signature does not verify is answered 401 and nothing
-// else happens; a delivery id handled before is acknowledged and ignored. A
-// delivery is recorded as handled only once its request was queued,
-// refused or ignored for good (see dispatch for the events acted on): when handling fails (the GitHub API or the
-// store), it is answered 5xx and GitHub's redelivery is handled afresh.
+// else happens; a delivery id handled before is acknowledged and ignored;
+// otherwise go-github parses it and dispatch acts on it. A delivery is
+// recorded as handled only once its request was queued, refused, answered
+// or ignored for good: when handling fails (the GitHub API or the store),
+// it is answered 5xx and GitHub's redelivery is handled afresh. Every
+// rejected delivery is logged with its reason and counted.
 func (in *Intake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	in.once.Do(in.init)
 	delivery := r.Header.Get("X-GitHub-Delivery")
