@@ -52,7 +52,6 @@ func NewMetrics() *Metrics {
 			"perfbot_schedule_fired_total":     "Scheduled runs and digests queued, by schedule.",
 			"perfbot_trigger_decisions_total":  "Trigger policy decisions, by venue and decision.",
 			"perfbot_replies_throttled_total":  "Refusals and help texts not posted because one went to the same user and place lately.",
-			"perfbot_jobs_cancelled_total":     "Benchmark jobs cancelled by a cancel command.",
 		},
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -138,6 +139,12 @@ func TestCheckRunRerequested(t *testing.T) {
 		{"other event", "deployment", "d-8", []byte(`{"action":"created"}`), http.StatusAccepted, `event "deployment" ignored`},
 		{"unknown event", "perfbot_test", "d-9", []byte(`{}`), http.StatusAccepted, `event "perfbot_test" ignored`},
 		{"malformed", "check_run", "d-10", []byte(`{"action": 5}`), http.StatusBadRequest, "check_run payload"},
+		{"no check run", "check_run", "d-11", []byte(`{"action": "rerequested", "repository": {"full_name": "acme/store"}}`), http.StatusBadRequest, "check_run payload without check_run"},
+		{"no check suite", "check_suite", "d-12", []byte(`{"action": "rerequested", "repository": {"full_name": "acme/store"}}`), http.StatusBadRequest, "check_suite payload without check_suite"},
+		{"no repository", "check_run", "d-13", edit(func(ev map[string]any) { delete(ev, "repository") }), http.StatusBadRequest, "without repository.full_name"},
+		{"no comment", "issue_comment", "d-14", []byte(`{"action": "created", "repository": {"full_name": "acme/store"}}`), http.StatusBadRequest, "issue_comment payload without issue or comment"},
+		{"no sender", "check_run", "d-15", edit(func(ev map[string]any) { delete(ev, "sender") }), http.StatusOK, "ignored"},
+		{"ping", "ping", "d-16", []byte(`{"zen": "Keep it logically awesome.", "hook_id": 42}`), http.StatusOK, "pong"},
 	}
 	for _, c := range cases {
 		code, text := f.deliverEvent(t, c.event, c.delivery, c.body)
@@ -161,7 +168,65 @@ func TestCheckRunRerequested(t *testing.T) {
 	if _, replies := f.fake.snapshot(); len(replies) != 1 || !strings.HasPrefix(replies[0], "12:Thank you for the request, @drive-by") {
 		t.Errorf("replies %q, want one refusal on #12", replies)
 	}
-	if n := f.metrics.Counter("perfbot_webhook_deliveries_total", "result", "bad_payload"); n != 1 {
-		t.Errorf("bad_payload deliveries counted %v, want 1", n)
+	if n := f.metrics.Counter("perfbot_webhook_deliveries_total", "result", "bad_payload"); n != 5 {
+		t.Errorf("bad_payload deliveries counted %v, want 5", n)
 	}
+}
+
+// TestDeliveriesWithNulls delivers the recorded issue_comment and
+// check_run payloads with each field, at any depth, set to null or to a
+// string: each is answered (no handler panics) and none queues a job
+// for a user the payload does not name.
+func TestDeliveriesWithNulls(t *testing.T) {
+	f := newFixture(t)
+	f.intake.CheckName = "perfbot"
+	n := 0
+	for _, c := range []struct{ event, file string }{
+		{"issue_comment", "testdata/issue_comment.json"},
+		{"check_run", "testdata/check_run_rerequested.json"},
+	} {
+		data, err := os.ReadFile(c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var paths [][]string
+		var walk func(v any, path []string)
+		walk = func(v any, path []string) {
+			m, ok := v.(map[string]any)
+			if !ok {
+				return
+			}
+			for k, sub := range m {
+				p := append(append([]string(nil), path...), k)
+				paths = append(paths, p)
+				walk(sub, p)
+			}
+		}
+		var root any
+		json.Unmarshal(data, &root)
+		walk(root, nil)
+		for _, p := range paths {
+			for _, repl := range []any{nil, "x"} {
+				var ev map[string]any
+				json.Unmarshal(data, &ev)
+				m := ev
+				for _, k := range p[:len(p)-1] {
+					m = m[k].(map[string]any)
+				}
+				m[p[len(p)-1]] = repl
+				body, _ := json.Marshal(ev)
+				n++
+				code, text := f.deliverEvent(t, c.event, fmt.Sprintf("null-%d", n), body)
+				if code == 0 || (code >= 500 && text != "internal error") {
+					t.Errorf("%s with %s = %v: %d %q", c.event, strings.Join(p, "."), repl, code, text)
+				}
+			}
+		}
+	}
+	for _, j := range f.queue.jobs {
+		if j.Requester != "maintainer" {
+			t.Errorf("job %+v queued for someone the payloads do not name", j)
+		}
+	}
+	t.Logf("%d deliveries, %d jobs queued", n, len(f.queue.jobs))
 }

@@ -22,9 +22,13 @@ func (in *Intake) dispatch(ctx context.Context, delivery, event string, payload 
 	if err != nil {
 		return http.StatusBadRequest, "bad_payload", event + " payload: " + err.Error(), nil
 	}
-	switch e := ev.(type) {
-	case *gh.PingEvent:
+	if _, ok := ev.(*gh.PingEvent); ok {
 		return http.StatusOK, "ping", "pong", nil
+	}
+	if repoOf(ev) == "" {
+		return http.StatusBadRequest, "bad_payload", event + " payload without repository.full_name", nil
+	}
+	switch e := ev.(type) {
 	case *gh.PushEvent:
 		if in.OnPush == nil {
 			return ignored("push ignored: no branch is tracked")
@@ -73,6 +77,9 @@ func (in *Intake) onCheckRun(ctx context.Context, delivery string, e *gh.CheckRu
 		return ignored(fmt.Sprintf("check_run action %q ignored", e.GetAction()))
 	}
 	run := e.GetCheckRun()
+	if run == nil {
+		return http.StatusBadRequest, "bad_payload", "check_run payload without check_run", nil
+	}
 	if in.CheckName != "" && run.GetName() != in.CheckName {
 		return ignored(fmt.Sprintf("check run %q is not perfbot's", run.GetName()))
 	}
@@ -84,7 +91,10 @@ func (in *Intake) onCheckSuite(ctx context.Context, delivery string, e *gh.Check
 	if e.GetAction() != "rerequested" {
 		return ignored(fmt.Sprintf("check_suite action %q ignored", e.GetAction()))
 	}
-	return in.rerun(ctx, delivery, e.GetRepo().GetFullName(), e.GetCheckSuite().PullRequests, e.GetSender(), "check suite")
+	if e.CheckSuite == nil {
+		return http.StatusBadRequest, "bad_payload", "check_suite payload without check_suite", nil
+	}
+	return in.rerun(ctx, delivery, e.GetRepo().GetFullName(), e.CheckSuite.PullRequests, e.GetSender(), "check suite")
 }
 
 // rerun re-runs the first pull request a check run or suite names (a
@@ -94,4 +104,20 @@ func (in *Intake) rerun(ctx context.Context, delivery, repo string, prs []*gh.Pu
 		return ignored(what + " names no pull request of this repository")
 	}
 	return answered(in.HandleRerun(ctx, repo, prs[0].GetNumber(), userOf(sender), delivery, what))
+}
+
+// repoOf is the full name of the repository an event names, for the
+// events dispatch acts on.
+func repoOf(ev any) string {
+	switch e := ev.(type) {
+	case *gh.IssueCommentEvent:
+		return e.GetRepo().GetFullName()
+	case *gh.CheckRunEvent:
+		return e.GetRepo().GetFullName()
+	case *gh.CheckSuiteEvent:
+		return e.GetRepo().GetFullName()
+	case *gh.PushEvent:
+		return e.GetRepo().GetFullName()
+	}
+	return "-" // events that are ignored need none
 }

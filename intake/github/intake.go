@@ -252,7 +252,7 @@ func (in *Intake) control(ctx context.Context, repo string, number int, user, ve
 // delivery of that id: the same permission check as a comment, a new job
 // key per delivery.
 func (in *Intake) HandleRerun(ctx context.Context, repo string, number int, sender User, delivery, what string) (Outcome, error) {
-	if sender.Type == "Bot" || (in.Repo != "" && !strings.EqualFold(repo, in.Repo)) {
+	if sender.Login == "" || sender.Type == "Bot" || (in.Repo != "" && !strings.EqualFold(repo, in.Repo)) {
 		return Ignored, nil
 	}
 	user := sender.Login
