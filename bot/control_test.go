@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -42,7 +43,7 @@ func TestCancelAndStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(status, "(wal): running, attempt 1") || !strings.Contains(status, "(all suites): queued, 2 of 2 waiting") {
+	if !regexp.MustCompile(`\(wal\): running, attempt 1, for [0-9]+s on serve\n`).MatchString(status) || !strings.Contains(status, "(all suites): queued, 2 of 2 waiting") {
 		t.Errorf("status:\n%s", status)
 	}
 	n, err := svc.Cancel(ctx, pr)
