@@ -73,6 +73,16 @@ func (a *appGitHub) handler(t *testing.T, inner http.Handler) http.Handler {
 				"repository_selection": "selected"})
 			return
 		}
+		if r.URL.Path == "/app" && r.Method == http.MethodGet {
+			// serve's credential check at start: the app itself, by JWT.
+			if err := a.verifyJWT(bearer); err != nil {
+				js(w, http.StatusUnauthorized, map[string]string{"message": "A JSON web token could not be decoded"})
+				return
+			}
+			js(w, http.StatusOK, map[string]any{"id": a.appID, "slug": "perfbot", "name": "perfbot",
+				"owner": map[string]any{"login": "acme", "type": "Organization"}})
+			return
+		}
 		if !a.tokens[bearer] {
 			a.refused++
 			js(w, http.StatusUnauthorized, map[string]string{"message": "Bad credentials"})
@@ -290,7 +300,7 @@ venues:
 	if code, text := deliverEvent(t, addr, "issue_comment", form, commentEvent(t, 504, "maintainer", "/perfbot status"), "status-1"); code != http.StatusOK || text != "answered" {
 		t.Fatalf("status: %d %q", code, text)
 	}
-	waitComment("the status", "(slow): running")
+	waitComment("the status", "running: ")
 	if code, text := deliverEvent(t, addr, "issue_comment", form, commentEvent(t, 505, "drive-by", "/perfbot cancel"), "cancel-0"); code != http.StatusOK || text != "refused" {
 		t.Fatalf("cancel by a reader: %d %q", code, text)
 	}
