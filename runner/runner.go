@@ -68,6 +68,9 @@ type Options struct {
 	MaxOutput int64
 	// Progress receives one line per step; nil discards them.
 	Progress io.Writer
+	// Step, when set, is called as each side's build and each side's
+	// round starts.
+	Step func(Step)
 	// Seed seeds the random, balanced order of each suite's rounds; 0
 	// picks one at random. The seed used is in the provenance.
 	Seed uint64

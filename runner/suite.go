@@ -105,6 +105,7 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 	out.lap(&mark, "suite preparation", compare.StageOverhead)
 	for _, s := range sides {
 		fmt.Fprintf(progress, "perfbot: suite %s: building %s\n", suite.Name, s.name)
+		opts.step(Step{Stage: "build", Suite: suite.Name, Variant: s.name, Sides: len(sides)})
 		var (
 			ss   suiteSide
 			cmds []string
@@ -149,6 +150,8 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 	// {round} never repeats.
 	index := 0
 	ad := newAdaptive(count, maxCount, budget, len(names), opts)
+	// step is the round play runs, for Options.Step.
+	var step Step
 	// play runs one round of each variant in order, of the units in only
 	// (all when nil), and returns the units it ran.
 	play := func(order []string, label string, keep bool, only []string) ([]string, error) {
@@ -165,6 +168,8 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 				return nil, err
 			}
 			fmt.Fprintf(progress, "perfbot: suite %s: %s: %s\n", suite.Name, label, name)
+			step.Variant = name
+			opts.step(step)
 			mark, out.commands = time.Now(), 0
 			results, units, err := runners[name].round(ctx, index, set)
 			if err != nil {
@@ -198,6 +203,7 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 		return slices.Sorted(maps.Keys(ran)), nil
 	}
 	for w, order := range schedule(names, warmup, rng) {
+		step = Step{Stage: "warm-up", Suite: suite.Name, Round: w + 1, Rounds: warmup, Sides: len(names)}
 		if _, err := play(order, fmt.Sprintf("warm-up %d/%d", w+1, warmup), false, nil); err != nil {
 			return err
 		}
@@ -210,6 +216,10 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 		planned := rounds + next
 		for _, order := range schedule(names, next, rng) {
 			label := fmt.Sprintf("round %d/%s", rounds+1, ad.of(planned))
+			step = Step{Stage: "run", Suite: suite.Name, Round: rounds + 1, Rounds: planned, Sides: len(names)}
+			if ad.on {
+				step.MaxRounds, step.Budget = maxCount, budget.Time
+			}
 			if only != nil {
 				label = fmt.Sprintf("round %d (%d undecided)", rounds+1, len(only))
 			}
