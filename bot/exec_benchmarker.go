@@ -21,9 +21,14 @@ import (
 //	perfbot compare --config config.yaml --base {base} --candidate {candidate} --patch {patch} --format json
 //
 // In Argv, {key}, {base}, {candidate}, {patch} (a file holding the job's
-// patch, or its URL) and {suites} (comma-separated) are replaced with the
-// job's values. The command runs in its own process group, killed with it
-// when the job is cancelled or the worker dies.
+// patch, or its URL), {suites} (comma-separated) and {spec} (a file holding
+// the whole job as JSON) are replaced with the job's values. The command
+// runs in its own process group, killed with it when the job is cancelled
+// or the worker dies.
+//
+// The command may print a job.Outcome instead of a bare comparison ("perfbot
+// job" does): the comparison then comes with every cell's samples. Lines
+// it writes on stderr with job.WriteProgress are its progress.
 type ExecBenchmarker struct {
 	Argv []string
 	// Dir is the working directory.
@@ -44,32 +49,49 @@ type ExecBenchmarker struct {
 	Answered map[int]string
 }
 
-// Run runs the command for job and decodes its output.
-//
-// The command's progress is not followed: progress is not called.
-func (e *ExecBenchmarker) Run(ctx context.Context, spec job.Spec, _ job.ProgressFunc) (*compare.Comparison, error) {
+// Run runs the command for job and decodes its output, handing the
+// progress lines of the command to progress (when not nil).
+func (e *ExecBenchmarker) Run(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
+	o, err := e.RunOutcome(ctx, spec, progress)
+	if err != nil {
+		return nil, err
+	}
+	return o.Comparison, nil
+}
+
+// RunOutcome is Run returning the whole outcome the command printed (its
+// profiles too), or an outcome holding just the comparison.
+func (e *ExecBenchmarker) RunOutcome(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*job.Outcome, error) {
 	if len(e.Argv) == 0 {
 		return nil, fmt.Errorf("benchmark command is empty")
 	}
+	dir, err := os.MkdirTemp("", "perfbot-job-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
 	patch := spec.PatchURL
 	if spec.Patch != "" {
-		dir, err := os.MkdirTemp("", "perfbot-patch-")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(dir)
 		patch = filepath.Join(dir, "job.patch")
 		if err := os.WriteFile(patch, []byte(spec.Patch), 0o600); err != nil {
 			return nil, err
 		}
 	}
+	specJSON, err := json.Marshal(spec)
+	if err != nil {
+		return nil, err
+	}
+	specFile := filepath.Join(dir, "job.json")
+	if err := os.WriteFile(specFile, specJSON, 0o600); err != nil {
+		return nil, err
+	}
 	r := strings.NewReplacer("{key}", spec.Key, "{base}", spec.BaseRef, "{candidate}", spec.CandidateRef,
-		"{patch}", patch, "{suites}", strings.Join(spec.Suites, ","))
+		"{patch}", patch, "{suites}", strings.Join(spec.Suites, ","), "{spec}", specFile)
 	argv := make([]string, len(e.Argv))
 	for i, a := range e.Argv {
 		argv[i] = r.Replace(a)
 	}
-	var runner sandbox.Runner = childRunner{}
+	var runner sandbox.Runner = childRunner{line: e.progressLine(progress)}
 	if e.Runner != nil {
 		runner = e.Runner
 	}
@@ -88,19 +110,45 @@ func (e *ExecBenchmarker) Run(ctx context.Context, spec job.Spec, _ job.Progress
 	}
 	// A command that printed a comparison answered, even when it exits
 	// non-zero to say that nothing could be compared.
+	out := bytes.TrimSpace(res.Stdout)
 	var cmp compare.Comparison
-	jsonErr := json.Unmarshal(bytes.TrimSpace(res.Stdout), &cmp)
-	if jsonErr == nil {
-		return &cmp, nil
+	var jsonErr error
+	if job.IsOutcome(out) {
+		var o job.Outcome
+		if jsonErr = json.Unmarshal(out, &o); jsonErr == nil {
+			return &o, nil
+		}
+	} else if jsonErr = json.Unmarshal(out, &cmp); jsonErr == nil {
+		return &job.Outcome{Comparison: &cmp}, nil
 	}
 	if stage, ok := e.Answered[res.ExitCode]; ok {
-		return &compare.Comparison{Failures: []compare.Failure{{Stage: stage,
-			Message: strings.TrimSpace(tail(res.Stderr, 4000)), Limit: res.Limit}}}, nil
+		return &job.Outcome{Comparison: &compare.Comparison{Failures: []compare.Failure{{Stage: stage,
+			Message: strings.TrimSpace(tail(res.Stderr, 4000)), Limit: res.Limit}}}}, nil
 	}
 	if res.ExitCode != 0 {
 		return nil, fmt.Errorf("benchmark command %s exited with status %d: %s", argv[0], res.ExitCode, tail(res.Stderr, 2000))
 	}
 	return nil, fmt.Errorf("benchmark command %s: output is not a comparison in JSON: %w", argv[0], jsonErr)
+}
+
+// progressLine returns the childRunner.line that hands the command's
+// progress lines, redacted, to progress; nil when there is no progress to
+// follow.
+func (e *ExecBenchmarker) progressLine(progress job.ProgressFunc) func([]byte) bool {
+	if progress == nil {
+		return nil
+	}
+	red := jsonRedactor(e.Secrets)
+	return func(line []byte) bool {
+		if len(e.Secrets) > 0 {
+			line = red.Bytes(line)
+		}
+		p, ok := job.ParseProgress(line)
+		if ok {
+			progress(p)
+		}
+		return ok
+	}
 }
 
 func tail(b []byte, n int) string {

@@ -19,10 +19,14 @@ const maxCommandOutput = 64 << 20
 // with the group when the job is cancelled, and killed too when the worker
 // itself dies (Linux's parent-death signal), so that a crashed worker
 // leaves no benchmark running to disturb the next job on its host.
-type childRunner struct{}
+type childRunner struct {
+	// line, when set, sees each line of the command's stderr as it comes
+	// and returns whether it took it; lines it takes are not kept.
+	line func([]byte) bool
+}
 
 // Run runs spec.Argv and waits for it.
-func (childRunner) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
+func (r childRunner) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
 	if len(spec.Argv) == 0 {
 		return nil, errors.New("empty command")
 	}
@@ -34,6 +38,10 @@ func (childRunner) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result,
 	var stdout, stderr cappedBuffer
 	stdout.limit, stderr.limit = maxCommandOutput, 1<<20
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	lines := &lineWriter{w: &stderr, take: r.line}
+	if r.line != nil {
+		cmd.Stderr = lines
+	}
 	// The parent-death signal fires when the thread that forked the child
 	// exits, not the process. Go threads normally live as long as the
 	// process, but one whose goroutine exits while locked to it ends: keep
@@ -44,6 +52,7 @@ func (childRunner) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result,
 	defer runtime.UnlockOSThread()
 	start := time.Now()
 	err := cmd.Run()
+	lines.flush()
 	res := &sandbox.Result{Stdout: stdout.buf.Bytes(), Stderr: stderr.buf.Bytes(), Duration: time.Since(start),
 		Dropped: stdout.dropped + stderr.dropped}
 	if stdout.dropped > 0 {
@@ -79,4 +88,45 @@ func (b *cappedBuffer) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	return b.buf.Write(p)
+}
+
+// maxLine bounds a stderr line handed to childRunner.line; a longer one
+// is kept as output.
+const maxLine = 64 << 10
+
+// lineWriter hands each complete line to take, and writes those it does
+// not take to w.
+type lineWriter struct {
+	w       *cappedBuffer
+	take    func([]byte) bool
+	partial []byte
+}
+
+func (l *lineWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			l.partial = append(l.partial, p...)
+			if len(l.partial) > maxLine {
+				l.flush()
+			}
+			break
+		}
+		line := append(l.partial, p[:i+1]...)
+		l.partial = l.partial[:0]
+		p = p[i+1:]
+		if !l.take(line) {
+			l.w.Write(line)
+		}
+	}
+	return n, nil
+}
+
+// flush keeps a last line without its newline.
+func (l *lineWriter) flush() {
+	if l != nil && len(l.partial) > 0 {
+		l.w.Write(l.partial)
+		l.partial = l.partial[:0]
+	}
 }

@@ -1,7 +1,22 @@
-// Package job is perfbot's pipeline of one benchmark job: what to compare
-// (Spec), and the progress a running job reports on its way to an outcome.
-// It knows nothing of queues or venues: the service wraps a Spec in a queue
+// Package job is perfbot's pipeline of one benchmark job: Run takes a Spec
+// (what to compare) and Options (how this host runs it: config, cache,
+// sandbox, rounds, instrument) and does the rest, workspace, runner,
+// comparison and noise thresholds, reporting its Progress on the way, and
+// returns the Outcome that renderings, the store and the venues take. It
+// knows nothing of queues or venues: the service wraps a Spec in a queue
 // job, intake builds one from a request, and the CLI from its flags.
+//
+// "perfbot compare" and "perfbot calibrate" call Run in their own process.
+// The service's workers ("perfbot serve" with embedded workers, and
+// "perfbot worker") run each job as a child "perfbot job", which calls Run
+// and prints the whole Outcome as JSON, each cell's samples included
+// (Outcome.MarshalJSON), and its progress as JSON lines on standard error
+// (WriteProgress). The child process is kept on purpose: a benchmark that
+// crashes or eats the memory takes the child down, not the worker; the
+// child's process group is killed when the job is cancelled or the worker
+// dies, so no orphan disturbs the next job on the host; and the child gets
+// none of the worker's secrets (venue tokens, the queue's database URL),
+// which a hostile patch's build could otherwise read from the worker.
 package job
 
 import "time"
@@ -52,7 +67,7 @@ type Spec struct {
 // prints it, the service edits the live answer with it.
 type Progress struct {
 	// Stage is what the job is doing: "prepare" (clone, worktrees, patch),
-	// "build", "run", "compare", "render", "store" or "post".
+	// "build", "warm-up", "run", "compare", "render", "store" or "post".
 	Stage string `json:"stage"`
 	// Suite is the suite being built or run, when there is one.
 	Suite string `json:"suite,omitempty"`

@@ -7,10 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/perfbot/perfbot/flame"
+	"github.com/perfbot/perfbot/job"
 )
 
 // flameCmd implements `perfbot flame [--out FILE.svg] [--title T] [--top N]
@@ -80,18 +79,7 @@ func flameCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("flame: %s: %w", *out, err)
 	}
 	if len(profiles) == 2 {
-		writeChanges(stdout, flame.TopChanges(profiles[0], profiles[1], *top))
+		job.WriteChanges(stdout, flame.TopChanges(profiles[0], profiles[1], *top))
 	}
 	return nil
-}
-
-// writeChanges prints the functions whose share of the time moved most.
-func writeChanges(w io.Writer, changes []flame.Change) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "function\tself before\tself after\tchange\ttotal before\ttotal after")
-	for _, c := range changes {
-		fmt.Fprintf(tw, "%s\t%.2f%%\t%.2f%%\t%+.2f pts\t%.2f%%\t%.2f%%\n", strings.TrimSpace(c.Function),
-			100*c.BaseSelf, 100*c.CandSelf, c.SelfDelta(), 100*c.BaseTotal, 100*c.CandTotal)
-	}
-	tw.Flush()
 }

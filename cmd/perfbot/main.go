@@ -9,6 +9,7 @@
 //	perfbot calibrate [flags]        measure the baseline against itself to learn noise
 //	perfbot serve | worker           the bot and its benchmark hosts
 //	perfbot status [flags]           jobs in the queue, answers not delivered yet or given up
+//	perfbot job --config F --spec F  run one job, print its outcome as JSON (for the service)
 //	perfbot history BENCHMARK        a benchmark's history
 //	perfbot track [flags]            benchmark a branch's new commits, find change points
 //	perfbot changes [flags]          the change points found on tracked branches
@@ -55,6 +56,7 @@ func commands() map[string]command {
 		"doctor":    doctorCmd,
 		"track":     trackCmd,
 		"changes":   changesCmd,
+		"job":       jobCmd,
 	}
 }
 

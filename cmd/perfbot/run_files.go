@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"github.com/perfbot/perfbot/bot"
@@ -29,52 +27,10 @@ const maxRunFile = 32 << 20
 func profileFiles(o *runner.Outcome) []review.Attachment {
 	var files []review.Attachment
 	for _, p := range o.Profiles {
-		name := "profile-" + sanitizeFile(p.Suite) + "-" + sanitizeFile(path.Base(p.Package)) + "-" + sanitizeFile(p.Variant) + ".pprof"
+		name := "profile-" + job.SanitizeFile(p.Suite) + "-" + job.SanitizeFile(path.Base(p.Package)) + "-" + job.SanitizeFile(p.Variant) + ".pprof"
 		files = append(files, review.Attachment{Name: name, ContentType: "application/vnd.google.pprof", Data: p.Data})
 	}
 	return files
-}
-
-// readRunFiles reads the flame graphs and profiles "perfbot compare
-// --out DIR" wrote, to keep them with the run.
-func readRunFiles(dir string) ([]review.Attachment, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var files []review.Attachment
-	for _, e := range entries {
-		name := e.Name()
-		if !e.Type().IsRegular() || !(strings.HasPrefix(name, "flame-") || strings.HasPrefix(name, "profile-")) {
-			continue
-		}
-		ct := "application/octet-stream"
-		switch filepath.Ext(name) {
-		case ".svg":
-			ct = "image/svg+xml"
-		case ".txt":
-			ct = "text/plain; charset=utf-8"
-		case ".pprof":
-			ct = "application/vnd.google.pprof"
-		default:
-			continue
-		}
-		if fi, err := e.Info(); err != nil || fi.Size() > maxRunFile {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, review.Attachment{Name: name, ContentType: ct, Data: data})
-	}
-	return files, nil
-}
-
-// Run runs the comparison a job asks for (bot.Benchmarker).
-func (b *compareBenchmarker) Run(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
-	cmp, _, err := b.RunWithFiles(ctx, spec, progress)
-	return cmp, err
 }
 
 // saveRun stores a comparison made on the command line (compare --save)

@@ -8,11 +8,9 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
@@ -22,13 +20,13 @@ import (
 	mailintake "github.com/perfbot/perfbot/intake/mail"
 	rbintake "github.com/perfbot/perfbot/intake/reviewboard"
 	"github.com/perfbot/perfbot/job"
-	"github.com/perfbot/perfbot/parse"
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/review"
 	ghreview "github.com/perfbot/perfbot/review/github"
 	"github.com/perfbot/perfbot/review/jira"
 	"github.com/perfbot/perfbot/review/post"
 	"github.com/perfbot/perfbot/review/reviewboard"
+	"github.com/perfbot/perfbot/runner"
 )
 
 // serveCmd implements "perfbot serve": the bot itself. It takes requests
@@ -87,17 +85,16 @@ func runService(ctx context.Context, name string, mode bot.Mode, args []string, 
 	}
 	// The child perfbot gets none of the secrets in this environment:
 	// its output is redacted here.
-	sec, err := readSecrets(f.config, os.Environ())
+	sec, err := job.ReadSecrets(f.config, os.Environ())
 	if err != nil {
 		return err
 	}
 	var svc *bot.Service
 	deps := bot.Deps{
-		Benchmarker: &compareBenchmarker{exe: exe, config: f.config, stderr: stderr, db: cfg.StoreDSN(), driver: cfg.Store.Driver,
-			secrets: sec.values},
-		Poster: post.NewRouter(venues, post.Options{}),
-		Render: renderReport,
-		Logger: log,
+		Benchmarker: newJobBenchmarker(exe, f.config, cfg, sec.Values),
+		Poster:      post.NewRouter(venues, post.Options{}),
+		Render:      renderReport,
+		Logger:      log,
 		Digest: func(ctx context.Context, job bot.DigestJob) (review.Message, error) {
 			length, err := bot.DigestPeriod(job.Period)
 			if err != nil {
@@ -259,7 +256,7 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues config.Venues, log *sl
 				if err := onSite(url, venues.JIRA.URL); err != nil {
 					return "", err
 				}
-				return fetchPatch(ctx, url, func(req *http.Request) {
+				return job.FetchPatch(ctx, url, func(req *http.Request) {
 					if pat != "" {
 						req.Header.Set("Authorization", "Bearer "+pat)
 					} else if user != "" {
@@ -309,111 +306,52 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues config.Venues, log *sl
 	return nil
 }
 
-// compareBenchmarker runs a job as "perfbot compare ... --format json" in
-// a child process: a crash of a benchmark cannot take the service down,
-// and a cancelled job ends the child's whole process group.
-type compareBenchmarker struct {
-	exe, config string
-	stderr      io.Writer
-	// db and driver name the service's store, whose noise thresholds
-	// (perfbot calibrate) the child's verdicts apply.
-	db, driver string
-	// secrets are redacted from the child's output.
-	secrets []string
-}
-
-// noiseDBEnv carries the store's DSN to the child, off its command line.
-const noiseDBEnv = "PERFBOT_NOISE_DB"
-
-// RunWithFiles runs the comparison a job asks for and returns the flame
-// graphs and profiles it drew, to be kept with the run.
-func (b *compareBenchmarker) RunWithFiles(ctx context.Context, spec job.Spec, _ job.ProgressFunc) (*compare.Comparison, []review.Attachment, error) {
-	if spec.PatchURL != "" && spec.Patch == "" {
-		patch, err := fetchPatch(ctx, spec.PatchURL, nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		spec.Patch = patch
-	}
-	// The JSON leaves the raw samples out; --out writes them too, so that
-	// the history keeps every measurement, and the flame graphs and
-	// profiles, which the store keeps with the run.
-	out, err := os.MkdirTemp("", "perfbot-job-")
-	if err != nil {
-		return nil, nil, err
-	}
-	defer os.RemoveAll(out)
-	argv := []string{b.exe, "compare", "--config", b.config, "--format", "json", "-q", "--out", out}
-	if spec.BaseRef != "" {
-		argv = append(argv, "--base", spec.BaseRef)
-	}
-	if spec.Repo != "" {
-		argv = append(argv, "--repo", spec.Repo)
-	}
-	for _, s := range spec.Suites {
-		argv = append(argv, "--suite", s)
-	}
-	switch {
-	case spec.Patch != "":
-		argv = append(argv, "--patch", "{patch}")
-	case spec.CandidateRef != "":
-		argv = append(argv, "--head", spec.CandidateRef)
+// jobBenchmarker runs each job as a child "perfbot job" (see package job
+// for why a child), which hands back the whole outcome, samples included,
+// and its progress. The child gets the store's DSN, whose noise thresholds
+// (perfbot calibrate) its verdicts apply, in a variable of its own, off
+// its command line; the secrets of this process are redacted from its
+// output.
+func newJobBenchmarker(exe, cfgFile string, cfg *bot.Config, secrets []string) jobBenchmarker {
+	argv := []string{exe, "job", "--config", cfgFile, "--spec", "{spec}"}
+	var env []string
+	if db := cfg.StoreDSN(); db != "" {
+		argv = append(argv, "--db-env", noiseDBEnv, "--driver", cfg.Store.Driver)
+		env = append(env, noiseDBEnv+"="+db)
 	}
 	// Exit status 2 is a request that cannot be done as asked (a patch
 	// that does not apply, a suite the config lacks): an answer, not a
 	// retry.
-	var env []string
-	if b.db != "" {
-		argv = append(argv, "--db-env", noiseDBEnv, "--driver", b.driver)
-		env = append(env, noiseDBEnv+"="+b.db)
-	}
-	cmp, err := (&bot.ExecBenchmarker{Argv: argv, Env: env, Secrets: b.secrets, Answered: map[int]string{2: "setup"}}).Run(ctx, spec, nil)
+	return jobBenchmarker{&bot.ExecBenchmarker{Argv: argv, Env: env, Secrets: secrets, Answered: map[int]string{2: "setup"}}}
+}
+
+// jobBenchmarker is a bot.Benchmarker whose runs keep their flame graphs
+// and profiles.
+type jobBenchmarker struct{ exec *bot.ExecBenchmarker }
+
+var _ bot.FileBenchmarker = jobBenchmarker{}
+
+// Run runs the comparison a job asks for.
+func (b jobBenchmarker) Run(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
+	return b.exec.Run(ctx, spec, progress)
+}
+
+// RunWithFiles runs the comparison a job asks for and returns the flame
+// graphs and profiles of its outcome, to be kept with the run.
+func (b jobBenchmarker) RunWithFiles(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, []review.Attachment, error) {
+	o, err := b.exec.RunOutcome(ctx, spec, progress)
 	if err != nil {
 		return nil, nil, err
 	}
-	addSamples(ctx, cmp, out)
-	files, err := readRunFiles(out)
+	flames, err := o.Flames()
 	if err != nil {
-		return nil, nil, fmt.Errorf("files of the run: %w", err)
+		return nil, nil, fmt.Errorf("flame graphs of the run: %w", err)
 	}
-	return cmp, files, nil
+	return o.Comparison, append(flames, profileFiles(&runner.Outcome{Profiles: o.Profiles})...), nil
 }
 
-// addSamples fills the comparison's cells with the raw samples or
-// summaries that "perfbot compare --out" wrote as results-VARIANT.txt.
-func addSamples(ctx context.Context, cmp *compare.Comparison, dir string) {
-	byKey := map[string]*bench.Result{}
-	for _, v := range append([]string{cmp.Base}, cmp.Candidates...) {
-		rs, err := parse.File(ctx, filepath.Join(dir, "results-"+sanitizeFile(v)+".txt"), "gobench")
-		if err != nil {
-			continue
-		}
-		// Go's format has one line per measurement: gather them.
-		for _, r := range rs {
-			k := v + "\x00" + r.Key()
-			if prev, ok := byKey[k]; ok && r.Summary == nil {
-				prev.Samples = append(prev.Samples, r.Samples...)
-				continue
-			}
-			byKey[k] = r
-		}
-	}
-	fill := func(variant string, row *compare.Row, c *compare.Cell) {
-		key := (&bench.Result{Benchmark: row.Benchmark, Group: row.Group, Params: row.Params, Unit: row.Unit, Metric: row.Metric}).Key()
-		if r, ok := byKey[variant+"\x00"+key]; ok {
-			c.Samples, c.Summary = r.Samples, r.Summary
-		}
-	}
-	for i := range cmp.Rows {
-		row := &cmp.Rows[i]
-		if row.Base != nil {
-			fill(cmp.Base, row, row.Base)
-		}
-		for j := range row.Candidates {
-			fill(row.Candidates[j].Variant, row, &row.Candidates[j].Cell)
-		}
-	}
-}
+// noiseDBEnv carries the store's DSN to the child, off its command line.
+const noiseDBEnv = "PERFBOT_NOISE_DB"
 
 // onSite refuses to send a venue's credentials anywhere but the venue.
 func onSite(url, site string) error {
@@ -421,32 +359,4 @@ func onSite(url, site string) error {
 		return fmt.Errorf("patch %s is not on %s: not sending credentials there", url, site)
 	}
 	return nil
-}
-
-// fetchPatch downloads a patch (a JIRA attachment, a Review Board diff);
-// auth, if set, adds the venue's credentials. The intakes fetch with
-// credentials in the service, so that jobs carry their patch and benchmark
-// hosts hold no venue secrets.
-func fetchPatch(ctx context.Context, url string, auth func(*http.Request)) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return "", err
-	}
-	if auth != nil {
-		auth(req)
-	}
-	req.Header.Set("Accept", "text/x-patch, text/plain, */*")
-	resp, err := (&http.Client{Timeout: 2 * time.Minute}).Do(req)
-	if err != nil {
-		return "", fmt.Errorf("fetch patch %s: %w", url, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("fetch patch %s: %s", url, resp.Status)
-	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return "", fmt.Errorf("fetch patch %s: %w", url, err)
-	}
-	return string(data), nil
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/emersion/go-smtp"
 
 	"github.com/perfbot/perfbot/internal/gitrepo"
+	"github.com/perfbot/perfbot/job"
 )
 
 // mainEnv makes the test binary run perfbot itself: "perfbot serve" runs
@@ -457,10 +458,10 @@ func TestFetchPatch(t *testing.T) {
 	if err := onSite("https://evil.example/x.patch", srv.URL); err == nil {
 		t.Error("credentials would go to another site")
 	}
-	if _, err := fetchPatch(ctx, url, nil); err == nil || !strings.Contains(err.Error(), "401") {
+	if _, err := job.FetchPatch(ctx, url, nil); err == nil || !strings.Contains(err.Error(), "401") {
 		t.Errorf("without credentials: %v", err)
 	}
-	got, err := fetchPatch(ctx, url, func(r *http.Request) { r.SetBasicAuth("bot", "pw") })
+	got, err := job.FetchPatch(ctx, url, func(r *http.Request) { r.SetBasicAuth("bot", "pw") })
 	if err != nil || got != "diff --git a/x b/x\n" {
 		t.Errorf("fetch = %q, %v", got, err)
 	}

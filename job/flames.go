@@ -1,24 +1,25 @@
-package main
+package job
 
 import (
 	"bytes"
 	"fmt"
-	"os"
+	"io"
 	"path"
-	"path/filepath"
+	"strings"
+	"text/tabwriter"
 
 	"github.com/perfbot/perfbot/flame"
 	"github.com/perfbot/perfbot/review"
-	"github.com/perfbot/perfbot/runner"
 )
 
-// flameFiles draws, for each suite and package profiled, a flame graph
+// Flames draws, for each suite and package profiled, a flame graph
 // per variant and a differential flame graph of each candidate against the
 // baseline, with a table of the functions whose share moved most. They
 // are written with --out and attached to posted answers (JIRA and mail
 // keep attachments).
-func flameFiles(o *runner.Outcome) ([]review.Attachment, error) {
-	if len(o.Profiles) == 0 || len(o.Variants) == 0 {
+func (o *Outcome) Flames() ([]review.Attachment, error) {
+	variants := o.variants()
+	if len(o.Profiles) == 0 || len(variants) == 0 {
 		return nil, nil
 	}
 	type key struct{ suite, pkg string }
@@ -45,45 +46,51 @@ func flameFiles(o *runner.Outcome) ([]review.Attachment, error) {
 		files = append(files, review.Attachment{Name: name, ContentType: "image/svg+xml", Data: b.Bytes()})
 		return nil
 	}
-	base := o.Variants[0]
+	base := variants[0]
 	for _, k := range order {
-		stem := "flame-" + sanitizeFile(k.suite) + "-" + sanitizeFile(path.Base(k.pkg))
+		stem := "flame-" + SanitizeFile(k.suite) + "-" + SanitizeFile(path.Base(k.pkg))
 		profs := byKey[k]
-		for _, v := range o.Variants {
+		for _, v := range variants {
 			if p := profs[v]; p != nil {
-				if err := svg(stem+"-"+sanitizeFile(v)+".svg", flame.Tree(nil, p), flame.SVGOptions{Title: fmt.Sprintf("%s on %s (CPU)", k.pkg, v)}); err != nil {
+				if err := svg(stem+"-"+SanitizeFile(v)+".svg", flame.Tree(nil, p), flame.SVGOptions{Title: fmt.Sprintf("%s on %s (CPU)", k.pkg, v)}); err != nil {
 					return nil, err
 				}
 			}
 		}
-		for _, v := range o.Variants[1:] {
+		for _, v := range variants[1:] {
 			b, c := profs[base], profs[v]
 			if b == nil || c == nil {
 				continue
 			}
 			title := fmt.Sprintf("%s: %s against %s (CPU)", k.pkg, v, base)
-			name := stem + "-" + sanitizeFile(v) + "-vs-" + sanitizeFile(base)
+			name := stem + "-" + SanitizeFile(v) + "-vs-" + SanitizeFile(base)
 			if err := svg(name+".svg", flame.Tree(b, c), flame.SVGOptions{Title: title, Diff: true}); err != nil {
 				return nil, err
 			}
 			var t bytes.Buffer
 			fmt.Fprintf(&t, "%s\nfunctions whose share of CPU time moved most (points of each side's total)\n\n", title)
-			writeChanges(&t, flame.TopChanges(b, c, 20))
+			WriteChanges(&t, flame.TopChanges(b, c, 20))
 			files = append(files, review.Attachment{Name: name + ".txt", ContentType: "text/plain; charset=utf-8", Data: t.Bytes()})
 		}
 	}
 	return files, nil
 }
 
-// writeFiles writes attachments into outDir and returns their paths.
-func writeFiles(outDir string, files []review.Attachment) ([]string, error) {
-	var paths []string
-	for _, f := range files {
-		p := filepath.Join(outDir, f.Name)
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			return paths, err
-		}
-		paths = append(paths, p)
+// WriteChanges prints the functions whose share of the time moved most.
+func WriteChanges(w io.Writer, changes []flame.Change) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "function\tself before\tself after\tchange\ttotal before\ttotal after")
+	for _, c := range changes {
+		fmt.Fprintf(tw, "%s\t%.2f%%\t%.2f%%\t%+.2f pts\t%.2f%%\t%.2f%%\n", strings.TrimSpace(c.Function),
+			100*c.BaseSelf, 100*c.CandSelf, c.SelfDelta(), 100*c.BaseTotal, 100*c.CandTotal)
 	}
-	return paths, nil
+	tw.Flush()
+}
+
+// variants are the baseline's name and then the candidates'.
+func (o *Outcome) variants() []string {
+	if o.Comparison == nil || o.Comparison.Base == "" {
+		return nil
+	}
+	return append([]string{o.Comparison.Base}, o.Comparison.Candidates...)
 }

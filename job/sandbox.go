@@ -1,4 +1,4 @@
-package main
+package job
 
 import (
 	"context"
@@ -33,25 +33,25 @@ func allowedEnv() []string {
 	return append(allow, "JAVA_HOME", "MAVEN_OPTS", "CC", "CXX", "USER", "LOGNAME")
 }
 
-// secrets are the secret values perfbot holds and the files they came
+// Secrets are the secret values perfbot holds and the files they came
 // from.
-type secrets struct {
-	values []string
-	files  []string
+type Secrets struct {
+	Values []string
+	Files  []string
 }
 
 // maxSecretFile bounds what is read of one secret file.
 const maxSecretFile = 1 << 20
 
-// readSecrets gathers the secrets of this process: the values of
+// ReadSecrets gathers the secrets of this process: the values of
 // secretVars, of the variables config.yaml's venues and store sections
 // name (*_env keys, user names aside), of the files they name (*_file
 // keys), and of the files named by *_FILE variables that look like
 // credentials (GITHUB_APP_PRIVATE_KEY_FILE). The config file is read
 // again as plain YAML, so that every venue's keys count, whichever
 // package decodes them.
-func readSecrets(cfgFile string, environ []string) (secrets, error) {
-	var s secrets
+func ReadSecrets(cfgFile string, environ []string) (Secrets, error) {
+	var s Secrets
 	env := map[string]string{}
 	for _, kv := range environ {
 		if k, v, ok := strings.Cut(kv, "="); ok {
@@ -89,7 +89,7 @@ func readSecrets(cfgFile string, environ []string) (secrets, error) {
 	}
 	for _, n := range names {
 		if v := env[n]; v != "" {
-			s.values = append(s.values, v)
+			s.Values = append(s.Values, v)
 		}
 	}
 	sort.Strings(files)
@@ -98,14 +98,14 @@ func readSecrets(cfgFile string, environ []string) (secrets, error) {
 		if err != nil {
 			continue
 		}
-		s.files = append(s.files, abs)
+		s.Files = append(s.Files, abs)
 		// A file that cannot be read holds no secret this process uses:
 		// it is hidden all the same.
 		if fh, err := os.Open(abs); err == nil {
 			b, _ := io.ReadAll(io.LimitReader(fh, maxSecretFile))
 			fh.Close()
 			if v := strings.TrimSpace(string(b)); v != "" {
-				s.values = append(s.values, v)
+				s.Values = append(s.Values, v)
 			}
 		}
 	}
@@ -113,7 +113,7 @@ func readSecrets(cfgFile string, environ []string) (secrets, error) {
 }
 
 // redactor returns a Redactor for the secrets.
-func (s secrets) redactor() *redact.Redactor { return redact.New(s.values...) }
+func (s Secrets) redactor() *redact.Redactor { return redact.New(s.Values...) }
 
 // mappingValue returns the value of key in mapping node n (nil if none).
 func mappingValue(n *yaml.Node, key string) *yaml.Node {
@@ -182,16 +182,13 @@ func storeFiles(cfgFile string) []string {
 	return []string{abs, abs + "-wal", abs + "-shm", abs + "-journal"}
 }
 
-// dbFiles returns the SQLite files of a --db (or of the variable --db-env
-// names), for the sandbox to hide; none for a postgres:// URL.
-func dbFiles(db, dbEnv string) []string {
-	if dbEnv != "" {
-		db = os.Getenv(dbEnv)
-	}
-	if db == "" || strings.Contains(db, "://") {
+// DBFiles returns the SQLite files of a history database, for the sandbox
+// to hide; none for a postgres:// URL.
+func DBFiles(dsn string) []string {
+	if dsn == "" || strings.Contains(dsn, "://") {
 		return nil
 	}
-	return []string{db, db + "-wal", db + "-shm", db + "-journal"}
+	return []string{dsn, dsn + "-wal", dsn + "-shm", dsn + "-journal"}
 }
 
 // sandboxLimits are the limits config.yaml's sandbox section sets for every
@@ -258,7 +255,7 @@ func setupSandbox(ctx context.Context, opts *runner.Options, cfg *config.Config,
 	if noSandbox {
 		sc.Mode = sandbox.ModeNone
 	}
-	sec, err := readSecrets(cfgFile, os.Environ())
+	sec, err := ReadSecrets(cfgFile, os.Environ())
 	if err != nil {
 		return "", err
 	}
@@ -268,7 +265,7 @@ func setupSandbox(ctx context.Context, opts *runner.Options, cfg *config.Config,
 		sc.HiddenPaths = append(sc.HiddenPaths, cfgFile)
 	}
 	sc.HiddenPaths = append(sc.HiddenPaths, storeFiles(cfgFile)...)
-	sc.HiddenPaths = append(sc.HiddenPaths, sec.files...)
+	sc.HiddenPaths = append(sc.HiddenPaths, sec.Files...)
 	for _, h := range extraHidden {
 		if abs, err := filepath.Abs(h); err == nil && h != "" {
 			sc.HiddenPaths = append(sc.HiddenPaths, abs)

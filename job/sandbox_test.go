@@ -1,4 +1,4 @@
-package main
+package job
 
 import (
 	"bytes"
@@ -243,12 +243,12 @@ func TestReadSecrets(t *testing.T) {
   jira: {user_env: JIRA_LOGIN, pat_file: %s}
 store: {driver: postgres, url_env: MY_DB_URL}
 `, key, pat))
-	s, err := readSecrets(cfg, []string{"MY_GH_TOKEN=gh-token-value", "JIRA_LOGIN=perfbot", "MY_DB_URL=postgres://u:dbpass@h/x",
+	s, err := ReadSecrets(cfg, []string{"MY_GH_TOKEN=gh-token-value", "JIRA_LOGIN=perfbot", "MY_DB_URL=postgres://u:dbpass@h/x",
 		"GITHUB_TOKEN=default-token", "OTHER_PRIVATE_KEY_FILE=" + write("other", "other-key-value"), "PATH=/bin"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := strings.Join(s.values, "|")
+	got := strings.Join(s.Values, "|")
 	for _, want := range []string{"gh-token-value", "postgres://u:dbpass@h/x", "default-token", "secretkeybody", "jira-pat-value", "other-key-value"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("secrets %q lack %q", got, want)
@@ -257,7 +257,7 @@ store: {driver: postgres, url_env: MY_DB_URL}
 	if strings.Contains(got, "perfbot") || strings.Contains(got, "/bin") {
 		t.Errorf("secrets %q hold a user name or a path", got)
 	}
-	if files := strings.Join(s.files, "|"); !strings.Contains(files, key) || !strings.Contains(files, pat) || !strings.Contains(files, filepath.Join(dir, "other")) {
+	if files := strings.Join(s.Files, "|"); !strings.Contains(files, key) || !strings.Contains(files, pat) || !strings.Contains(files, filepath.Join(dir, "other")) {
 		t.Errorf("secret files = %q", files)
 	}
 	if f := storeFiles(cfg); f != nil {

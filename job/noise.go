@@ -1,0 +1,109 @@
+package job
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/stats"
+	"github.com/perfbot/perfbot/store"
+)
+
+// noiseKeep is how many of a benchmark's latest no-change deltas the noise
+// threshold is learned from, so that an old machine setup fades out.
+const noiseKeep = 50
+
+// noiseRule is how thresholds are learned from history: rustc-perf's
+// interquartile-range fence, never below 0.5%, as compare/eval measures it.
+var noiseRule = stats.NoiseRule{FloorPct: 0.5}
+
+// Threshold is the noise threshold the history learns for a benchmark
+// from its past deltas on the calibrated host.
+func (c *Calibration) Threshold(k store.NoiseKey) (stats.Noise, error) {
+	return noiseRule.Learn(c.Past[k])
+}
+
+// noiseHistory is what past no-change runs on this host say about each
+// benchmark's noise.
+type noiseHistory struct {
+	host   string
+	deltas map[store.NoiseKey][]float64
+	learnt map[store.NoiseKey]*stats.Noise
+}
+
+// loadNoise loads the noise history of this host from a store; nil when
+// no store is named.
+func loadNoise(ctx context.Context, dsn, driver string) (*noiseHistory, error) {
+	if dsn == "" {
+		return nil, nil
+	}
+	// The runner records the host under the same name.
+	host, err := os.Hostname()
+	if err != nil {
+		return nil, fmt.Errorf("noise history: %w", err)
+	}
+	st, err := store.Open(ctx, StoreDriver(driver, dsn), dsn)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	deltas, err := st.Noise(ctx, host, noiseKeep)
+	if err != nil {
+		return nil, err
+	}
+	return &noiseHistory{host: host, deltas: deltas, learnt: map[store.NoiseKey]*stats.Noise{}}, nil
+}
+
+// lookup is compare.VerdictOptions.History.
+func (h *noiseHistory) lookup(row *compare.Row) (stats.Noise, bool) {
+	k, err := store.NoiseKeyOf(row)
+	if err != nil {
+		return stats.Noise{}, false
+	}
+	n, ok := h.learnt[k]
+	if !ok {
+		if learnt, err := noiseRule.Learn(h.deltas[k]); err == nil {
+			n = &learnt
+		}
+		h.learnt[k] = n
+	}
+	if n == nil {
+		return stats.Noise{}, false
+	}
+	return *n, true
+}
+
+// annotate marks the candidates whose verdict used a learned threshold and
+// says in a warning how many did.
+func (h *noiseHistory) annotate(cmp *compare.Comparison) {
+	if h == nil {
+		return
+	}
+	used, total := 0, 0
+	for i := range cmp.Rows {
+		row := &cmp.Rows[i]
+		for j := range row.Candidates {
+			c := &row.Candidates[j]
+			if c.Presence != compare.Both || c.Test == "" || c.Test == compare.TestExact {
+				continue
+			}
+			total++
+			n, ok := h.lookup(row)
+			if !ok {
+				continue
+			}
+			used++
+			th := n.ThresholdPct
+			c.NoiseThresholdPct, c.NoiseHistory = &th, n.N
+			msg := fmt.Sprintf("noise threshold %.1f%% from %d past runs", th, n.N)
+			if n.Unstable {
+				msg += " (unstable benchmark)"
+			}
+			c.Warnings = append(c.Warnings, msg)
+		}
+	}
+	if total > 0 {
+		cmp.Warnings = append(cmp.Warnings, fmt.Sprintf("noise thresholds learned from past no-change runs on %s (perfbot calibrate) applied to %d of %d comparisons", h.host, used, total))
+	}
+}

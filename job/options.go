@@ -1,0 +1,208 @@
+package job
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/runner"
+	"github.com/perfbot/perfbot/store"
+)
+
+// Options say how this host runs a job: where the code and the suites are,
+// how to size them, the sandbox, the verdicts and where progress goes.
+type Options struct {
+	// Config is the project's config; nil runs the Go benchmarks of Repo.
+	Config *config.Config
+	// Repo is the repository to benchmark, a local path or a clone URL
+	// (default: the config's project.repo, relative to the config file,
+	// else ".").
+	Repo string
+	// Candidates, when set, are the sides compared with the baseline
+	// instead of the Spec's one candidate (the command line compares
+	// several patches and refs); with neither, the suites' variants are
+	// the sides.
+	Candidates []runner.Candidate
+	// Tune overrides every selected suite's settings.
+	Tune Tuning
+	// CacheDir holds cached clones and worktrees (default: the user cache
+	// directory's perfbot folder).
+	CacheDir string
+	// NoSandbox runs builds and benchmarks without the sandbox.
+	NoSandbox bool
+	// Hidden are further host files no command may see (an SQLite --db).
+	Hidden []string
+	// Seed seeds the rounds' random order (0: random).
+	Seed uint64
+	// Alpha (default 0.05), NoiseFloorPct (default 5) and Method (default
+	// perfbot) are how verdicts are reached.
+	Alpha, NoiseFloorPct float64
+	Method               compare.Method
+	// NoiseDB names the history store (an SQLite file or a postgres://
+	// URL) whose noise thresholds, learned by calibration, the verdicts
+	// apply; NoiseDriver is its driver (default: from NoiseDB). A
+	// comparison without its history still stands, with a warning.
+	NoiseDB, NoiseDriver string
+	// Calibrate measures the baseline against itself ("base" and
+	// "base-again") and records each benchmark's change, which can only be
+	// noise, in NoiseDB, which is then required.
+	Calibrate bool
+	// Progress receives the job's progress (nil: none); Log receives the
+	// runner's lines (nil: discarded).
+	Progress ProgressFunc
+	Log      io.Writer
+	// Version is perfbot's version, for the provenance.
+	Version string
+}
+
+// Tuning are overrides of each suite's settings (zero: the suite's).
+type Tuning struct {
+	// Instrument is walltime, cpu-sim or both.
+	Instrument      string
+	Count, MaxCount int
+	Budget          config.Budget
+	// Bench, Packages, Benchtime and CPUProfile size Go suites.
+	Bench, Packages, Benchtime string
+	CPUProfile                 bool
+}
+
+// RequestError is a job that cannot be done as asked (a suite the config
+// lacks, a bad setting): the requester gets an answer, and a retry would
+// fail the same way. A patch that does not apply is a *runner.PatchError.
+type RequestError struct{ Msg string }
+
+func (e *RequestError) Error() string { return e.Msg }
+
+func requestf(format string, args ...any) error {
+	return &RequestError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// StoreDriver is the store driver of a DSN: driver if given, else postgres
+// for a postgres:// URL, else sqlite.
+func StoreDriver(driver, dsn string) string {
+	if driver != "" {
+		return driver
+	}
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		return store.Postgres
+	}
+	return store.SQLite
+}
+
+// runnerOptions turns the spec and options into the runner's: the sides,
+// the suites and the sandbox. patch is the file holding the spec's patch,
+// if any. The warning says when runs are not sandboxed.
+func runnerOptions(ctx context.Context, spec Spec, o *Options, patch string) (runner.Options, string, error) {
+	var opts runner.Options
+	cfg := o.Config
+	opts.Repo = o.Repo
+	if opts.Repo == "" && cfg != nil && cfg.Project.Repo != "" {
+		opts.Repo = cfg.Project.Repo
+		if !strings.Contains(opts.Repo, "://") && !filepath.IsAbs(opts.Repo) && !strings.Contains(opts.Repo, "@") {
+			opts.Repo = filepath.Join(filepath.Dir(cfg.File), opts.Repo)
+		}
+	}
+	if opts.Repo == "" {
+		opts.Repo = "."
+	}
+	opts.Base = spec.BaseRef
+	if opts.Base == "" && cfg != nil {
+		opts.Base = cfg.Project.Branch
+	}
+	if opts.Base == "" {
+		opts.Base = "HEAD"
+	}
+	opts.Candidates = o.Candidates
+	switch {
+	case len(opts.Candidates) > 0:
+	case patch != "":
+		opts.Candidates = []runner.Candidate{{Name: "patch", Patch: patch}}
+	case spec.CandidateRef != "":
+		opts.Candidates = []runner.Candidate{{Name: spec.CandidateRef, Ref: spec.CandidateRef}}
+	}
+	suites, err := selectSuites(cfg, spec.Suites, o.Tune)
+	if err != nil {
+		return opts, "", err
+	}
+	opts.Suites = suites
+	opts.CacheDir = o.CacheDir
+	if opts.CacheDir == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return opts, "", fmt.Errorf("no cache directory: pass --cache-dir: %w", err)
+		}
+		opts.CacheDir = filepath.Join(dir, "perfbot")
+	}
+	opts.Progress, opts.Seed = o.Log, o.Seed
+	warning, err := setupSandbox(ctx, &opts, cfg, o.NoSandbox, o.Hidden...)
+	if err != nil {
+		return opts, "", err
+	}
+	return opts, warning, nil
+}
+
+// selectSuites picks the named suites (all when none is named) and applies
+// the overrides.
+func selectSuites(cfg *config.Config, names []string, t Tuning) ([]config.Suite, error) {
+	var suites []config.Suite
+	switch {
+	case cfg == nil || len(cfg.Suites) == 0:
+		if len(names) > 0 {
+			return nil, requestf("suite %s: no config with suites given", strings.Join(names, ", "))
+		}
+		suites = []config.Suite{{Name: "go", Preset: "go"}}
+	case len(names) == 0:
+		suites = append(suites, cfg.Suites...)
+	default:
+		for _, name := range names {
+			s, ok := cfg.Suites.Lookup(name)
+			if !ok {
+				var all []string
+				for _, s := range cfg.Suites {
+					all = append(all, s.Name)
+				}
+				return nil, requestf("no suite %q in %s (it has: %s)", name, cfg.File, strings.Join(all, ", "))
+			}
+			suites = append(suites, *s)
+		}
+	}
+	if err := config.ValidInstrument(t.Instrument); err != nil {
+		return nil, requestf("%v", err)
+	}
+	for i := range suites {
+		s := &suites[i]
+		if t.Instrument != "" {
+			s.Instrument = t.Instrument
+		}
+		if t.Count > 0 {
+			s.Count = t.Count
+		}
+		if t.MaxCount > 0 {
+			s.MaxCount = t.MaxCount
+		}
+		if !t.Budget.IsZero() {
+			s.Budget = t.Budget
+		}
+		if s.Preset != "go" {
+			continue
+		}
+		if t.Bench != "" {
+			s.Go.Bench = t.Bench
+		}
+		if t.Packages != "" {
+			s.Go.Packages = t.Packages
+		}
+		if t.Benchtime != "" {
+			s.Go.Benchtime = t.Benchtime
+		}
+		if t.CPUProfile {
+			s.Go.CPUProfile = true
+		}
+	}
+	return suites, nil
+}

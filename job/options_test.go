@@ -1,0 +1,38 @@
+package job
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/perfbot/perfbot/config"
+)
+
+func TestSelectSuites(t *testing.T) {
+	cfg := &config.Config{File: "c.yaml", Suites: config.Suites{{Name: "a", Preset: "go"}, {Name: "b", Command: "true", Instrument: config.InstrumentBoth}}}
+	suites, err := selectSuites(cfg, nil, Tuning{Instrument: config.InstrumentCPUSim, Count: 3, Bench: "Work"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range suites {
+		if s.Instrument != config.InstrumentCPUSim || s.Count != 3 {
+			t.Errorf("suite %s: instrument %q, count %d; want cpu-sim, 3", s.Name, s.Instrument, s.Count)
+		}
+	}
+	if suites[0].Go.Bench != "Work" || suites[1].Go.Bench != "" {
+		t.Errorf("bench = %q, %q; want it on the go suite only", suites[0].Go.Bench, suites[1].Go.Bench)
+	}
+	_, err = selectSuites(cfg, nil, Tuning{Instrument: "perf"})
+	var re *RequestError
+	if !errors.As(err, &re) || !strings.Contains(err.Error(), `instrument "perf"`) {
+		t.Errorf("instrument perf: %v", err)
+	}
+	_, err = selectSuites(cfg, []string{"c"}, Tuning{})
+	if !IsRequestError(err) || !strings.Contains(err.Error(), `no suite "c" in c.yaml (it has: a, b)`) {
+		t.Errorf("suite c: %v", err)
+	}
+	suites, err = selectSuites(nil, nil, Tuning{})
+	if err != nil || len(suites) != 1 || suites[0].Preset != "go" {
+		t.Errorf("no config: %+v, %v; want the go preset", suites, err)
+	}
+}

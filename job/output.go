@@ -1,0 +1,64 @@
+package job
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/perfbot/perfbot/bench"
+	"github.com/perfbot/perfbot/report"
+	"github.com/perfbot/perfbot/review"
+)
+
+// WriteDir writes into dir every rendering of the comparison, each side's
+// raw results in Go benchmark format (which benchstat reads too) and the
+// flame graphs, if any; it returns the flame graphs' paths.
+func (o *Outcome) WriteDir(dir string, flames []review.Attachment) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	for _, fm := range report.AllFormats {
+		var b bytes.Buffer
+		if err := report.Render(&b, fm, o.Comparison); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(dir, report.FileName(fm)), b.Bytes(), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	for _, v := range o.variants() {
+		var b bytes.Buffer
+		gw := bench.NewGoWriter(&b)
+		for _, r := range o.Results {
+			if r.Variant == v {
+				if err := gw.Write(r); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, "results-"+SanitizeFile(v)+".txt"), b.Bytes(), 0o644); err != nil {
+			return nil, err
+		}
+	}
+	var paths []string
+	for _, f := range flames {
+		p := filepath.Join(dir, f.Name)
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			return paths, fmt.Errorf("flame graphs: %w", err)
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
+}
+
+// SanitizeFile makes a variant name usable as part of a file name.
+func SanitizeFile(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ':' || r == ' ' || r < 32 {
+			return '_'
+		}
+		return r
+	}, name)
+}
