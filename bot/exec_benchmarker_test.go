@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/redact"
 	"github.com/perfbot/perfbot/sandbox"
 )
@@ -125,5 +126,36 @@ func TestExecBenchmarkerChildEnvironment(t *testing.T) {
 	if msg := cmp.Failures[0].Message; strings.Contains(msg, token) || strings.Contains(msg, "MIIchildkey") ||
 		strings.Count(msg, redact.Mask) != 2 {
 		t.Errorf("message = %q, want both secrets redacted", msg)
+	}
+}
+
+// TestExecBenchmarkerProgress: the command's progress lines on stderr
+// reach the progress func as they come, redacted, and stay out of the
+// error text; the outcome it prints brings each cell's samples.
+func TestExecBenchmarkerProgress(t *testing.T) {
+	const token = "ghp_ProgressTestToken0123456789"
+	script := `echo 'perfbot-progress {"stage":"run","suite":"go` + token + `","variant":"patch","round":2,"rounds":5,"elapsed_ns":1000000000,"remaining_ns":3000000000}' >&2
+echo 'perfbot: an ordinary line' >&2
+grep -q '"candidate_ref":"pull/1/head"' "$1" || exit 9
+echo '{"comparison":{"base_variant":"base","candidate_variants":["patch"],"comparisons":[{"benchmark":"Work","unit":"sec/op","base":{"center":1},"candidates":[{"variant":"patch","center":2}]}]},"cells":[{"row":0,"candidate":-1,"samples":[1,1.5]},{"row":0,"candidate":0,"samples":[2,2.5]}]}'
+test "$2" = fail && exit 3
+exit 0`
+	var got []job.Progress
+	b := &ExecBenchmarker{Argv: []string{"sh", "-c", strings.Replace(script, "echo '{", "test \"$2\" = fail || echo '{", 1), "sh", "{spec}", "fail"}, Secrets: []string{token}}
+	_, err := b.Run(context.Background(), JobSpec{Key: "k", CandidateRef: "pull/1/head"}, func(p job.Progress) { got = append(got, p) })
+	if err == nil || strings.Contains(err.Error(), "perfbot-progress") || !strings.Contains(err.Error(), "an ordinary line") {
+		t.Errorf("err = %v; want the ordinary lines and no progress", err)
+	}
+	if len(got) != 1 || got[0].Round != 2 || got[0].Rounds != 5 || got[0].Remaining != 3*time.Second ||
+		strings.Contains(got[0].Suite, token) {
+		t.Errorf("progress = %+v", got)
+	}
+	b.Argv[2], b.Argv[5] = script, "pass"
+	cmp, err := b.Run(context.Background(), JobSpec{Key: "k", CandidateRef: "pull/1/head"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := cmp.Rows[0]; len(r.Base.Samples) != 2 || r.Candidates[0].Samples[1] != 2.5 {
+		t.Errorf("row = %+v; want the samples", r)
 	}
 }

@@ -79,8 +79,8 @@ func TestOutcomeJSON(t *testing.T) {
 	if !reflect.DeepEqual(out.Results, in.Results) || !reflect.DeepEqual(out.Profiles, in.Profiles) {
 		t.Errorf("results or profiles differ after the round trip")
 	}
-	for _, bad := range []string{`{"comparison":{"rows":[]},"cells":[{"row":3,"candidate":0}]}`,
-		`{"comparison":{"rows":[{"benchmark":"x"}]},"cells":[{"row":0,"candidate":2}]}`, `{"cells":[]}`} {
+	for _, bad := range []string{`{"comparison":{"comparisons":[]},"cells":[{"row":3,"candidate":0}]}`,
+		`{"comparison":{"comparisons":[{"benchmark":"x"}]},"cells":[{"row":0,"candidate":2}]}`, `{"cells":[]}`} {
 		if err := json.Unmarshal([]byte(bad), &out); err == nil {
 			t.Errorf("%s: no error", bad)
 		}

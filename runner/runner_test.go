@@ -52,12 +52,24 @@ func medians(results []*bench.Result) map[string][]float64 {
 func TestRunPatchTwiceAsFast(t *testing.T) {
 	r := newWorkRepo(t, true)
 	patch := r.Patch("work: halve the loop", map[string]string{"work/work.go": gitrepo.WorkSource(100000)}, true)
-	out, err := Run(context.Background(), testOptions(t, r.Dir, Candidate{Name: "patch", Patch: patch}))
+	opts := testOptions(t, r.Dir, Candidate{Name: "patch", Patch: patch})
+	var steps []Step
+	opts.Step = func(s Step) { steps = append(steps, s) }
+	out, err := Run(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(out.Failures) > 0 {
 		t.Fatalf("failures: %+v", out.Failures)
+	}
+	// A step per side's build, then per side's round, in the run order.
+	if len(steps) != 2+12 {
+		t.Fatalf("steps %+v: want 2 builds and 12 rounds", steps)
+	}
+	for i, s := range steps[2:] {
+		if s.Stage != "run" || s.Suite != "go" || s.Variant != out.Provenance.RunOrder[i] || s.Round != i/2+1 || s.Rounds != 6 || s.Sides != 2 {
+			t.Errorf("step %d = %+v", i, s)
+		}
 	}
 	m := medians(out.Results)
 	for _, k := range []string{"base Work", "patch Work", "base Other", "patch Other"} {
