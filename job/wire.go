@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/internal/finite"
 	"github.com/perfbot/perfbot/runner"
 )
 
@@ -34,7 +34,7 @@ type wireCell struct {
 }
 
 // MarshalJSON writes the outcome with every cell's samples, rounds and
-// summary, NaN and the infinities included (see floats.go). A calibration
+// summary, NaN and the infinities included (package finite). A calibration
 // is not carried: it is recorded where it runs.
 func (o *Outcome) MarshalJSON() ([]byte, error) {
 	w := &wireOutcome{Comparison: o.Comparison, Results: o.Results, Profiles: o.Profiles}
@@ -54,21 +54,15 @@ func (o *Outcome) MarshalJSON() ([]byte, error) {
 			}
 		}
 	}
-	// Swap the non-finite numbers for sentinels while marshalling, and
-	// back.
-	v := reflect.ValueOf(w)
-	mapFloats(v, toSentinel)
-	defer mapFloats(v, fromSentinel)
-	return json.Marshal(w)
+	return finite.Marshal(w, false)
 }
 
 // UnmarshalJSON reads what MarshalJSON wrote.
 func (o *Outcome) UnmarshalJSON(data []byte) error {
 	var w wireOutcome
-	if err := json.Unmarshal(data, &w); err != nil {
+	if err := finite.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	mapFloats(reflect.ValueOf(&w), fromSentinel)
 	if w.Comparison == nil {
 		return errors.New("outcome without a comparison")
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/internal/finite"
 )
 
 // SaveComparison stores a run's outcome in one transaction: the comparison
@@ -17,7 +18,9 @@ import (
 // (a retried job) replaces what was saved before, so nothing is counted
 // twice.
 func (s *Store) SaveComparison(ctx context.Context, runID int64, c *compare.Comparison) error {
-	data, err := json.Marshal(c)
+	// NaN and the infinities (a p-value that could not be computed) are
+	// stored as null.
+	data, err := finite.Marshal(c, true)
 	if err != nil {
 		return fmt.Errorf("encode comparison of run %d: %w", runID, err)
 	}
