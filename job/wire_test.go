@@ -116,3 +116,20 @@ func TestProgressLines(t *testing.T) {
 		t.Errorf("off a terminal, one round printed %d lines:\n%s", lines, out.String())
 	}
 }
+
+// TestPrinterTerminal: on a terminal the status line is updated in place
+// and the runner's lines print above it.
+func TestPrinterTerminal(t *testing.T) {
+	var out bytes.Buffer
+	p := NewPrinter(&out, true)
+	p.Progress(Progress{Stage: "run", Suite: "go", Variant: "base", Round: 1, Rounds: 4})
+	p.Write([]byte("perfbot: a step\n"))
+	p.Progress(Progress{Stage: "run", Suite: "go", Variant: "patch", Round: 1, Rounds: 4, Remaining: 30 * time.Second})
+	p.Done()
+	want := "\r\033[Kperfbot: suite go: round 1 of 4, base; 0s elapsed" +
+		"\r\033[Kperfbot: a step\nperfbot: suite go: round 1 of 4, base; 0s elapsed" +
+		"\r\033[Kperfbot: suite go: round 1 of 4, patch; 0s elapsed, about 30s left\r\033[K"
+	if out.String() != want {
+		t.Errorf("printed %q\nwant    %q", out.String(), want)
+	}
+}
