@@ -107,3 +107,24 @@ func (h *noiseHistory) annotate(cmp *compare.Comparison) {
 		cmp.Warnings = append(cmp.Warnings, fmt.Sprintf("noise thresholds learned from past no-change runs on %s (perfbot calibrate) applied to %d of %d comparisons", h.host, used, total))
 	}
 }
+
+// NoiseThresholds returns the noise thresholds calibration learned for
+// this host's benchmarks in st, learned as the verdicts learn them; nil
+// when st holds none.
+func NoiseThresholds(ctx context.Context, st *store.Store) func(store.NoiseKey) (float64, bool) {
+	host, err := os.Hostname()
+	if err != nil {
+		return nil
+	}
+	deltas, err := st.Noise(ctx, host, noiseKeep)
+	if err != nil || len(deltas) == 0 {
+		return nil
+	}
+	return func(k store.NoiseKey) (float64, bool) {
+		n, err := noiseRule.Learn(deltas[k])
+		if err != nil {
+			return 0, false
+		}
+		return n.ThresholdPct, true
+	}
+}

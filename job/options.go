@@ -94,22 +94,42 @@ func StoreDriver(driver, dsn string) string {
 	return store.SQLite
 }
 
+// RepoSource is the repository the job benchmarks: Repo, else the config's
+// project.repo (relative to the config file), else ".".
+func (o Options) RepoSource() string {
+	repo := o.Repo
+	if cfg := o.Config; repo == "" && cfg != nil && cfg.Project.Repo != "" {
+		repo = cfg.Project.Repo
+		if !strings.Contains(repo, "://") && !filepath.IsAbs(repo) && !strings.Contains(repo, "@") {
+			repo = filepath.Join(filepath.Dir(cfg.File), repo)
+		}
+	}
+	if repo == "" {
+		repo = "."
+	}
+	return repo
+}
+
+// Cache is the directory of cached clones and worktrees: CacheDir, else
+// the user cache directory's perfbot folder.
+func (o Options) Cache() (string, error) {
+	if o.CacheDir != "" {
+		return o.CacheDir, nil
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache directory: pass --cache-dir: %w", err)
+	}
+	return filepath.Join(dir, "perfbot"), nil
+}
+
 // runnerOptions turns the spec and options into the runner's: the sides,
 // the suites and the sandbox. patch is the file holding the spec's patch,
 // if any. The warning says when runs are not sandboxed.
 func runnerOptions(ctx context.Context, spec Spec, o *Options, patch string) (runner.Options, string, error) {
 	var opts runner.Options
 	cfg := o.Config
-	opts.Repo = o.Repo
-	if opts.Repo == "" && cfg != nil && cfg.Project.Repo != "" {
-		opts.Repo = cfg.Project.Repo
-		if !strings.Contains(opts.Repo, "://") && !filepath.IsAbs(opts.Repo) && !strings.Contains(opts.Repo, "@") {
-			opts.Repo = filepath.Join(filepath.Dir(cfg.File), opts.Repo)
-		}
-	}
-	if opts.Repo == "" {
-		opts.Repo = "."
-	}
+	opts.Repo = o.RepoSource()
 	opts.Base = spec.BaseRef
 	if opts.Base == "" && cfg != nil {
 		opts.Base = cfg.Project.Branch
@@ -130,13 +150,8 @@ func runnerOptions(ctx context.Context, spec Spec, o *Options, patch string) (ru
 		return opts, "", err
 	}
 	opts.Suites = suites
-	opts.CacheDir = o.CacheDir
-	if opts.CacheDir == "" {
-		dir, err := os.UserCacheDir()
-		if err != nil {
-			return opts, "", fmt.Errorf("no cache directory: pass --cache-dir: %w", err)
-		}
-		opts.CacheDir = filepath.Join(dir, "perfbot")
+	if opts.CacheDir, err = o.Cache(); err != nil {
+		return opts, "", err
 	}
 	opts.Progress, opts.Seed = o.Log, o.Seed
 	warning, err := setupSandbox(ctx, &opts, cfg, o.NoSandbox, o.Hidden...)

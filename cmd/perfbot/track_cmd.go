@@ -7,12 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+
 	"path/filepath"
 	"strings"
 
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/runner"
 	"github.com/perfbot/perfbot/store"
@@ -58,17 +59,14 @@ func trackCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	opts, err := f.runnerOptions(ctx)
+	opts, err := f.jobOptions()
 	if err != nil {
 		return err
 	}
-	if !f.quiet {
-		opts.Progress = stderr
-	}
+	defer f.showProgress(&opts, stderr)()
 	// Each commit's comparison with its parent is stored as a run, with
 	// compare's default verdicts.
-	opts.Compare = compare.Options{Alpha: 0.05, NoiseFloorPct: 5}
-	opts.TargetPct = 5
+	opts.Alpha, opts.NoiseFloorPct = 0.05, 5
 	tb, err := trackedBranch(f.cfg, *branch)
 	if err != nil {
 		return err
@@ -84,9 +82,6 @@ func trackCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if len(tb.Suites) > 0 && len(f.suites) == 0 {
 		f.suites = tb.Suites
-		if opts.Suites, err = f.selectSuites(f.cfg); err != nil {
-			return err
-		}
 	}
 	dopts, err := detectOptions(f.cfg, *alpha, *minChange)
 	if err != nil {
@@ -97,7 +92,12 @@ func trackCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer st.Close()
-	name := track.Name(opts.Repo, tb.Branch)
+	repo := opts.RepoSource()
+	cacheDir, err := opts.Cache()
+	if err != nil {
+		return err
+	}
+	name := track.Name(repo, tb.Branch)
 
 	if !*detectOnly {
 		start := *from
@@ -109,7 +109,7 @@ func trackCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 				start = last.CandidateCommit
 			}
 		}
-		ws, err := runner.OpenWorkspace(ctx, opts.Repo, opts.CacheDir)
+		ws, err := runner.OpenWorkspace(ctx, repo, cacheDir)
 		if err != nil {
 			return err
 		}
@@ -122,13 +122,16 @@ func trackCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			commits = commits[len(commits)-*maxCommits:]
 		}
 		measure := func(ctx context.Context, parent, commit string) (*compare.Comparison, error) {
+			spec := job.Spec{Key: track.KeyPrefix(name) + commit, Suites: f.suites, BaseRef: parent, Source: "track"}
 			o := opts
-			o.Base, o.BaseName = parent, "parent"
 			o.Candidates = []runner.Candidate{{Name: "commit", Ref: commit}}
-			o.Seed = f.seed
-			return measureCommit(ctx, o, f.sandboxWarning, stderr)
+			return measureCommit(ctx, spec, o, stderr)
 		}
-		n, err := track.Backfill(ctx, st, name, commits, measure, opts.Progress)
+		var lines io.Writer
+		if !f.quiet {
+			lines = stderr
+		}
+		n, err := track.Backfill(ctx, st, name, commits, measure, lines)
 		if !f.quiet {
 			fmt.Fprintf(stderr, "perfbot: track %s: measured %d of %d commits\n", name, n, len(commits))
 		}
@@ -206,32 +209,16 @@ func detectOptions(cfg *config.Config, alpha, minChange float64) (changepoint.Op
 
 // measureCommit runs one tracked commit against its parent and compares
 // them.
-func measureCommit(ctx context.Context, opts runner.Options, sandboxWarning string, stderr io.Writer) (*compare.Comparison, error) {
-	outcome, err := runner.Run(ctx, opts)
+func measureCommit(ctx context.Context, spec job.Spec, opts job.Options, stderr io.Writer) (*compare.Comparison, error) {
+	outcome, err := job.Run(ctx, spec, opts)
 	if err != nil {
 		return nil, err
 	}
-	for _, fl := range outcome.Failures {
+	cmp := outcome.Comparison
+	for _, fl := range cmp.Failures {
 		fmt.Fprintf(stderr, "perfbot: %s %s: %s\n", fl.Variant, fl.Stage, fl.Message)
 	}
-	cmpOpts := opts.Compare
-	cmpOpts.Base, cmpOpts.Candidates = outcome.Variants[0], outcome.Variants[1:]
-	cmp, err := compare.Compare(outcome.Results, cmpOpts)
-	if err != nil {
-		if len(outcome.Results) > 0 {
-			return nil, err
-		}
-		cmp = &compare.Comparison{Base: outcome.Variants[0], Candidates: outcome.Variants[1:]}
-	}
-	cmp.Failures = outcome.Failures
-	if sandboxWarning != "" {
-		cmp.Warnings = append(cmp.Warnings, sandboxWarning)
-	}
-	cmp.Warnings = append(cmp.Warnings, outcome.Warnings...)
-	cmp.NoteCuts(outcome.Cuts)
-	cmp.Provenance = outcome.Provenance
-	cmp.Provenance.Tool = version
-	if !compared(cmp) {
+	if !outcome.Compared() {
 		return nil, errors.New("nothing could be compared: see the failures above")
 	}
 	return storable(cmp)
@@ -267,20 +254,12 @@ func storable(cmp *compare.Comparison) (*compare.Comparison, error) {
 // noiseLookup returns the calibrated noise thresholds of this host's
 // benchmarks (perfbot calibrate); nil when there are none.
 func noiseLookup(ctx context.Context, st *store.Store) func(store.SeriesKey) (float64, bool) {
-	host, err := os.Hostname()
-	if err != nil {
-		return nil
-	}
-	deltas, err := st.Noise(ctx, host, noiseKeep)
-	if err != nil || len(deltas) == 0 {
+	threshold := job.NoiseThresholds(ctx, st)
+	if threshold == nil {
 		return nil
 	}
 	return func(k store.SeriesKey) (float64, bool) {
-		n, err := noiseRule.Learn(deltas[store.NoiseKey{Group: k.Group, Benchmark: k.Benchmark, Params: k.Params, Metric: k.Metric, Unit: k.Unit}])
-		if err != nil {
-			return 0, false
-		}
-		return n.ThresholdPct, true
+		return threshold(store.NoiseKey{Group: k.Group, Benchmark: k.Benchmark, Params: k.Params, Metric: k.Metric, Unit: k.Unit})
 	}
 }
 
