@@ -199,7 +199,7 @@ func line(row *compare.Row, c *compare.Comparison, unit string, factor float64) 
 		if cand.Presence != compare.Removed {
 			cell.Value = ns.cell(&cand.Cell)
 		}
-		cell.Delta = formatDelta(row.Base, cand, benchstatStyle)
+		cell.Delta = formatDelta(row.Base, cand, row.Unit, benchstatStyle)
 		cell.Ratio = formatRatio(row.Base, cand, row.Better)
 		cell.Stat = formatStat(row.Base, cand, showMDE)
 		switch cell.Verdict {

@@ -15,8 +15,8 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
-	"github.com/perfbot/perfbot/review"
 )
 
 // Chart limits keep the images small and readable.
@@ -43,7 +43,7 @@ func variantColor(i int) color.RGBA { return variantColors[i%len(variantColors)]
 // per variant over the swept parameter; for each other table, before/after
 // bars per benchmark with their intervals as whiskers (changed rows first,
 // at most nine a chart).
-func Charts(cmp *compare.Comparison) ([]review.Attachment, error) {
+func Charts(cmp *compare.Comparison) ([]answer.Attachment, error) {
 	doc := build(cmp, Options{})
 	return charts(cmp, doc, []string{"png", "svg"})
 }
@@ -57,7 +57,7 @@ type chart struct {
 
 // charts renders the document's charts in each format; the names of the
 // images are recorded in doc.Charts (PNG names when PNG is drawn).
-func charts(cmp *compare.Comparison, doc *Document, formats []string) ([]review.Attachment, error) {
+func charts(cmp *compare.Comparison, doc *Document, formats []string) ([]answer.Attachment, error) {
 	var list []chart
 	for _, s := range doc.Sections {
 		if len(list) == maxCharts {
@@ -81,14 +81,14 @@ func charts(cmp *compare.Comparison, doc *Document, formats []string) ([]review.
 			list = append(list, *ch)
 		}
 	}
-	var out []review.Attachment
+	var out []answer.Attachment
 	for _, ch := range list {
 		for _, f := range formats {
 			data, err := renderChart(ch, f)
 			if err != nil {
 				return nil, fmt.Errorf("report: chart %s: %w", ch.name, err)
 			}
-			a := review.Attachment{Name: ch.name + "." + f, Data: data}
+			a := answer.Attachment{Name: ch.name + "." + f, Data: data}
 			switch f {
 			case "png":
 				a.ContentType, a.Inline = "image/png", true

@@ -188,8 +188,9 @@ func plainNumber(v float64) string {
 // follow benchstat: "~" when the change is not significant. Rows of tool
 // summaries (often one run a side) always show the change, which the
 // verdict beside it qualifies, and a tenfold rise reads as a ratio
-// ("571.5x" rather than "+57051.38%").
-func formatDelta(base *compare.Cell, c *compare.Candidate, benchstatStyle bool) string {
+// ("571.5x" rather than "+57051.38%"). A change from zero has no percent:
+// it reads as the difference in the row's unit ("+8 B/op", "+1 alloc").
+func formatDelta(base *compare.Cell, c *compare.Candidate, unit string, benchstatStyle bool) string {
 	switch {
 	case base == nil || c.Presence != compare.Both:
 		return ""
@@ -198,11 +199,31 @@ func formatDelta(base *compare.Cell, c *compare.Candidate, benchstatStyle bool) 
 	case base.Center == c.Center:
 		return "0.00%"
 	case base.Center == 0:
-		return "?"
+		return absoluteDelta(c.Center-base.Center, unit)
 	case !benchstatStyle && c.Ratio >= 10:
 		return plainNumber(math.Round(c.Ratio*10)/10) + "x"
 	}
 	return fmt.Sprintf("%+.2f%%", c.DeltaPct)
+}
+
+// absoluteDelta writes a difference with its unit: "+8 B/op", "+1 alloc",
+// "-3 allocs", "+0.5 s".
+func absoluteDelta(d float64, unit string) string {
+	v := plainNumber(math.Abs(d))
+	sign := "+"
+	if d < 0 {
+		sign = "-"
+	}
+	switch unit {
+	case "allocs/op", "allocs":
+		if v == "1" {
+			return sign + "1 alloc"
+		}
+		return sign + v + " allocs"
+	case "", "count":
+		return sign + v
+	}
+	return sign + v + " " + unit
 }
 
 // formatRatio is how many times better the candidate is, in the better

@@ -6,16 +6,16 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
-	"github.com/perfbot/perfbot/review"
 )
 
-// Venue size limits, in characters.
+// Venue size limits, in characters (defined in package answer).
 const (
 	// GitHubCommentLimit is the longest comment GitHub accepts.
-	GitHubCommentLimit = 65536
+	GitHubCommentLimit = answer.GitHubCommentLimit
 	// JIRACommentLimit is the longest comment JIRA accepts.
-	JIRACommentLimit = 32767
+	JIRACommentLimit = answer.JIRACommentLimit
 	// limitMargin is left free for what a venue client adds to a post,
 	// such as GitHub's hidden marker line.
 	limitMargin = 256
@@ -38,36 +38,36 @@ const (
 // fit GitHub's and JIRA's comment limits. Attachments hold the charts (PNG,
 // inline, referenced by the HTML part as cid:<name>), the full report as
 // text and the comparison as JSON.
-func Message(cmp *compare.Comparison, opts Options) (review.Message, error) {
+func Message(cmp *compare.Comparison, opts Options) (answer.Answer, error) {
 	if cmp == nil {
-		return review.Message{}, errors.New("report: no comparison to render")
+		return answer.Answer{}, errors.New("report: no comparison to render")
 	}
 	sets := map[venue]*templateSet{}
 	for _, v := range []venue{venueMarkdown, venueReviewBoard, venueJIRA, venueText, venueHTML} {
 		s, err := loadTemplates(v, opts.TemplateDir)
 		if err != nil {
-			return review.Message{}, err
+			return answer.Answer{}, err
 		}
 		sets[v] = s
 	}
 	doc := build(cmp, opts)
-	msg := review.Message{
+	msg := answer.Answer{
 		Key:     opts.Key,
 		Subject: messageSubject(cmp),
 		Summary: doc.Summary,
-		State:   state(cmp),
+		State:   State(cmp),
 	}
 
-	var charts []review.Attachment
+	var charts []answer.Attachment
 	if !opts.NoCharts {
 		var err error
 		if charts, err = chartsFor(cmp, doc); err != nil {
-			return review.Message{}, err
+			return answer.Answer{}, err
 		}
 	}
 	results, err := marshalComparison(cmp)
 	if err != nil {
-		return review.Message{}, fmt.Errorf("report: results: %w", err)
+		return answer.Answer{}, fmt.Errorf("report: results: %w", err)
 	}
 
 	var errs []error
@@ -89,7 +89,7 @@ func Message(cmp *compare.Comparison, opts Options) (review.Message, error) {
 	}
 	msg.Markdown = render(venueMarkdown, &md)
 	if err := errors.Join(errs...); err != nil {
-		return review.Message{}, err
+		return answer.Answer{}, err
 	}
 
 	mdLimit := opts.MarkdownLimit
@@ -101,16 +101,16 @@ func Message(cmp *compare.Comparison, opts Options) (review.Message, error) {
 		jiraLimit = JIRACommentLimit
 	}
 	if msg.ShortMarkdown, err = fitShort(sets[venueMarkdown], &full, room(mdLimit)); err != nil {
-		return review.Message{}, err
+		return answer.Answer{}, err
 	}
 	if msg.ShortJIRA, err = fitShort(sets[venueJIRA], &full, room(jiraLimit)); err != nil {
-		return review.Message{}, err
+		return answer.Answer{}, err
 	}
 
 	msg.Attachments = append(msg.Attachments, charts...)
 	msg.Attachments = append(msg.Attachments,
-		review.Attachment{Name: TextAttachment, ContentType: "text/plain; charset=utf-8", Data: []byte(msg.Text)},
-		review.Attachment{Name: ResultsAttachment, ContentType: "application/json", Data: results},
+		answer.Attachment{Name: TextAttachment, ContentType: "text/plain; charset=utf-8", Data: []byte(msg.Text)},
+		answer.Attachment{Name: ResultsAttachment, ContentType: "application/json", Data: results},
 	)
 	return msg, nil
 }
@@ -125,7 +125,7 @@ func room(limit int) int {
 
 // chartsFor draws the PNG charts of a message; a chart that cannot be drawn
 // is an error, not a silent gap.
-func chartsFor(cmp *compare.Comparison, doc *Document) ([]review.Attachment, error) {
+func chartsFor(cmp *compare.Comparison, doc *Document) ([]answer.Attachment, error) {
 	return charts(cmp, doc, []string{"png"})
 }
 
@@ -138,43 +138,18 @@ func messageSubject(cmp *compare.Comparison) string {
 	}
 	var verdict string
 	switch {
-	case len(cmp.Failures) > 0 && state(cmp) == review.StateError:
+	case len(cmp.Failures) > 0 && State(cmp) == answer.StateError:
 		var fs []string
 		for _, f := range cmp.Failures {
 			fs = append(fs, f.Variant+" "+f.Stage)
 		}
 		verdict = "FAILED (" + strings.Join(fs, ", ") + ")"
-	case state(cmp) == review.StateError:
+	case State(cmp) == answer.StateError:
 		verdict = "nothing compared"
 	default:
 		verdict = fmt.Sprintf("%d better, %d worse", better, worse)
 	}
 	return oneLine("perfbot: " + subject(cmp) + ": " + verdict)
-}
-
-// state is failure when a candidate got worse anywhere, error when no row
-// was measured on both sides, success otherwise.
-func state(cmp *compare.Comparison) review.State {
-	compared := false
-	for _, row := range cmp.Rows {
-		if row.Base == nil {
-			continue
-		}
-		for _, c := range row.Candidates {
-			if c.Presence == compare.Both {
-				compared = true
-			}
-		}
-	}
-	if !compared {
-		return review.StateError
-	}
-	for _, t := range cmp.Summary {
-		if t.Worse > 0 {
-			return review.StateFailure
-		}
-	}
-	return review.StateSuccess
 }
 
 // shortDoc keeps the first keep changed lines of full (all of them when

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
-	"github.com/perfbot/perfbot/review"
 )
 
 // bigComparison builds rows×len(candidates) cells directly, every seventh
@@ -67,11 +67,11 @@ func bigComparison(rows int, candidates ...string) *compare.Comparison {
 func TestMessageSeeds(t *testing.T) {
 	tests := []struct {
 		seed, subject string
-		state         review.State
+		state         answer.State
 	}{
-		{"aurora-getjobkeys", "perfbot: AURORA-1847 Eliminate sequential scan in MemTaskStore.getJobKeys(): 3 better, 0 worse", review.StateSuccess},
-		{"hbase-cache", "perfbot: offheap vs onheap: 0 better, 0 worse", review.StateSuccess},
-		{"hbase-ycsb", "perfbot: 0.98.8RC1 vs 0.98.0: 21 better, 7 worse", review.StateFailure},
+		{"aurora-getjobkeys", "perfbot: AURORA-1847 Eliminate sequential scan in MemTaskStore.getJobKeys(): 3 better, 0 worse", answer.StateSuccess},
+		{"hbase-cache", "perfbot: offheap vs onheap: 0 better, 0 worse", answer.StateSuccess},
+		{"hbase-ycsb", "perfbot: 0.98.8RC1 vs 0.98.0: 21 better, 7 worse", answer.StateFailure},
 	}
 	for _, tc := range tests {
 		t.Run(tc.seed, func(t *testing.T) {
@@ -126,7 +126,7 @@ func TestMessageStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if msg.State != review.StateError || !strings.Contains(msg.Subject, "FAILED (patch build)") {
+	if msg.State != answer.StateError || !strings.Contains(msg.Subject, "FAILED (patch build)") {
 		t.Errorf("state %q subject %q", msg.State, msg.Subject)
 	}
 	if !strings.Contains(msg.Markdown, "undefined: x") || !strings.Contains(msg.JIRA, "{noformat}") {

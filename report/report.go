@@ -1,7 +1,7 @@
 // Package report renders a comparison for people and programs: GitHub
 // Markdown, Review Board Markdown, JIRA wiki markup, plain text with aligned
 // columns, self-contained HTML for mail, and JSON. It also builds the
-// review.Message a venue client posts (Message) and the charts sent with it
+// answer.Answer a venue client posts (Message) and the charts sent with it
 // (Charts).
 //
 // The layout comes from templates (package templates, one file per venue,

@@ -1,77 +1,37 @@
-// Package review holds what every venue client shares: the rendered answer
-// to post and the destination it goes to. The clients themselves live in
-// review/github, review/jira, review/reviewboard and mail.
+// Package review holds what every venue client shares: the destination an
+// answer goes to and the Poster interface. The answer itself is
+// answer.Answer; Message, State and Attachment are its former names here.
+// The clients themselves live in review/github, review/jira,
+// review/reviewboard and mail.
 package review
 
 import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/perfbot/perfbot/answer"
 )
 
-// Message is one job's answer, rendered for every venue; each client posts
-// the rendering that fits its markup.
-type Message struct {
-	// Key identifies the job's answer stably across retries and reruns: a
-	// client uses it to find and edit its earlier post (a hidden marker in
-	// a comment, the Message-ID of a mail) instead of posting twice.
-	Key string
-	// Subject is a one-line title: a mail's subject, a review's heading.
-	Subject string
-	// Summary is a one-line verdict ("2 better, 1 worse, 14 same"), for
-	// a commit status or a digest line.
-	Summary string
-	// State is the outcome for venues that show one (commit statuses).
-	State State
-	// Markdown is GitHub-flavoured Markdown, for GitHub and Review Board.
-	Markdown string
-	// ShortMarkdown is a shorter Markdown rendering (summary and the
-	// changed rows) for a venue whose size limit Markdown exceeds.
-	ShortMarkdown string
-	// ReviewBoardMarkdown is Review Board's Markdown (text_type=markdown):
-	// no raw HTML, no <details>, no emoji.
-	ReviewBoardMarkdown string
-	// JIRA is JIRA wiki markup.
-	JIRA string
-	// ShortJIRA is the shorter JIRA rendering, for the same reason.
-	ShortJIRA string
-	// Text is plain text with aligned columns (a mail's first part).
-	Text string
-	// HTML is a self-contained HTML rendering (a mail's second part).
-	HTML string
-	// Attachments are raw results and charts.
-	Attachments []Attachment
-	// InReplyTo and References place a mail answer in the thread that
-	// asked (the Message-IDs of the cover letter or first patch and of
-	// its ancestors); other venues ignore them.
-	InReplyTo  string
-	References []string
-}
+// Message is one job's answer, rendered for every format. It is
+// answer.Answer under its former name, kept while callers move over.
+type Message = answer.Answer
 
-// State is the outcome shown by venues that have one.
-type State string
+// State is the outcome shown by venues that have one (answer.State).
+type State = answer.State
 
-// States of a posted answer.
+// States of a posted answer, as in package answer.
 const (
-	StateSuccess State = "success" // compared; nothing got worse
-	StateFailure State = "failure" // compared; something got worse
-	StateError   State = "error"   // nothing could be compared
-	StatePending State = "pending" // running (or queued, where a venue has no queued state)
-	// StateQueued is a request admitted and waiting for a worker.
-	StateQueued State = "queued"
-	// StateCancelled is a request cancelled before its result.
-	StateCancelled State = "cancelled"
+	StateSuccess   = answer.StateSuccess
+	StateFailure   = answer.StateFailure
+	StateError     = answer.StateError
+	StatePending   = answer.StatePending
+	StateQueued    = answer.StateQueued
+	StateCancelled = answer.StateCancelled
 )
 
-// Attachment is a file sent with an answer.
-type Attachment struct {
-	Name        string
-	ContentType string
-	Data        []byte
-	// Inline marks an image meant to be shown in the body (mail's
-	// multipart/related), rather than offered as a download.
-	Inline bool
-}
+// Attachment is a file sent with an answer (answer.Attachment).
+type Attachment = answer.Attachment
 
 // Target is a parsed --post destination: "github:OWNER/REPO#N",
 // "jira:KEY-123", "reviewboard:ID" or "mail:ADDRESS[,ADDRESS][?cc=ADDRESS[,ADDRESS]]".

@@ -1,0 +1,120 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"strings"
+
+	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/compare"
+)
+
+// State is the outcome a venue shows for a comparison, decided here for
+// every answer: error when no row was measured on both sides (an empty
+// comparison, or one whose builds failed), failure when a candidate got
+// worse anywhere, success otherwise.
+func State(cmp *compare.Comparison) answer.State {
+	if cmp == nil {
+		return answer.StateError
+	}
+	compared := false
+	for _, row := range cmp.Rows {
+		if row.Base == nil {
+			continue
+		}
+		for _, c := range row.Candidates {
+			if c.Presence == compare.Both {
+				compared = true
+			}
+		}
+	}
+	if !compared {
+		return answer.StateError
+	}
+	for _, t := range cmp.Summary {
+		if t.Worse > 0 {
+			return answer.StateFailure
+		}
+	}
+	return answer.StateSuccess
+}
+
+// Brief is a one-paragraph answer in every format: the headline, the
+// verdict counts per candidate and the failures, without tables. It is
+// the answer of a service that was given no fuller renderer.
+func Brief(cmp *compare.Comparison) answer.Answer {
+	if cmp == nil {
+		cmp = &compare.Comparison{}
+	}
+	h := headlineOf(cmp)
+	var lines []string
+	lines = append(lines, markWord(h.Mark)+": "+h.Changes)
+	for _, t := range cmp.Summary {
+		lines = append(lines, fmt.Sprintf("%s: %d better, %d worse, %d same, %d noisy", t.Variant, t.Better, t.Worse, t.Same, t.Noisy))
+	}
+	for _, f := range cmp.Failures {
+		lines = append(lines, fmt.Sprintf("failed: %s %s: %s", f.Variant, f.Stage, oneLine(f.Message)))
+	}
+	summary := SummaryLine(cmp)
+	text := strings.Join(lines, "\n") + "\n"
+	var md, rb, jira []string
+	for _, l := range lines {
+		md = append(md, MarkdownEscape(l))
+		rb = append(rb, ReviewBoardEscape(l))
+		jira = append(jira, JIRAEscape(l))
+	}
+	mdText := strings.Join(md, "\n\n") + "\n"
+	jiraText := strings.Join(jira, "\n") + "\n"
+	return answer.Answer{
+		Subject:             messageSubject(cmp),
+		Summary:             summary,
+		State:               State(cmp),
+		Markdown:            mdText,
+		ShortMarkdown:       mdText,
+		ReviewBoardMarkdown: strings.Join(rb, "\n\n") + "\n",
+		JIRA:                jiraText,
+		ShortJIRA:           jiraText,
+		Text:                text,
+		HTML:                "<pre>" + html.EscapeString(text) + "</pre>",
+	}
+}
+
+// Refusal is the answer to a request that the trigger policy refused: the
+// policy's polite text (plain), escaped for each format. key makes the
+// answer stable (a mail's Message-ID), so a second attempt to answer edits
+// or repeats the same post instead of adding another; subject is the
+// subject of the request, answered with "Re:" in a mail thread.
+func Refusal(key, subject, text string) answer.Answer {
+	md := MarkdownEscape(text)
+	jira := JIRAEscape(text)
+	return answer.Answer{
+		Key:                 key,
+		Subject:             subject,
+		Summary:             "not run: the trigger policy does not allow this request",
+		Markdown:            md,
+		ShortMarkdown:       md,
+		ReviewBoardMarkdown: ReviewBoardEscape(text),
+		JIRA:                jira,
+		ShortJIRA:           jira,
+		Text:                text + "\n",
+	}
+}
+
+// markWord is a mark in plain words, for text.
+func markWord(mark string) string {
+	switch mark {
+	case MarkBetter:
+		return "BETTER"
+	case MarkWorse:
+		return "WORSE"
+	case MarkMixed:
+		return "MIXED"
+	case MarkSame:
+		return "NO CHANGE"
+	case MarkNoisy:
+		return "NO CLEAR CHANGE"
+	case MarkFailed:
+		return "FAILED"
+	}
+	return "NOTHING COMPARED"
+}
