@@ -170,6 +170,10 @@ func build(c *compare.Comparison, opts Options) *Document {
 			fillWorkloads(s, c, rows)
 		}
 	}
+	unitTables(doc, c)
+	doc.Headline = headlineOf(c)
+	doc.State = string(State(c))
+	doc.Legend = legend(doc)
 	return doc
 }
 

@@ -20,12 +20,22 @@ const (
 	// ShapeWorkloads groups YCSB-style results per workload: throughput
 	// and latency percentiles of each operation.
 	ShapeWorkloads = "workloads"
+	// ShapeUnits is one table per benchmark group with the units as
+	// columns (time, B/s, B/op, allocs/op side by side), each cell
+	// "base → candidate" with its change and verdict. The one-unit tables
+	// it sums up stay in Document.Details, with intervals, p and n.
+	ShapeUnits = "units"
 )
 
 // Document is a comparison laid out for reading. Every template receives
 // one; its strings are not escaped, so templates pass each through the
 // venue's escaping function.
 type Document struct {
+	// Headline states the outcome in one line: the overall mark, the
+	// largest changes and the commits.
+	Headline Headline
+	// State is the outcome a venue shows: success, failure or error.
+	State string
 	// Summary is the one-line verdict (SummaryLine).
 	Summary string
 	// Subject is the patch subject or the variants compared.
@@ -34,11 +44,17 @@ type Document struct {
 	Candidates []string
 	Tallies    []compare.Tally
 	Sections   []*Section
+	// Details are the one-unit tables that ShapeUnits sections sum up,
+	// with intervals, p-values and counts: folded away where the venue
+	// can fold, after the tables elsewhere.
+	Details []*Section
 	// ChangedSections hold only the changed lines, shown above the full
 	// tables when those are collapsed.
 	ChangedSections []*Section
-	Failures        []compare.Failure
-	Warnings        []string
+	// Legend explains the abbreviations and verdict words the tables use.
+	Legend   []Fact
+	Failures []compare.Failure
+	Warnings []string
 	// Provenance lists where the numbers came from, one fact each.
 	Provenance []Fact
 	// Charts name the chart images sent along (mail's cid: references).
@@ -79,6 +95,43 @@ type Section struct {
 	Lines      []*Line
 	// Geomean is the geometric-mean line of a table, if it has one.
 	Geomean *Line
+	// Units are the column units of a ShapeUnits section.
+	Units []string
+}
+
+// foldLines is the length from which a table shows its changed lines and
+// folds the unchanged ones away (where the venue can fold).
+const foldLines = 12
+
+// Long reports whether the section is long enough to fold its unchanged
+// lines away and has both changed and unchanged ones.
+func (s *Section) Long() bool {
+	if len(s.Lines) < foldLines || (s.Shape != ShapeTable && s.Shape != ShapeUnits) {
+		return false
+	}
+	changed := 0
+	for _, l := range s.Lines {
+		if l.Changed {
+			changed++
+		}
+	}
+	return changed > 0 && changed < len(s.Lines)
+}
+
+// Only is a copy of the section with its changed lines (changed true) or
+// its unchanged ones; the geomean line goes with the unchanged ones.
+func (s *Section) Only(changed bool) *Section {
+	c := *s
+	c.Lines = nil
+	for _, l := range s.Lines {
+		if l.Changed == changed {
+			c.Lines = append(c.Lines, l)
+		}
+	}
+	if changed {
+		c.Geomean = nil
+	}
+	return &c
 }
 
 // Line is one row of a section.
@@ -98,6 +151,8 @@ type Line struct {
 	// Base is the formatted baseline value, "" when the baseline lacks it.
 	Base  string
 	Cells []Cell
+	// Units are the cells of a ShapeUnits line, one per Section.Units.
+	Units []UnitCell
 	// Changed is true when a candidate got better or worse, or only one
 	// side has the row.
 	Changed bool
@@ -119,6 +174,17 @@ type Cell struct {
 	// Verdict is "better", "worse", "same", "noisy", "added" or "removed";
 	// empty only on geomean lines.
 	Verdict string
+}
+
+// UnitCell is one unit's column of a ShapeUnits line, for the one
+// candidate: baseline and candidate value, change and verdict.
+type UnitCell struct {
+	Base    string
+	Value   string
+	Delta   string
+	Verdict string
+	// Stat is the test's p-value and counts, as Cell.Stat.
+	Stat string
 }
 
 // Fact is one line of provenance.

@@ -2,7 +2,9 @@ package report
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
+	"unicode"
 )
 
 // zwsp is a zero-width space: invisible, yet it keeps "@name", "#123",
@@ -86,19 +88,129 @@ func ReviewBoardEscape(s string) string {
 	return reviewBoardBug.ReplaceAllString(s, "${1}"+zwsp+"${2}")
 }
 
-// jiraEscaper escapes text for JIRA wiki markup with numeric character
-// references, which the renderer shows as the characters themselves:
-// nothing starts a macro ({html}, {color}), a link or mention ([x|url],
-// [~user]), a table cell, a text effect, an emoticon or an image.
-var jiraEscaper = strings.NewReplacer(
-	"&", "&#38;", "\\", "&#92;", "{", "&#123;", "}", "&#125;", "[", "&#91;", "]", "&#93;", "|", "&#124;",
-	"*", "&#42;", "_", "&#95;", "+", "&#43;", "-", "&#45;", "^", "&#94;", "~", "&#126;", "?", "&#63;",
-	"!", "&#33;", "#", "&#35;", "@", "&#64;", ":", "&#58;", "(", "&#40;", ")", "&#41;", ";", "&#59;",
-	"<", "&lt;", ">", "&gt;", "\n", " ", "\r", " ", "\t", " ",
-)
+// JIRAEscape makes untrusted text safe in JIRA wiki markup while leaving
+// it readable where it is quoted or edited: only what the wiki renderer
+// would read as markup becomes a numeric character reference, which the
+// renderer shows as the character itself.
+//
+//   - always: the macro, link and table characters { } [ ] |, the image
+//     and escape characters ! and \, and < > (HTML);
+//   - & when it could start a character reference (&#..., &name);
+//   - the text effects * _ + - ^ ~ only where they could open or close one:
+//     at a word's edge ("*bold*", "-struck-", "+under+"), not inside a word
+//     ("Append-2", "write_ahead", "1e+9"); and "--" (a dash), "??"
+//     (a citation);
+//   - the colon of "://" and "mailto:" (auto-links), a leading "#", "*" or
+//     "-" (list items) and the emoticons ":)", ";)", ":P", "(y)", "(/)",
+//     "(x)", "(!)", "(on)" and the like.
+func JIRAEscape(s string) string {
+	s = oneLine(s)
+	rs := []rune(s)
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/4)
+	for i, r := range rs {
+		if e, ok := jiraEscapeRune(rs, i); ok {
+			b.WriteString(e)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
 
-// JIRAEscape makes untrusted text safe in JIRA wiki markup.
-func JIRAEscape(s string) string { return jiraEscaper.Replace(oneLine(s)) }
+// jiraEscapeRune is the escape of rs[i], if it needs one.
+func jiraEscapeRune(rs []rune, i int) (string, bool) {
+	r := rs[i]
+	prev, next := rune(' '), rune(' ')
+	if i > 0 {
+		prev = rs[i-1]
+	}
+	if i+1 < len(rs) {
+		next = rs[i+1]
+	}
+	ref := func() (string, bool) { return "&#" + strconv.Itoa(int(r)) + ";", true }
+	switch r {
+	case '{', '}', '[', ']', '|', '!', '\\':
+		return ref()
+	case '<':
+		return "&lt;", true
+	case '>':
+		return "&gt;", true
+	case '\n', '\r', '\t':
+		return " ", true
+	case '&':
+		if next == '#' || unicode.IsLetter(next) {
+			return ref()
+		}
+	case '*', '_', '+', '-', '^', '~':
+		if i == 0 && (r == '*' || r == '-') {
+			return ref() // a list item at a line's start
+		}
+		opens := !isWordRune(prev) && !unicode.IsSpace(next) && i+1 < len(rs)
+		closes := !unicode.IsSpace(prev) && i > 0 && !isWordRune(next)
+		if opens || closes || (r == '-' && (prev == '-' || next == '-')) {
+			return ref()
+		}
+	case '?':
+		if prev == '?' || next == '?' {
+			return ref()
+		}
+	case '#':
+		if i == 0 {
+			return ref()
+		}
+	case ':':
+		if strings.HasPrefix(string(rs[i+1:]), "//") || strings.HasSuffix(strings.ToLower(string(rs[:i])), "mailto") {
+			return ref()
+		}
+		if strings.ContainsRune(")(PpDdOo|", next) {
+			return ref() // :) :( :P :D :o
+		}
+	case ';':
+		if next == ')' {
+			return ref()
+		}
+	case '(':
+		if jiraEmoticon(rs[i:]) {
+			return ref()
+		}
+	}
+	return "", false
+}
+
+// jiraNumber escapes a number perfbot formatted ("+12.86%", "-97.47%",
+// "+8 B/op") as JIRAEscape does but keeps its leading sign: a sign before
+// a digit opens no text effect that a closing mark in the same cell could
+// end, since perfbot's numbers hold none.
+func jiraNumber(s string) string {
+	out := JIRAEscape(s)
+	for _, ref := range []string{"&#43;", "&#45;"} {
+		if rest, ok := strings.CutPrefix(out, ref); ok && rest != "" && rest[0] >= '0' && rest[0] <= '9' {
+			out = ref[2:4] + rest
+			out = map[string]string{"43": "+", "45": "-"}[ref[2:4]] + rest
+		}
+	}
+	if out == "" {
+		return " "
+	}
+	return out
+}
+
+// jiraEmoticons are JIRA's bracketed emoticons, without the brackets.
+var jiraEmoticons = []string{"y", "n", "i", "/", "x", "!", "+", "-", "?", "on", "off", "*", "*r", "*g", "*b", "*y", "flag", "flagoff"}
+
+// jiraEmoticon reports whether rs starts with a bracketed emoticon, "(y)".
+func jiraEmoticon(rs []rune) bool {
+	for _, e := range jiraEmoticons {
+		if len(rs) >= len(e)+2 && strings.EqualFold(string(rs[1:len(e)+1]), e) && rs[len(e)+1] == ')' {
+			return true
+		}
+	}
+	return false
+}
+
+// isWordRune reports whether r belongs to a word, for JIRA's text effects.
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // jiraNoformat keeps a log from closing the {noformat} block it sits in.
 func jiraNoformat(s string) string {

@@ -225,7 +225,8 @@ func TestEscapingJIRA(t *testing.T) {
 	}
 	markup := jiraNoformatBlock.ReplaceAllString(jira, "")
 	markup = jiraOwnMacros.ReplaceAllString(markup, "")
-	for _, bad := range []string{"{", "}", "[", "]", "@", "<script", "<img", "http://", "~admin", "!img"} {
+	// "@name" mentions no one in wiki markup ([~name] does), so @ stays.
+	for _, bad := range []string{"{", "}", "[", "]", "<script", "<img", "http://", "~admin", "!img"} {
 		if strings.Contains(markup, bad) {
 			t.Errorf("jira: %q survives outside {noformat}:\n%s", bad, markup)
 		}
@@ -304,5 +305,27 @@ func TestEscapers(t *testing.T) {
 				t.Errorf("%s(%q) = %q still holds %q", tc.name, tc.in, got, a)
 			}
 		}
+	}
+}
+
+// TestJIRAEscapeReadable checks that JIRA text keeps what wiki markup would
+// not misread as it is, so a quoted or edited comment reads plainly.
+func TestJIRAEscapeReadable(t *testing.T) {
+	for in, want := range map[string]string{
+		"Append-2":                   "Append-2",
+		"write_ahead_log":            "write_ahead_log",
+		"p=0.002 n=6 mde=104%":       "p=0.002 n=6 mde=104%",
+		"BenchmarkGet/size=1K-8":     "BenchmarkGet/size=1K-8",
+		"1e+9 ops (estimate)":        "1e+9 ops (estimate)",
+		"a & b":                      "a & b",
+		"-strike- *bold* x":          "&#45;strike&#45; &#42;bold&#42; x",
+		"(y) http://x [~bob] {html}": "&#40;y) http&#58;//x &#91;&#126;bob&#93; &#123;html&#125;",
+	} {
+		if got := JIRAEscape(in); got != want {
+			t.Errorf("JIRAEscape(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := jiraNumber("+12.86%"); got != "+12.86%" {
+		t.Errorf("jiraNumber(+12.86%%) = %q", got)
 	}
 }

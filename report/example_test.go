@@ -27,11 +27,14 @@ func ExampleRender() {
 		fmt.Println(err)
 	}
 	// Output:
-	// h3. perfbot: offheap vs onheap&#58; 0 better, 0 worse, 0 same, 1 noisy
+	// h3. (?) perfbot: no significant change; randomRead threads=100 noisy
+	// | (/) *{color:green}+1 overall{color}* | offheap vs onheap: 0 better, 0 worse, 0 same, 1 noisy |
 	//
 	// *QPS*
 	// ||Benchmark||threads||onheap||offheap||Diff||Verdict||p, n||
-	// |randomRead|100|421,940.9|476,190.5|&#43;12.86%|{color:#b26b00}noisy{color}|p=&#63; n=1|
+	// |randomRead|100|421,940.9|476,190.5|+12.86%|(?) {color:#b26b00}noisy{color}|p=? n=1|
+	//
+	// _p: the chance of a difference this large if the patch changed nothing; below the significance level, the change counts · n: measurements per side (base+patch when they differ) · noisy: the spread is too wide to tell_
 }
 
 // The HBase WAL seed's sweep: threads down, variants across, the speed-up
@@ -57,11 +60,17 @@ func ExampleRender_sweep() {
 		fmt.Println(err)
 	}
 	// Output:
-	// perfbot: async vs default: 0 better, 0 worse, 0 same, 3 noisy
+	// NO CLEAR CHANGE: no significant change; 3 noisy
+	// async vs default: 0 better, 0 worse, 0 same, 3 noisy
 	//
 	// WALPerformanceEvaluation · Time (s)
 	// threads  default  async  diff
 	// 1            837    228  3.7x noisy
 	// 3            647    274  2.4x noisy
 	// 5            609    310  2.0x noisy
+	//
+	// p: the chance of a difference this large if the patch changed nothing;
+	// below the significance level, the change counts
+	// n: measurements per side (base+patch when they differ)
+	// noisy: the spread is too wide to tell
 }

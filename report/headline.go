@@ -37,7 +37,7 @@ type Headline struct {
 // headline limits: benchmarks named, changes per benchmark.
 const (
 	headlineBenchmarks = 3
-	headlineChanges    = 3
+	headlineChanges    = 2
 	headlineUnchanged  = 2
 )
 
@@ -118,7 +118,7 @@ func candidateHeadline(c *compare.Comparison, variant string) string {
 		if cand == nil || cand.Presence != compare.Both || row.Base == nil {
 			continue
 		}
-		name := gomaxprocsSuffix.ReplaceAllString(row.Benchmark, "")
+		name := shortBenchmark(row.Benchmark)
 		if len(row.Params) > 0 {
 			name += " " + row.Params.String()
 		}
@@ -231,6 +231,8 @@ func changeText(row *compare.Row, c *compare.Candidate, label string) string {
 	switch {
 	case base == 0:
 		return absoluteDelta(c.Center-base, row.Unit)
+	case c.Ratio >= 100:
+		return fmt.Sprintf("%.0fx %s", c.Ratio, label)
 	case c.DeltaPct >= 100:
 		return fmt.Sprintf("%.1fx %s", c.Ratio, label)
 	case math.Abs(c.DeltaPct) >= 10:
@@ -247,21 +249,39 @@ func changeSize(base *compare.Cell, c *compare.Candidate) float64 {
 	return math.Abs(math.Log(c.Center / base.Center))
 }
 
-// commitsOf reads "base 4f2ec42 → patch 0f4ccfd" from the provenance.
+// commitsOf reads "base 4f2ec42 → patch 0f4ccfd" from the provenance,
+// "" when no side names a commit.
 func commitsOf(c *compare.Comparison) string {
 	var parts []string
+	any := false
 	for _, s := range c.Provenance.Sides {
 		id := s.Commit
 		if len(id) > 10 {
 			id = id[:10]
 		}
+		any = any || id != ""
 		if id == "" {
 			id = s.Ref
 		}
-		if id == "" {
+		if id == "" || id == s.Variant {
+			parts = append(parts, s.Variant)
 			continue
 		}
 		parts = append(parts, s.Variant+" "+id)
 	}
+	if !any {
+		return ""
+	}
 	return oneLine(strings.Join(parts, " → "))
+}
+
+// shortBenchmark names a benchmark briefly for the headline: without Go's
+// GOMAXPROCS suffix ("Append" for "Append-2"), and a long dotted Java
+// name by its last two parts ("MemFetchTasksBenchmark.run").
+func shortBenchmark(name string) string {
+	name = gomaxprocsSuffix.ReplaceAllString(name, "")
+	if parts := strings.Split(name, "."); len(parts) > 2 && len(name) > 24 {
+		name = strings.Join(parts[len(parts)-2:], ".")
+	}
+	return name
 }

@@ -156,7 +156,7 @@ func messageSubject(cmp *compare.Comparison) string {
 // keep < 0) and drops sections left empty.
 func shortDoc(full *Document, keep int) *Document {
 	d := *full
-	d.Short, d.Collapse, d.ChangedSections = true, false, nil
+	d.Short, d.Collapse, d.ChangedSections, d.Details = true, false, nil, nil
 	d.Sections = nil
 	changed, shown := 0, 0
 	for _, s := range full.Sections {

@@ -154,8 +154,8 @@ func TestMessageLimits(t *testing.T) {
 		if n > tc.limit-limitMargin {
 			t.Errorf("%s has %d characters, limit %d", tc.name, n, tc.limit)
 		}
-		if !strings.Contains(strings.SplitN(tc.body, "\n", 2)[0], "patch vs base") {
-			t.Errorf("%s does not start with the summary: %q", tc.name, strings.SplitN(tc.body, "\n", 2)[0])
+		if lines := strings.SplitN(tc.body, "\n", 6); len(lines) < 5 || !strings.Contains(lines[0], "perfbot: ") || !strings.Contains(strings.Join(lines[1:5], "\n"), "patch vs base") {
+			t.Errorf("%s does not start with the headline and the summary: %.300q", tc.name, tc.body)
 		}
 		if !strings.Contains(tc.body, "changed rows cut to fit the size limit") || !strings.Contains(tc.body, "of 10000 rows shown") {
 			t.Errorf("%s does not say what it left out", tc.name)

@@ -252,9 +252,12 @@ func textFuncs(v venue) texttemplate.FuncMap {
 			return s
 		}
 		f["noformat"] = jiraNoformat
+		f["jnum"] = jiraNumber
 	case venueText:
 		f["esc"] = textEscape
 		f["txt"] = textEscape
+		f["wrap"] = func(s string) string { return wrapText(s, textWidth) }
+		f["markword"] = markWord
 		// left marks a cell of an aligned table as left-aligned.
 		f["left"] = func() string { return leftMark }
 	}
@@ -279,6 +282,31 @@ func htmlFuncs() htmltemplate.FuncMap {
 			return htmltemplate.URL("cid:" + safeName(name))
 		},
 	}
+}
+
+// textWidth is the width plain text is wrapped to, as mail lists expect.
+const textWidth = 72
+
+// wrapText breaks s at spaces into lines of at most width characters; a
+// word longer than width stands on its own line.
+func wrapText(s string, width int) string {
+	var b strings.Builder
+	n := 0
+	for _, w := range strings.Fields(s) {
+		c := utf8.RuneCountInString(w)
+		switch {
+		case n == 0:
+		case n+1+c > width:
+			b.WriteByte('\n')
+			n = 0
+		default:
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += c
+	}
+	return b.String()
 }
 
 // capital upper-cases the first letter: "threads" -> "Threads".
