@@ -51,6 +51,8 @@ func Charts(cmp *compare.Comparison) ([]answer.Attachment, error) {
 // chart is one image to draw.
 type chart struct {
 	name, title string
+	// note says what the chart leaves out; the caption keeps it whole.
+	note        string
 	draw        func(c draw.Canvas)
 	w, h        vg.Length
 }
@@ -59,7 +61,7 @@ type chart struct {
 // images are recorded in doc.Charts (PNG names when PNG is drawn).
 func charts(cmp *compare.Comparison, doc *Document, formats []string) ([]answer.Attachment, error) {
 	var list []chart
-	for _, s := range doc.Sections {
+	for _, s := range chartSections(doc) {
 		if len(list) == maxCharts {
 			break
 		}
@@ -98,24 +100,61 @@ func charts(cmp *compare.Comparison, doc *Document, formats []string) ([]answer.
 			out = append(out, a)
 		}
 		if len(formats) > 0 {
-			doc.Charts = append(doc.Charts, ChartRef{Name: ch.name + "." + formats[0], Title: ch.title})
+			doc.Charts = append(doc.Charts, ChartRef{Name: ch.name + "." + formats[0], Title: strings.TrimSpace(ch.title + " " + paren(ch.note))})
 		}
 	}
 	return out, nil
 }
 
+// chartSections are the sections drawn: a units table by the one-unit
+// tables it sums up, each in its own unit.
+func chartSections(doc *Document) []*Section {
+	var out []*Section
+	for _, s := range doc.Sections {
+		if s.Shape != ShapeUnits {
+			out = append(out, s)
+			continue
+		}
+		for _, d := range doc.Details {
+			if d.Group == s.Group {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+// captionHeight is the strip above a chart that names it and says what
+// was left out.
+const captionHeight = 16
+
+// withCaption draws the chart's title in a strip above it.
+func withCaption(ch chart, c draw.Canvas) {
+	style := draw.TextStyle{Color: color.Black, Font: plot.DefaultFont, Handler: plot.DefaultTextHandler}
+	style.Font.Size = vg.Points(9)
+	style.XAlign, style.YAlign = draw.XLeft, draw.YTop
+	room := int(ch.w / vg.Points(4.6))
+	text := ch.title
+	if ch.note != "" {
+		text = shorten(text, max(8, room-len([]rune(ch.note))-3)) + " (" + ch.note + ")"
+	}
+	c.FillText(style, vg.Point{X: c.Min.X + vg.Points(4), Y: c.Max.Y - vg.Points(3)}, shorten(text, room))
+	ch.draw(draw.Crop(c, 0, 0, 0, -vg.Points(captionHeight)))
+}
+
 func renderChart(ch chart, format string) ([]byte, error) {
 	var b bytes.Buffer
+	ch.h += vg.Points(captionHeight)
 	switch format {
 	case "png":
 		c := vgimg.NewWith(vgimg.UseWH(ch.w, ch.h), vgimg.UseDPI(chartDPI), vgimg.UseBackgroundColor(color.White))
-		ch.draw(draw.New(c))
+		withCaption(ch, draw.New(c))
 		if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&b); err != nil {
 			return nil, err
 		}
 	case "svg":
 		c := vgsvg.New(ch.w, ch.h)
-		ch.draw(draw.New(c))
+		withCaption(ch, draw.New(c))
 		if _, err := c.WriteTo(&b); err != nil {
 			return nil, err
 		}
@@ -182,7 +221,7 @@ func sweepChart(cmp *compare.Comparison, s *Section) (*chart, error) {
 		p.X.Scale = plot.LogScale{}
 		p.X.Tick.Marker = sweepTicks{lines: s.Lines}
 	}
-	return &chart{title: s.Title, w: sweepWidth, h: sweepHeight, draw: p.Draw}, nil
+	return &chart{title: captionTitle(s), w: sweepWidth, h: sweepHeight, draw: p.Draw}, nil
 }
 
 // workloadsChart draws a panel per metric (throughput, each latency
@@ -195,6 +234,7 @@ func workloadsChart(cmp *compare.Comparison, s *Section) (*chart, error) {
 	}
 	var groups []*group
 	index := map[string]*group{}
+	left := map[string]bool{}
 	for _, l := range s.Lines {
 		if l.row == nil {
 			continue
@@ -203,6 +243,7 @@ func workloadsChart(cmp *compare.Comparison, s *Section) (*chart, error) {
 		g := index[key]
 		if g == nil {
 			if len(groups) == 4 {
+				left[key] = true
 				continue
 			}
 			g = &group{title: key}
@@ -270,7 +311,11 @@ func workloadsChart(cmp *compare.Comparison, s *Section) (*chart, error) {
 		grid[i/cols][i%cols] = p
 	}
 	w, h := 3.6*vg.Inch*vg.Length(cols), 2.4*vg.Inch*vg.Length(rows)
-	return &chart{title: s.Title, w: w, h: h, draw: func(c draw.Canvas) {
+	note := ""
+	if len(left) > 0 {
+		note = fmt.Sprintf("+%d more metrics in the tables", len(left))
+	}
+	return &chart{title: captionTitle(s), note: note, w: w, h: h, draw: func(c draw.Canvas) {
 		tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(8), PadY: vg.Points(8),
 			PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(4)}
 		canvases := plot.Align(grid, tiles, c)
@@ -320,9 +365,18 @@ func (t sweepTicks) Ticks(lo, hi float64) []plot.Tick {
 // with its interval as a whisker, in the line's own unit.
 func barsChart(cmp *compare.Comparison, s *Section) (*chart, error) {
 	var picked []*Line
+	drawable, zero := 0, 0
 	for _, changed := range []bool{true, false} {
 		for _, l := range s.Lines {
-			if l.Changed == changed && len(picked) < maxPanels && l.row != nil {
+			if l.Changed != changed || l.row == nil {
+				continue
+			}
+			if allZero(l.row) {
+				zero++ // an empty panel says nothing
+				continue
+			}
+			drawable++
+			if len(picked) < maxPanels {
 				picked = append(picked, l)
 			}
 		}
@@ -331,11 +385,15 @@ func barsChart(cmp *compare.Comparison, s *Section) (*chart, error) {
 		return nil, nil
 	}
 	variants := append([]string{cmp.Base}, cmp.Candidates...)
+	names := distinctLabels(variants, 14)
 	var plots []*plot.Plot
-	for _, l := range picked {
+	for pi, l := range picked {
 		p := plot.New()
-		p.Title.Text = panelTitle(l)
+		p.Title.Text = panelTitle(l) + "\n" + panelVerdict(l)
 		p.Title.TextStyle.Font.Size = vg.Points(9)
+		if l.Changed {
+			p.Title.TextStyle.Color = verdictColor(l)
+		}
 		p.Y.Label.Text = shorten(metricUnit(l.row.Metric, l.row.Unit), 24)
 		p.Y.Label.TextStyle.Font.Size = vg.Points(8)
 		p.Y.Tick.Label.Font.Size = vg.Points(7)
@@ -357,6 +415,9 @@ func barsChart(cmp *compare.Comparison, s *Section) (*chart, error) {
 			bars.Color = variantColor(vi)
 			bars.LineStyle.Width = 0
 			p.Add(bars)
+			if pi == 0 {
+				p.Legend.Add(names[vi], bars)
+			}
 			if w := whisker(cell); w.Low > 0 || w.High > 0 {
 				eb, err := plotter.NewYErrorBars(struct {
 					plotter.XYs
@@ -370,12 +431,10 @@ func barsChart(cmp *compare.Comparison, s *Section) (*chart, error) {
 			}
 		}
 		if top > 0 {
-			p.Y.Max = top * 1.08 // the tallest bar clear of the title
+			p.Y.Max = top * 1.3 // the tallest bar clear of the title and legend
 		}
-		names := make([]string, len(variants))
-		for i, v := range variants {
-			names[i] = shorten(v, 12)
-		}
+		p.Legend.Top = true
+		p.Legend.TextStyle.Font.Size = vg.Points(7)
 		p.NominalX(names...)
 		plots = append(plots, p)
 	}
@@ -389,8 +448,14 @@ func barsChart(cmp *compare.Comparison, s *Section) (*chart, error) {
 		grid[i/cols][i%cols] = p
 	}
 	w, h := panelWidth*vg.Length(cols), panelHeight*vg.Length(rows)
-	title := s.Title
-	return &chart{title: title, w: w, h: h, draw: func(c draw.Canvas) {
+	var notes []string
+	if more := drawable - len(picked); more > 0 {
+		notes = append(notes, fmt.Sprintf("+%d more rows in the tables", more))
+	}
+	if zero > 0 {
+		notes = append(notes, fmt.Sprintf("%d all-zero rows not drawn", zero))
+	}
+	return &chart{title: captionTitle(s), note: strings.Join(notes, "; "), w: w, h: h, draw: func(c draw.Canvas) {
 		tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(6), PadY: vg.Points(6),
 			PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(4)}
 		canvases := plot.Align(grid, tiles, c)
@@ -402,6 +467,89 @@ func barsChart(cmp *compare.Comparison, s *Section) (*chart, error) {
 			}
 		}
 	}}, nil
+}
+
+// captionTitle is a section's title with its group named briefly.
+func captionTitle(s *Section) string {
+	if s.Group != "" && strings.HasPrefix(s.Title, s.Group) {
+		return shortGroup(s.Group) + s.Title[len(s.Group):]
+	}
+	return s.Title
+}
+
+// allZero reports whether every side of a row measured zero.
+func allZero(row *compare.Row) bool {
+	if row.Base != nil && row.Base.Center != 0 {
+		return false
+	}
+	for i := range row.Candidates {
+		c := &row.Candidates[i]
+		if c.Presence != compare.Removed && c.Center != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// panelVerdict is the first candidate's change and verdict: "-97.47%
+// better", "+8 B/op worse", "same".
+func panelVerdict(l *Line) string {
+	if len(l.Cells) == 0 {
+		return ""
+	}
+	c := l.Cells[0]
+	if c.Delta == "" || c.Delta == "~" {
+		return c.Verdict
+	}
+	return c.Delta + " " + c.Verdict
+}
+
+// verdictColor colours a changed panel's title: green better, red worse.
+func verdictColor(l *Line) color.Color {
+	for _, c := range l.Cells {
+		if c.Verdict == "worse" {
+			return color.RGBA{0xcf, 0x22, 0x2e, 0xff}
+		}
+	}
+	return color.RGBA{0x1a, 0x7f, 0x37, 0xff}
+}
+
+// distinctLabels shortens each name to n characters while keeping names
+// apart: a prefix they all share is cut first ("pebble-wal-sync",
+// "pebble-wal-nosync" -> "…sync", "…nosync").
+func distinctLabels(names []string, n int) []string {
+	out := make([]string, len(names))
+	fits := true
+	for i, v := range names {
+		out[i] = oneLine(v)
+		fits = fits && len([]rune(out[i])) <= n
+	}
+	if fits || len(names) < 2 {
+		for i := range out {
+			out[i] = shorten(out[i], n)
+		}
+		return out
+	}
+	prefix := []rune(out[0])
+	for _, v := range out[1:] {
+		r := []rune(v)
+		k := 0
+		for k < len(prefix) && k < len(r) && prefix[k] == r[k] {
+			k++
+		}
+		prefix = prefix[:k]
+	}
+	for i, v := range out {
+		r := []rune(v)
+		if len(prefix) > 2 && len(r) > n {
+			r = append([]rune("…"), r[len(prefix):]...)
+		}
+		if len(r) > n {
+			r = append([]rune("…"), r[len(r)-n+1:]...) // keep the end, where names differ
+		}
+		out[i] = string(r)
+	}
+	return out
 }
 
 // panelTitle names a panel in two short lines: the benchmark (its last
@@ -512,4 +660,12 @@ func shorten(s string, n int) string {
 		return string(r)
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// paren wraps a non-empty note in parentheses.
+func paren(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "(" + s + ")"
 }

@@ -267,8 +267,8 @@ func jobError(err error) error {
 	return err
 }
 
-// emit renders cmp to stdout and, with an out directory, every format into
-// it.
+// emit renders cmp to stdout and, with an out directory, every format and
+// the charts into it.
 func emit(cmp *compare.Comparison, format, outDir string, stdout io.Writer) error {
 	if err := report.Render(stdout, format, cmp); err != nil {
 		return err
@@ -276,19 +276,8 @@ func emit(cmp *compare.Comparison, format, outDir string, stdout io.Writer) erro
 	if outDir == "" {
 		return nil
 	}
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return err
-	}
-	for _, fm := range report.AllFormats {
-		var b bytes.Buffer
-		if err := report.Render(&b, fm, cmp); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(outDir, report.FileName(fm)), b.Bytes(), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := report.WriteFiles(outDir, cmp, report.Options{})
+	return err
 }
 
 // compared reports whether any benchmark was measured on both sides.
