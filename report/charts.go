@@ -52,9 +52,9 @@ func Charts(cmp *compare.Comparison) ([]answer.Attachment, error) {
 type chart struct {
 	name, title string
 	// note says what the chart leaves out; the caption keeps it whole.
-	note        string
-	draw        func(c draw.Canvas)
-	w, h        vg.Length
+	note string
+	draw func(c draw.Canvas)
+	w, h vg.Length
 }
 
 // charts renders the document's charts in each format; the names of the
