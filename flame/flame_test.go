@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/pprof"
 	"strings"
 	"testing"
@@ -226,4 +227,44 @@ func FuzzReadFolded(f *testing.F) {
 			t.Fatalf("SVG does not parse: %v", err)
 		}
 	})
+}
+
+// TestDiffMergesFramesByFunction checks the differential graph's colours
+// follow each function's share, not its stack path: a buffered writer
+// frame added between write and the syscall does not paint the syscall
+// red when its share fell from 53.9% to 50%. The sample counts are shown,
+// with a warning when a side has too few.
+func TestDiffMergesFramesByFunction(t *testing.T) {
+	base, err := ReadFolded(strings.NewReader("main;write;syscall 539\nmain;compute 461\n"), "base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cand, err := ReadFolded(strings.NewReader("main;write;bufio.Write;syscall 500\nmain;compute 500\n"), "cand")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if base.Samples != 1000 || cand.Samples != 1000 {
+		t.Fatalf("samples: base %d, cand %d, want 1000 each", base.Samples, cand.Samples)
+	}
+	var b strings.Builder
+	if err := WriteSVG(&b, Tree(base, cand), SVGOptions{Title: "t", Diff: true, BaseSamples: base.Samples, CandSamples: 40}); err != nil {
+		t.Fatal(err)
+	}
+	svg := b.String()
+	frame := regexp.MustCompile(`<g class="f" data-name="syscall"><title>([^<]*)</title><rect [^>]*fill="rgb\((\d+),(\d+),(\d+)\)"`)
+	m := frame.FindStringSubmatch(svg)
+	if m == nil {
+		t.Fatalf("no syscall frame in:\n%s", svg)
+	}
+	if m[4] != "255" || m[2] == "255" {
+		t.Errorf("syscall frame coloured rgb(%s,%s,%s), want blue: its share fell", m[2], m[3], m[4])
+	}
+	if !strings.Contains(m[1], "total 53.90% → 50.00%") {
+		t.Errorf("syscall tooltip %q lacks its total shares", m[1])
+	}
+	for _, want := range []string{"samples: base 1000, candidate 40", "TOO FEW SAMPLES TO TRUST", "<script", "Reset zoom", "Search"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("SVG lacks %q", want)
+		}
+	}
 }

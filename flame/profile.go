@@ -28,6 +28,10 @@ type Profile struct {
 	Stacks map[string]float64
 	// Total is the sum of all weights.
 	Total float64
+	// Samples is the number of samples behind the stacks (a pprof
+	// profile's sample count, the counts of folded stacks); 0 when
+	// unknown.
+	Samples int64
 }
 
 func (p *Profile) add(stack string, w float64) {
@@ -98,10 +102,21 @@ func ReadPprof(r io.Reader, name string) (*Profile, error) {
 		}
 	}
 	out := &Profile{Unit: prof.SampleType[idx].Unit, Stacks: map[string]float64{}}
+	count := -1 // the sample type that counts samples, if any
+	for i, st := range prof.SampleType {
+		if st.Type == "samples" && st.Unit == "count" {
+			count = i
+		}
+	}
 	var frames []string
 	for _, s := range prof.Sample {
 		if idx >= len(s.Value) || s.Value[idx] <= 0 {
 			continue
+		}
+		if count >= 0 && count < len(s.Value) {
+			out.Samples += s.Value[count]
+		} else {
+			out.Samples++
 		}
 		frames = frames[:0]
 		// Locations run leaf first; within one, inlined lines run
@@ -161,6 +176,7 @@ func ReadFolded(r io.Reader, name string) (*Profile, error) {
 		}
 		if w > 0 {
 			out.add(stack, w)
+			out.Samples += int64(w)
 		}
 	}
 	if err := sc.Err(); err != nil {

@@ -52,7 +52,17 @@ func (o *Outcome) Flames() ([]review.Attachment, error) {
 		profs := byKey[k]
 		for _, v := range variants {
 			if p := profs[v]; p != nil {
-				if err := svg(stem+"-"+SanitizeFile(v)+".svg", flame.Tree(nil, p), flame.SVGOptions{Title: fmt.Sprintf("%s on %s (CPU)", k.pkg, v)}); err != nil {
+				// The profile itself, beside its graph, for go tool pprof
+				// (-diff_base) and other viewers.
+				if raw := o.rawProfile(k.suite, k.pkg, v); raw != nil {
+					files = append(files, review.Attachment{Name: stem + "-" + SanitizeFile(v) + ".pprof", ContentType: "application/octet-stream", Data: raw})
+				}
+				var folded bytes.Buffer
+				if err := p.WriteFolded(&folded); err != nil {
+					return nil, err
+				}
+				files = append(files, review.Attachment{Name: stem + "-" + SanitizeFile(v) + ".folded", ContentType: "text/plain; charset=utf-8", Data: folded.Bytes()})
+				if err := svg(stem+"-"+SanitizeFile(v)+".svg", flame.Tree(nil, p), flame.SVGOptions{Title: fmt.Sprintf("%s on %s (CPU)", k.pkg, v), CandSamples: p.Samples}); err != nil {
 					return nil, err
 				}
 			}
@@ -64,7 +74,7 @@ func (o *Outcome) Flames() ([]review.Attachment, error) {
 			}
 			title := fmt.Sprintf("%s: %s against %s (CPU)", k.pkg, v, base)
 			name := stem + "-" + SanitizeFile(v) + "-vs-" + SanitizeFile(base)
-			if err := svg(name+".svg", flame.Tree(b, c), flame.SVGOptions{Title: title, Diff: true}); err != nil {
+			if err := svg(name+".svg", flame.Tree(b, c), flame.SVGOptions{Title: title, Diff: true, BaseSamples: b.Samples, CandSamples: c.Samples}); err != nil {
 				return nil, err
 			}
 			var t bytes.Buffer
@@ -93,4 +103,14 @@ func (o *Outcome) variants() []string {
 		return nil
 	}
 	return append([]string{o.Comparison.Base}, o.Comparison.Candidates...)
+}
+
+// rawProfile is the pprof data of one suite, package and variant.
+func (o *Outcome) rawProfile(suite, pkg, variant string) []byte {
+	for _, p := range o.Profiles {
+		if p.Suite == suite && p.Package == pkg && p.Variant == variant {
+			return p.Data
+		}
+	}
+	return nil
 }

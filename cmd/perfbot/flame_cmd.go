@@ -54,12 +54,14 @@ func flameCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var root *flame.Node
 	if len(profiles) == 1 {
 		root = flame.Tree(nil, profiles[0])
+		opts.CandSamples = profiles[0].Samples
 		if opts.Title == "" {
 			opts.Title = names[0]
 		}
 	} else {
 		root = flame.Tree(profiles[0], profiles[1])
 		opts.Diff = true
+		opts.BaseSamples, opts.CandSamples = profiles[0].Samples, profiles[1].Samples
 		if opts.Title == "" {
 			opts.Title = names[1] + " against " + names[0]
 		}

@@ -22,7 +22,7 @@ func TestFlameDiff(t *testing.T) {
 		t.Fatalf("flame: %v\n%s", err, stderr.String())
 	}
 	data, err := os.ReadFile(svg)
-	if err != nil || !bytes.Contains(data, []byte("a_0.98.8.folded against a_0.98.0.folded")) || !bytes.Contains(data, []byte("StoreScanner.next: 60.00% → 42.86%")) {
+	if err != nil || !bytes.Contains(data, []byte("a_0.98.8.folded against a_0.98.0.folded")) || !bytes.Contains(data, []byte("StoreScanner.next: total 60.00% → 42.86%")) {
 		t.Errorf("svg (%v):\n%.600s", err, data)
 	}
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
