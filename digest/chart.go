@@ -13,7 +13,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/store"
 )
 
@@ -62,8 +62,8 @@ func trends(ctx context.Context, st *store.Store, changes []Change, to time.Time
 }
 
 // Charts draws each trend as a PNG line chart.
-func (d *Digest) Charts() ([]review.Attachment, error) {
-	var out []review.Attachment
+func (d *Digest) Charts() ([]answer.Attachment, error) {
+	var out []answer.Attachment
 	for i, tr := range d.Trends {
 		p := plot.New()
 		p.Title.Text = tr.Title
@@ -89,7 +89,7 @@ func (d *Digest) Charts() ([]review.Attachment, error) {
 		if _, err := w.WriteTo(&b); err != nil {
 			return nil, err
 		}
-		out = append(out, review.Attachment{Name: fmt.Sprintf("trend-%d.png", i+1), ContentType: "image/png", Data: b.Bytes()})
+		out = append(out, answer.Attachment{Name: fmt.Sprintf("trend-%d.png", i+1), ContentType: "image/png", Data: b.Bytes()})
 	}
 	return out, nil
 }

@@ -150,3 +150,27 @@ func TestCharts(t *testing.T) {
 		t.Errorf("attachments = %d", len(msg.Attachments))
 	}
 }
+
+// TestHTMLTemplateOverride renders the digest with a user's digest.tmpl
+// in place of the default, and reports a broken one.
+func TestHTMLTemplateOverride(t *testing.T) {
+	d := &Digest{Title: "weekly <b>"}
+	def, err := d.HTMLWith("")
+	if err != nil || !strings.Contains(def, "weekly &lt;b&gt;") {
+		t.Fatalf("default: %v\n%s", err, def)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "digest.tmpl"), []byte(`{{define "digest"}}<p>custom {{.Title}}</p>{{end}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := d.HTMLWith(dir)
+	if err != nil || out != "<p>custom weekly &lt;b&gt;</p>" {
+		t.Errorf("override: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "digest.tmpl"), []byte(`{{define "digest"}}{{.Nope}}{{end}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.HTMLWith(dir); err == nil {
+		t.Error("a template naming a missing field rendered without error")
+	}
+}

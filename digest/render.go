@@ -2,18 +2,23 @@ package digest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"html/template"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/templates"
 )
 
 // Message renders the digest as one mail: plain text with aligned columns
 // and the same content as HTML.
-func (d *Digest) Message() review.Message {
+func (d *Digest) Message() answer.Answer {
 	subject := fmt.Sprintf("perfbot %s: %s to %s", d.Title, d.From.UTC().Format("2006-01-02"), d.To.UTC().Format("2006-01-02"))
 	better, worse := 0, 0
 	for _, c := range d.Branch {
@@ -25,8 +30,8 @@ func (d *Digest) Message() review.Message {
 	}
 	summary := fmt.Sprintf("%d better, %d worse on tracked branches; %d patches measured", better, worse, len(d.Patches))
 	text := d.Text()
-	msg := review.Message{
-		Subject: subject, Summary: summary, State: review.StateSuccess,
+	msg := answer.Answer{
+		Subject: subject, Summary: summary, State: answer.StateSuccess,
 		Text: text, Markdown: "```\n" + text + "```\n", HTML: d.HTML(),
 	}
 	charts, err := d.Charts()
@@ -122,35 +127,62 @@ func or(a, b string) string {
 	return b
 }
 
-var htmlTemplate = template.Must(template.New("digest").Funcs(template.FuncMap{
+// htmlFuncs are the helpers the digest template may call.
+var htmlFuncs = template.FuncMap{
 	"signedPct": signedPct, "short": short, "trimRef": func(s string) string { return strings.TrimPrefix(s, "refs/heads/") },
 	"isURL": func(s string) bool { return strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://") },
 	"date":  func(t interface{ Format(string) string }) string { return t.Format("2006-01-02 15:04") },
-}).Parse(`<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>perfbot {{.Title}}</title></head>
-<body style="font-family: sans-serif">
-<h2>perfbot {{.Title}}, {{date .From}} to {{date .To}} UTC</h2>
-<h3>Tracked branches</h3>
-{{if .Branch}}<table border="1" cellpadding="4" cellspacing="0">
-<tr><th>Branch</th><th>Benchmark</th><th>Change</th><th>Verdict</th><th>Commits</th><th>Thread</th></tr>
-{{range .Branch}}<tr><td>{{trimRef .CandidateRef}}</td><td>{{.Benchmark}}{{with .Params.String}}/{{.}}{{end}} ({{with .Metric}}{{.}} {{end}}{{.Unit}})</td><td align="right">{{signedPct .DeltaPct}}</td><td style="color: {{if eq .Verdict "better"}}green{{else}}red{{end}}">{{.Verdict}}</td><td><code>{{short .BaseCommit}}..{{short .CandCommit}}</code></td><td>{{if isURL .Link}}<a href="{{.Link}}">thread</a>{{else if .Link}}<code>{{.Link}}</code>{{else}}-{{end}}</td></tr>
-{{end}}</table>{{else}}<p>No significant change.</p>{{end}}
-{{if or .Release .ReleaseNote}}<h3>Release candidate</h3>
-{{with .Release}}<p>{{.Run.CandidateRef}} against {{.Run.BaseRef}}: {{.Better}} better, {{.Worse}} worse{{if isURL .Link}} (<a href="{{.Link}}">thread</a>){{else if .Link}} (<code>{{.Link}}</code>){{end}}</p>{{else}}<p>{{.ReleaseNote}}</p>{{end}}{{end}}
-<h3>Patches measured</h3>
-{{if .Patches}}<table border="1" cellpadding="4" cellspacing="0">
-<tr><th>Request</th><th>Better</th><th>Worse</th><th>Thread</th></tr>
-{{range .Patches}}<tr><td>{{.Run.Venue}}:{{.Run.Target}}</td><td align="right">{{.Better}}</td><td align="right">{{.Worse}}</td><td>{{if isURL .Link}}<a href="{{.Link}}">thread</a>{{else if .Link}}<code>{{.Link}}</code>{{else}}-{{end}}</td></tr>
-{{end}}</table>{{else}}<p>None.</p>{{end}}
-</body></html>
-`))
+}
+
+// htmlTemplate parses the embedded templates/digest.tmpl, then
+// dir/digest.tmpl when dir is given and holds one: its {{define
+// "digest"}} replaces the default.
+func htmlTemplate(dir string) (*template.Template, error) {
+	base, err := fs.ReadFile(templates.FS, "digest.tmpl")
+	if err != nil {
+		return nil, fmt.Errorf("digest: embedded template: %w", err)
+	}
+	t, err := template.New("digest.tmpl").Funcs(htmlFuncs).Parse(string(base))
+	if err != nil {
+		return nil, fmt.Errorf("digest: template digest.tmpl: %w", err)
+	}
+	if dir == "" {
+		return t, nil
+	}
+	path := filepath.Join(dir, "digest.tmpl")
+	user, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return t, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("digest: %w", err)
+	}
+	if _, err := t.New(path).Parse(string(user)); err != nil {
+		return nil, fmt.Errorf("digest: template %s: %w", path, err)
+	}
+	return t, nil
+}
+
+// HTMLWith renders the digest with the templates of dir overriding the
+// default (templates/digest.tmpl); a template that fails is an error.
+func (d *Digest) HTMLWith(dir string) (string, error) {
+	t, err := htmlTemplate(dir)
+	if err != nil {
+		return "", err
+	}
+	var b bytes.Buffer
+	if err := t.ExecuteTemplate(&b, "digest", d); err != nil {
+		return "", fmt.Errorf("digest: rendering: %w", err)
+	}
+	return b.String(), nil
+}
 
 // HTML is the digest as a self-contained HTML page; every value from the
 // history is escaped.
 func (d *Digest) HTML() string {
-	var b bytes.Buffer
-	if err := htmlTemplate.Execute(&b, d); err != nil {
+	out, err := d.HTMLWith("")
+	if err != nil {
 		return "<pre>" + template.HTMLEscapeString(d.Text()) + "</pre>"
 	}
-	return b.String()
+	return out
 }

@@ -8,7 +8,8 @@ package templates
 import "embed"
 
 // FS holds the default templates: markdown.tmpl (GitHub), reviewboard.tmpl,
-// jira.tmpl, text.tmpl and html.tmpl.
+// jira.tmpl, text.tmpl and html.tmpl for reports, and digest.tmpl for the
+// digest mail's HTML part.
 //
 //go:embed *.tmpl
 var FS embed.FS
