@@ -9,17 +9,18 @@ import (
 
 	gh "github.com/google/go-github/v60/github"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/retry"
 )
 
 // CommentLimit is GitHub's largest issue or pull request comment, in
 // characters.
-const CommentLimit = 65536
+const CommentLimit = answer.GitHubCommentLimit
 
 // StatusDescriptionLimit is the longest commit status description GitHub
 // accepts.
-const StatusDescriptionLimit = 140
+const StatusDescriptionLimit = answer.GitHubStatusLimit
 
 // PR is a parsed "OWNER/REPO#N" target.
 type PR struct {

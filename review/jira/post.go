@@ -14,12 +14,13 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/retry"
 )
 
 // CommentLimit is the longest comment JIRA stores, in characters.
-const CommentLimit = 32767
+const CommentLimit = answer.JIRACommentLimit
 
 var issueKey = regexp.MustCompile(`^[A-Z][A-Z0-9_]*-[1-9][0-9]*$`)
 
