@@ -196,6 +196,24 @@ func jiraNumber(s string) string {
 	return out
 }
 
+// jiraSignedNumber matches the escaped sign of a number at a word's start.
+var jiraSignedNumber = regexp.MustCompile(`(^| )&#(43|45);([0-9])`)
+
+// jiraHeadline escapes a headline, which mixes untrusted benchmark names
+// with perfbot's signed numbers ("Append -97% time, +8 B/op"), and keeps
+// the numbers' signs: a sign can only open a text effect, never close one,
+// and every mark in a name that could close one stays escaped.
+func jiraHeadline(s string) string {
+	return jiraSignedNumber.ReplaceAllStringFunc(JIRAEscape(s), func(m string) string {
+		sub := jiraSignedNumber.FindStringSubmatch(m)
+		sign := "+"
+		if sub[2] == "45" {
+			sign = "-"
+		}
+		return sub[1] + sign + sub[3]
+	})
+}
+
 // jiraEmoticons are JIRA's bracketed emoticons, without the brackets.
 var jiraEmoticons = []string{"y", "n", "i", "/", "x", "!", "+", "-", "?", "on", "off", "*", "*r", "*g", "*b", "*y", "flag", "flagoff"}
 

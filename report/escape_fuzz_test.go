@@ -9,6 +9,9 @@ import (
 
 var jiraEntity = regexp.MustCompile(`&#[0-9]+;|&lt;|&gt;`)
 
+// signs are the signs jiraHeadline keeps: before a digit at a word's start.
+var signs = regexp.MustCompile(`(^| )[+-]([0-9])`)
+
 // jiraMisread says what in s, a JIRAEscape output, JIRA's wiki renderer
 // would read as markup, or "" when nothing. Each character reference
 // counts as one character that is neither a letter nor a space.
@@ -59,6 +62,15 @@ func FuzzEscapers(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		if j := JIRAEscape(s); jiraMisread(j) != "" {
 			t.Errorf("JIRAEscape(%q) = %q: %s", s, j, jiraMisread(j))
+		}
+		// A headline may keep its numbers' signs, which open no effect
+		// that anything in it could close.
+		j := jiraHeadline(s + " -5% time")
+		if !strings.HasSuffix(j, " -5% time") {
+			t.Errorf("jiraHeadline(%q) = %q: the sign is escaped", s, j)
+		}
+		if bad := jiraMisread(signs.ReplaceAllString(j, "${1}")); bad != "" {
+			t.Errorf("jiraHeadline(%q) = %q: %s", s, j, bad)
 		}
 		md := MarkdownEscape(s)
 		if strings.ContainsAny(md, "<>\n\r") {

@@ -37,7 +37,7 @@ type Headline struct {
 // headline limits: benchmarks named, changes per benchmark.
 const (
 	headlineBenchmarks = 3
-	headlineChanges    = 2
+	headlineChanges    = 3
 	headlineUnchanged  = 2
 )
 

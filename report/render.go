@@ -253,6 +253,7 @@ func textFuncs(v venue) texttemplate.FuncMap {
 		}
 		f["noformat"] = jiraNoformat
 		f["jnum"] = jiraNumber
+		f["jhead"] = jiraHeadline
 	case venueText:
 		f["esc"] = textEscape
 		f["txt"] = textEscape
