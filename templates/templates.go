@@ -1,8 +1,10 @@
 // Package templates holds perfbot's default report templates, one file per
 // venue, embedded in the binary. Each file defines one template per shape of
-// table ("table", "sweep", "counters", "workloads") and per part of a report
-// ("report", "summary", "failures", "provenance"); a user folder given to
-// report.Options.TemplateDir may redefine any of them.
+// table ("units", "table", "sweep", "counters", "workloads") and per part of
+// a report ("report", "summary", "details", "failures", "legend",
+// "provenance"); a user folder given to report.Options.TemplateDir may
+// redefine any of them. digest.tmpl is the digest mail's HTML part
+// (digest.Digest.HTMLWith takes the folder that overrides it).
 package templates
 
 import "embed"
