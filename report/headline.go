@@ -54,7 +54,7 @@ func headlineOf(c *compare.Comparison) Headline {
 			for _, f := range c.Failures {
 				fs = append(fs, f.Variant+" "+f.Stage)
 			}
-			h.Changes = "FAILED: " + strings.Join(fs, ", ")
+			h.Changes = "nothing compared: " + strings.Join(fs, ", ") + " failed"
 		}
 		return h
 	}
