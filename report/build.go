@@ -204,6 +204,9 @@ func line(row *compare.Row, c *compare.Comparison, unit string, factor float64) 
 			cell.Value = ns.cell(&cand.Cell)
 		}
 		cell.Delta = formatDelta(row.Base, cand, row.Unit, benchstatStyle)
+		if c.Method == compare.MethodBenchstat && row.Base != nil && row.Base.Center == 0 && cand.Presence == compare.Both && cand.Center != 0 && cell.Delta != "~" {
+			cell.Delta = "?" // benchstat's own mark for a change from zero
+		}
 		cell.Ratio = formatRatio(row.Base, cand, row.Better)
 		cell.Stat = formatStat(row.Base, cand, showMDE)
 		switch cell.Verdict {

@@ -16,8 +16,8 @@ import (
 // with the same parameter columns. The one-unit tables move to
 // doc.Details.
 func unitTables(doc *Document, c *compare.Comparison) {
-	if len(c.Candidates) != 1 {
-		return
+	if len(c.Candidates) != 1 || c.Method == compare.MethodBenchstat {
+		return // under benchstat's method the layout stays benchstat's
 	}
 	byGroup := map[string][]*Section{}
 	var groups []string
