@@ -83,16 +83,19 @@ func TestGoldenQuickstart(t *testing.T) {
 // TestScreenshots renders the quickstart's GitHub Markdown through goldmark
 // (GFM, raw HTML kept as GitHub keeps <details> and <sub>) and its HTML
 // rendering, and takes headless Chromium screenshots of both into
-// $PERFBOT_ARTIFACTS (a temporary folder when unset), so a person can look
+// $PERFBOT_TEST_ARTIFACTS/report (a temporary folder when unset), so a person can look
 // at them. It skips without Chromium.
 func TestScreenshots(t *testing.T) {
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
 		t.Skip("chromium is not installed (Debian package chromium)")
 	}
-	dir := os.Getenv("PERFBOT_ARTIFACTS")
-	if dir == "" {
-		dir = t.TempDir()
+	dir := t.TempDir()
+	if a := os.Getenv("PERFBOT_TEST_ARTIFACTS"); a != "" {
+		dir = filepath.Join(a, "report")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	cmp := quickstartComparison(t)
 	var md, page bytes.Buffer
