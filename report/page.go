@@ -9,8 +9,29 @@ import (
 )
 
 // Build lays cmp out as the Document every template receives, for
-// renderers outside this package (the web pages).
-func Build(cmp *compare.Comparison, opts Options) *Document { return build(cmp, opts) }
+// renderers outside this package (the web pages). Its sections are the
+// one-unit tables, with intervals, p and n, in place of the ShapeUnits
+// summaries the venue renderings open with; Details is then empty.
+func Build(cmp *compare.Comparison, opts Options) *Document {
+	doc := build(cmp, opts)
+	if len(doc.Details) == 0 {
+		return doc
+	}
+	var out []*Section
+	for _, s := range doc.Sections {
+		if s.Shape != ShapeUnits {
+			out = append(out, s)
+			continue
+		}
+		for _, d := range doc.Details {
+			if d.Group == s.Group {
+				out = append(out, d)
+			}
+		}
+	}
+	doc.Sections, doc.Details = out, nil
+	return doc
+}
 
 // Storable is cmp as the service stores it: read back from its JSON
 // contract, which writes the numbers JSON cannot hold (an infinite change
