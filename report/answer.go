@@ -47,31 +47,35 @@ func Brief(cmp *compare.Comparison) answer.Answer {
 		cmp = &compare.Comparison{}
 	}
 	h := headlineOf(cmp)
-	var lines []string
-	lines = append(lines, markWord(h.Mark)+": "+h.Changes)
+	// Each line is a label and a text; the label is perfbot's own or a
+	// variant's name, and both are escaped apart so the colon between them
+	// stays plain.
+	type line struct{ label, text string }
+	lines := []line{{markWord(h.Mark), h.Changes}}
 	for _, t := range cmp.Summary {
-		lines = append(lines, fmt.Sprintf("%s: %d better, %d worse, %d same, %d noisy", t.Variant, t.Better, t.Worse, t.Same, t.Noisy))
+		lines = append(lines, line{t.Variant, fmt.Sprintf("%d better, %d worse, %d same, %d noisy", t.Better, t.Worse, t.Same, t.Noisy)})
 	}
 	for _, f := range cmp.Failures {
-		lines = append(lines, fmt.Sprintf("failed: %s %s: %s", f.Variant, f.Stage, oneLine(f.Message)))
+		lines = append(lines, line{"failed", f.Variant + " " + f.Stage + ": " + oneLine(f.Message)})
 	}
 	summary := SummaryLine(cmp)
-	text := strings.Join(lines, "\n") + "\n"
-	var md, rb, jira []string
-	for _, l := range lines {
-		md = append(md, MarkdownEscape(l))
-		rb = append(rb, ReviewBoardEscape(l))
-		jira = append(jira, JIRAEscape(l))
+	join := func(esc func(string) string, sep string) string {
+		var out []string
+		for _, l := range lines {
+			out = append(out, esc(l.label)+": "+esc(l.text))
+		}
+		return strings.Join(out, sep) + "\n"
 	}
-	mdText := strings.Join(md, "\n\n") + "\n"
-	jiraText := strings.Join(jira, "\n") + "\n"
+	text := join(oneLine, "\n")
+	mdText := join(MarkdownEscape, "\n\n")
+	jiraText := join(JIRAEscape, "\n")
 	return answer.Answer{
 		Subject:             messageSubject(cmp),
 		Summary:             summary,
 		State:               State(cmp),
 		Markdown:            mdText,
 		ShortMarkdown:       mdText,
-		ReviewBoardMarkdown: strings.Join(rb, "\n\n") + "\n",
+		ReviewBoardMarkdown: join(ReviewBoardEscape, "\n\n"),
 		JIRA:                jiraText,
 		ShortJIRA:           jiraText,
 		Text:                text,
