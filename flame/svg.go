@@ -217,17 +217,6 @@ func (n *Node) depth(minShare float64) int {
 	return d + 1
 }
 
-func (n *Node) walk(f func(*Node, int)) {
-	var rec func(*Node, int)
-	rec = func(n *Node, level int) {
-		f(n, level)
-		for _, c := range n.Children {
-			rec(c, level+1)
-		}
-	}
-	rec(n, 0)
-}
-
 // esc escapes text for SVG (XML) content and attributes, after replacing
 // what XML cannot hold at all (invalid UTF-8, control characters) with
 // U+FFFD.

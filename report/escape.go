@@ -186,7 +186,6 @@ func jiraNumber(s string) string {
 	out := JIRAEscape(s)
 	for _, ref := range []string{"&#43;", "&#45;"} {
 		if rest, ok := strings.CutPrefix(out, ref); ok && rest != "" && rest[0] >= '0' && rest[0] <= '9' {
-			out = ref[2:4] + rest
 			out = map[string]string{"43": "+", "45": "-"}[ref[2:4]] + rest
 		}
 	}

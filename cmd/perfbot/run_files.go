@@ -19,9 +19,6 @@ import (
 	"github.com/perfbot/perfbot/web"
 )
 
-// maxRunFile bounds each file kept with a run in the store.
-const maxRunFile = 32 << 20
-
 // profileFiles are the CPU profiles of an outcome in pprof format, named
 // profile-SUITE-PKG-VARIANT.pprof.
 func profileFiles(o *runner.Outcome) []review.Attachment {
