@@ -12,21 +12,13 @@ import (
 	"github.com/perfbot/perfbot/review"
 )
 
-// WriteDir writes into dir every rendering of the comparison, each side's
+// WriteDir writes into dir every rendering of the comparison and its charts
+// (PNG and SVG), each side's
 // raw results in Go benchmark format (which benchstat reads too) and the
 // flame graphs, if any; it returns the flame graphs' paths.
 func (o *Outcome) WriteDir(dir string, flames []review.Attachment) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if _, err := report.WriteFiles(dir, o.Comparison, report.Options{}); err != nil {
 		return nil, err
-	}
-	for _, fm := range report.AllFormats {
-		var b bytes.Buffer
-		if err := report.Render(&b, fm, o.Comparison); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(filepath.Join(dir, report.FileName(fm)), b.Bytes(), 0o644); err != nil {
-			return nil, err
-		}
 	}
 	for _, v := range o.variants() {
 		var b bytes.Buffer

@@ -108,7 +108,7 @@ func TestComparePatchTwiceAsFast(t *testing.T) {
 	if len(rep.Provenance.RunOrder) != 16 {
 		t.Errorf("run order %v: want 16 runs", rep.Provenance.RunOrder)
 	}
-	for _, f := range []string{"report.txt", "report.md", "report.jira", "report.json", "results-base.txt", "results-patch.txt"} {
+	for _, f := range []string{"report.txt", "report.md", "report.jira", "report.json", "results-base.txt", "results-patch.txt", "perfbot-chart-1.png", "perfbot-chart-1.svg"} {
 		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 			t.Errorf("--out lacks %s: %v", f, err)
 		}
