@@ -174,8 +174,8 @@ func TestDiff(t *testing.T) {
 		{fakePatch, ""},
 		{"diff --git a/p.png b/p.png\nindex 1..2\nBinary files a/p.png and b/p.png differ\n", ""},
 	} {
-		if got := notUnifiedDiff(tc.text); (tc.why == "") != (got == "") || !strings.Contains(got, tc.why) {
-			t.Errorf("notUnifiedDiff(%q) = %q, want %q", tc.text, got, tc.why)
+		if got := review.NotPatch(tc.text); (tc.why == "") != (got == "") || !strings.Contains(got, tc.why) {
+			t.Errorf("review.NotPatch(%q) = %q, want %q", tc.text, got, tc.why)
 		}
 	}
 }

@@ -7,9 +7,9 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
+	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/retry"
 )
 
@@ -158,42 +158,11 @@ func (c *Client) Diff(ctx context.Context, id, revision int) (string, error) {
 		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/x-patch" {
 			return &NotPatchError{URL: u, Reason: fmt.Sprintf("Content-Type %q, want text/x-patch", resp.Header.Get("Content-Type"))}
 		}
-		if why := notUnifiedDiff(string(data)); why != "" {
+		if why := review.NotPatch(string(data)); why != "" {
 			return &NotPatchError{URL: u, Reason: why}
 		}
 		out = string(data)
 		return nil
 	})
 	return out, err
-}
-
-// notUnifiedDiff says why text is not a unified diff, or "" when it is
-// one: every file has "--- " and "+++ " header lines and hunks start with
-// "@@ -", or git's binary and rename-only forms.
-func notUnifiedDiff(text string) string {
-	if strings.TrimSpace(text) == "" {
-		return "the diff is empty"
-	}
-	if t := strings.TrimSpace(text); strings.HasPrefix(t, "<") {
-		return "it is an HTML or XML document"
-	}
-	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
-	files, hunks, gitOnly := 0, 0, 0
-	for i, l := range lines {
-		switch {
-		case strings.HasPrefix(l, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ "):
-			files++
-		case strings.HasPrefix(l, "@@ -"):
-			hunks++
-		case strings.HasPrefix(l, "Binary files "), strings.HasPrefix(l, "GIT binary patch"), strings.HasPrefix(l, "rename to "), strings.HasPrefix(l, "new mode "):
-			gitOnly++
-		}
-	}
-	switch {
-	case files > 0 && hunks > 0, gitOnly > 0 && strings.Contains(text, "diff --git "):
-		return ""
-	case files == 0:
-		return "no \"--- \" and \"+++ \" file header lines"
-	}
-	return "no \"@@\" hunk"
 }
