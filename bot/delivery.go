@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/retry"
 	"github.com/perfbot/perfbot/store"
@@ -59,7 +60,7 @@ func (s *Service) now() time.Time { return s.deps.Now() }
 // delivery loop. A non-final answer goes only to venues that show one
 // (liveVenue). A non-zero newJob is when a new job under the key was
 // queued (see store.PutAnswer).
-func (s *Service) putAnswer(ctx context.Context, targets []string, msg review.Message, final bool, newJob time.Time) error {
+func (s *Service) putAnswer(ctx context.Context, targets []string, msg answer.Answer, final bool, newJob time.Time) error {
 	data, err := json.Marshal(msg)
 	if err != nil {
 		return fmt.Errorf("answer of %s: %w", msg.Key, err)
@@ -146,7 +147,7 @@ func (s *Service) deliver(ctx context.Context, a store.Answer) {
 	log := s.log.With("key", a.Key, "target", a.Target, "state", a.State, "version", a.Version)
 	rec := context.WithoutCancel(ctx)
 	target, perr := review.ParseTarget(a.Target)
-	var msg review.Message
+	var msg answer.Answer
 	if perr == nil {
 		perr = json.Unmarshal(a.Message, &msg)
 	}

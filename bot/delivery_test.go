@@ -18,6 +18,7 @@ import (
 
 	"github.com/emersion/go-smtp"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/internal/pgtest"
 	"github.com/perfbot/perfbot/mail"
 	"github.com/perfbot/perfbot/review"
@@ -117,9 +118,8 @@ func openDelivery(t *testing.T, driver, dsn string, poster Poster, c *clock, ret
 	return svc
 }
 
-func finalAnswer(key, text string) review.Message {
-	return review.Message{Key: key, Subject: "Re: [PATCH 0/2] scan faster", Summary: text, State: review.StateSuccess,
-		Markdown: text, Text: text + "\n", InReplyTo: "<cover@example.org>"}
+func finalAnswer(key, text string) answer.Answer {
+	return answer.Answer{Key: key, Subject: "Re: [PATCH 0/2] scan faster", Summary: text, State: answer.StateSuccess, InReplyTo: "<cover@example.org>", Renderings: map[answer.Format]answer.Rendering{answer.MarkdownGFM: {Full: text}, answer.Text: {Full: text + "\n"}}}
 }
 
 // TestSMTPDownForMinutes: an answer to a mailing list whose SMTP server is
@@ -134,7 +134,7 @@ func TestSMTPDownForMinutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	poster := PosterFunc(func(ctx context.Context, to review.Target, msg review.Message) (string, error) {
+	poster := PosterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
 		return sender.Post(ctx, to.Where, msg)
 	})
 	c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
@@ -204,7 +204,7 @@ func TestSMTPDownForMinutes(t *testing.T) {
 // is given up at once.
 func TestDeliveryGivesUp(t *testing.T) {
 	var calls int
-	poster := PosterFunc(func(ctx context.Context, to review.Target, msg review.Message) (string, error) {
+	poster := PosterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
 		calls++
 		if to.Venue == "jira" {
 			return "", errors.New("jira: comment on STORE-9: 404 Not Found: Issue does not exist")
@@ -343,14 +343,14 @@ func TestDeliveryAcrossRestart(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			poster := PosterFunc(func(ctx context.Context, to review.Target, msg review.Message) (string, error) {
+			poster := PosterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
 				return gp.Post(ctx, to.Where, msg)
 			})
 			ctx := context.Background()
 			c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 			first := openDelivery(t, driver, dsn, poster, c, 12*time.Hour)
 			spec := JobSpec{Key: "github:acme/store#3/comment/77", Targets: []string{"github:acme/store#3"}, Title: "scan faster"}
-			if err := first.putAnswer(ctx, spec.Targets, liveMessage(spec, review.StateQueued, "position 1 in the queue"), false, c.Now()); err != nil {
+			if err := first.putAnswer(ctx, spec.Targets, liveMessage(spec, answer.StateQueued, "position 1 in the queue"), false, c.Now()); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := first.DeliverDue(ctx); err != nil {
@@ -409,23 +409,23 @@ func TestLiveEditsSpaced(t *testing.T) {
 	}
 	c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 	svc := openDelivery(t, store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"),
-		PosterFunc(func(ctx context.Context, to review.Target, msg review.Message) (string, error) {
+		PosterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
 			return gp.Post(ctx, to.Where, msg)
 		}),
 		c, time.Hour)
 	ctx := context.Background()
 	spec := JobSpec{Key: "github:acme/store#3/comment/8", Targets: []string{"github:acme/store#3"}}
-	put := func(state review.State, status string) {
+	put := func(state answer.State, status string) {
 		t.Helper()
 		if err := svc.putAnswer(ctx, spec.Targets, liveMessage(spec, state, status), false, time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	put(review.StateQueued, "position 1 in the queue")
+	put(answer.StateQueued, "position 1 in the queue")
 	svc.DeliverDue(ctx)
 	for i := 1; i <= 5; i++ {
 		c.Add(5 * time.Second)
-		put(review.StatePending, fmt.Sprintf("suite wal, round %d of 5", i))
+		put(answer.StatePending, fmt.Sprintf("suite wal, round %d of 5", i))
 		svc.DeliverDue(ctx)
 	}
 	bodies, edits := f.snapshot()
@@ -504,7 +504,7 @@ func TestPostfixDownThenBack(t *testing.T) {
 	}
 	c := &clock{t: time.Now()}
 	svc := openDelivery(t, store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"),
-		PosterFunc(func(ctx context.Context, to review.Target, msg review.Message) (string, error) {
+		PosterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
 			return sender.Post(ctx, to.Where, msg)
 		}), c, 12*time.Hour)
 	ctx := context.Background()

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/review"
@@ -21,21 +22,21 @@ type Benchmarker interface {
 // shows and offers for download.
 type FileBenchmarker interface {
 	Benchmarker
-	RunWithFiles(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, []review.Attachment, error)
+	RunWithFiles(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, []answer.Attachment, error)
 }
 
 // Poster posts an answer to a target. Posting the same Message.Key to the
 // same target again edits the earlier answer. It returns a link to the
 // post.
 type Poster interface {
-	Post(ctx context.Context, to review.Target, msg review.Message) (string, error)
+	Post(ctx context.Context, to review.Target, msg answer.Answer) (string, error)
 }
 
 // Renderer turns a comparison into the answer for every venue.
-type Renderer func(*compare.Comparison) review.Message
+type Renderer func(*compare.Comparison) answer.Answer
 
 // Digester builds the digest mail for a period from the history.
-type Digester func(ctx context.Context, job DigestJob) (review.Message, error)
+type Digester func(ctx context.Context, job DigestJob) (answer.Answer, error)
 
 // BenchmarkerFunc adapts a function to Benchmarker.
 type BenchmarkerFunc func(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, error)
@@ -46,9 +47,9 @@ func (f BenchmarkerFunc) Run(ctx context.Context, spec job.Spec, progress job.Pr
 }
 
 // PosterFunc adapts a function to Poster.
-type PosterFunc func(ctx context.Context, to review.Target, msg review.Message) (string, error)
+type PosterFunc func(ctx context.Context, to review.Target, msg answer.Answer) (string, error)
 
 // Post calls f.
-func (f PosterFunc) Post(ctx context.Context, to review.Target, msg review.Message) (string, error) {
+func (f PosterFunc) Post(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
 	return f(ctx, to, msg)
 }

@@ -2,13 +2,12 @@ package bot
 
 import (
 	"fmt"
-	"html"
 	"strings"
 	"time"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/report"
-	"github.com/perfbot/perfbot/review"
 )
 
 // liveVenue reports whether a venue shows an answer before the result:
@@ -20,54 +19,15 @@ func liveVenue(venue string) bool { return venue == "github" || venue == "jira" 
 // liveMessage is the answer of a request that has no result yet: queued,
 // running or cancelled, with status saying how it stands ("position 2 in
 // the queue"). Text from the request (its title) is escaped per venue.
-func liveMessage(spec JobSpec, state review.State, status string) review.Message {
-	word := map[review.State]string{review.StateQueued: "queued", review.StatePending: "running",
-		review.StateCancelled: "cancelled"}[state]
-	line := "perfbot: " + word
-	md, rb, jira, text := "**"+line+"**", "**"+line+"**", "*"+line+"*", line
-	if status != "" {
-		md += ": " + statusEscaper.Replace(status)
-		rb += ": " + statusEscaper.Replace(status)
-		jira += ": " + report.JIRAEscape(status)
-		text += ": " + status
-		line += ": " + status
-	}
-	md, rb, jira, text = md+"\n", rb+"\n", jira+"\n", text+"\n"
-	if spec.Title != "" {
-		md += "\nRequest: " + report.MarkdownEscape(spec.Title) + "\n"
-		rb += "\nRequest: " + report.ReviewBoardEscape(spec.Title) + "\n"
-		jira += "\nRequest: " + report.JIRAEscape(spec.Title) + "\n"
-		text += "\nRequest: " + spec.Title + "\n"
-	}
-	if state != review.StateCancelled {
-		note := "This comment is edited in place with the result."
-		md += "\n_" + note + "_\n"
-		rb += "\n" + note + "\n"
-		jira += "\n_" + note + "_\n"
-		text += "\n" + note + "\n"
-	}
-	msg := review.Message{
-		Key:     spec.Key,
-		Subject: spec.Subject,
-		Summary: oneLineCut(line, 140),
-		State:   state,
-		// The marker is added by each venue; JIRA's heading rule wants the
-		// bold line on a line of its own, as it is.
-		Markdown: md, ShortMarkdown: md, ReviewBoardMarkdown: rb, JIRA: jira, ShortJIRA: jira, Text: text,
-		HTML:      "<p>" + html.EscapeString(strings.TrimSpace(text)) + "</p>",
-		InReplyTo: spec.InReplyTo, References: spec.References,
-	}
+func liveMessage(spec JobSpec, state answer.State, status string) answer.Answer {
+	msg := report.Progress(state, status, spec.Title)
+	msg.Key, msg.Subject = spec.Key, spec.Subject
+	msg.InReplyTo, msg.References = spec.InReplyTo, spec.References
 	if msg.Subject == "" {
 		msg.Subject = msg.Summary
 	}
 	return msg
 }
-
-// statusEscaper escapes the Markdown punctuation a status line might
-// carry (in a suite name, a user name); the status is perfbot's own words
-// around those, so the heavier escaping of request text is not needed.
-var statusEscaper = strings.NewReplacer(`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
-	"<", `\<`, ">", `\>`, "#", `\#`, "|", `\|`, "~", `\~`, "\n", " ")
 
 // queuedStatus says where a queued job stands.
 func queuedStatus(position, running int) string {

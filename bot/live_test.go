@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/review"
@@ -34,7 +35,7 @@ func liveService(t *testing.T, f *fakeGitHubComments, bench Benchmarker) (*Servi
 	cfg.Service.AnswerEditInterval = 200 * time.Millisecond
 	cfg.Service.MaxAttempts = 1
 	svc, err := Open(context.Background(), cfg, ModeServe, Deps{Benchmarker: bench,
-		Poster: PosterFunc(func(ctx context.Context, to review.Target, msg review.Message) (string, error) {
+		Poster: PosterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
 			return gp.Post(ctx, to.Where, msg)
 		})})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/review"
@@ -20,8 +21,8 @@ import (
 func TestAnswerKeepsThreadSubject(t *testing.T) {
 	cfg := testConfig("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
 	var mu sync.Mutex
-	var got []review.Message
-	poster := PosterFunc(func(ctx context.Context, to review.Target, msg review.Message) (string, error) {
+	var got []answer.Answer
+	poster := PosterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		got = append(got, msg)
@@ -59,7 +60,7 @@ func TestAnswerKeepsThreadSubject(t *testing.T) {
 		t.Fatalf("%d answers, want 1", len(got))
 	}
 	m := got[0]
-	if m.Subject != subject || m.InReplyTo != "cover-v2@example.org" || strings.Join(m.References, " ") != "cover-v1@example.org cover-v2@example.org" || !strings.Contains(m.Text, "git am failed") {
+	if m.Subject != subject || m.InReplyTo != "cover-v2@example.org" || strings.Join(m.References, " ") != "cover-v1@example.org cover-v2@example.org" || !strings.Contains(m.Full(answer.Text), "git am failed") {
 		t.Errorf("answer %+v: want the thread's subject, threading and the failure in the body", m)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/review"
@@ -103,7 +104,7 @@ type filePoster struct {
 	name string
 }
 
-func (f *filePoster) Post(ctx context.Context, to review.Target, msg review.Message) (string, error) {
+func (f *filePoster) Post(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	fh, err := os.OpenFile(f.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)

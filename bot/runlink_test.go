@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/job"
@@ -17,9 +18,9 @@ import (
 
 func TestLinkRun(t *testing.T) {
 	msg := RenderSummary(&compare.Comparison{Summary: []compare.Tally{{Variant: "patch", Worse: 1}}})
-	msg.HTML = "<html><body><p>report</p></body></html>"
-	msg.Attachments = []review.Attachment{{Name: "perfbot-chart-1.png", ContentType: "image/png"}, {Name: "r.json", ContentType: "application/json"}}
-	if got := LinkRun(msg, "", 2); got.Markdown != msg.Markdown {
+	msg.Set(answer.HTML, answer.Rendering{Full: "<html><body><p>report</p></body></html>"})
+	msg.Attachments = []answer.Attachment{{Name: "perfbot-chart-1.png", ContentType: "image/png"}, {Name: "r.json", ContentType: "application/json"}}
+	if got := LinkRun(msg, "", 2); got.Full(answer.MarkdownGFM) != msg.Full(answer.MarkdownGFM) {
 		t.Error("no URL changed the answer")
 	}
 	url := RunURL("https://perfbot.example.org/", 42)
@@ -27,22 +28,22 @@ func TestLinkRun(t *testing.T) {
 		t.Fatalf("RunURL = %q", url)
 	}
 	got := LinkRun(msg, url, 2)
-	for name, text := range map[string]string{"markdown": got.Markdown, "short markdown": got.ShortMarkdown,
-		"jira": got.JIRA, "short jira": got.ShortJIRA, "text": got.Text, "html": got.HTML} {
+	for name, text := range map[string]string{"markdown": got.Full(answer.MarkdownGFM), "short markdown": got.Short(answer.MarkdownGFM),
+		"jira": got.Full(answer.JIRAWiki), "short jira": got.Short(answer.JIRAWiki), "text": got.Full(answer.Text), "html": got.Full(answer.HTML)} {
 		if !strings.Contains(text, url) {
 			t.Errorf("%s rendering lacks the link:\n%s", name, text)
 		}
 	}
 	// One chart attached and two flame graphs stored: GitHub's Markdown
 	// says it leaves three images out.
-	if !strings.Contains(got.Markdown, "cannot hold files: the 3 images (charts, flame graphs)") {
-		t.Errorf("markdown does not say what it leaves out:\n%s", got.Markdown)
+	if !strings.Contains(got.Full(answer.MarkdownGFM), "cannot hold files: the 3 images (charts, flame graphs)") {
+		t.Errorf("markdown does not say what it leaves out:\n%s", got.Full(answer.MarkdownGFM))
 	}
-	if strings.Contains(got.JIRA, "cannot hold") || strings.Contains(got.Text, "cannot hold") {
+	if strings.Contains(got.Full(answer.JIRAWiki), "cannot hold") || strings.Contains(got.Full(answer.Text), "cannot hold") {
 		t.Error("JIRA and mail keep their attachments but say they cannot")
 	}
-	if !strings.Contains(got.HTML, `<a href="https://perfbot.example.org/runs/42">Run page</a>`) || !strings.HasSuffix(got.HTML, "</body></html>") {
-		t.Errorf("html:\n%s", got.HTML)
+	if !strings.Contains(got.Full(answer.HTML), `<a href="https://perfbot.example.org/runs/42">Run page</a>`) || !strings.HasSuffix(got.Full(answer.HTML), "</body></html>") {
+		t.Errorf("html:\n%s", got.Full(answer.HTML))
 	}
 }
 
@@ -54,8 +55,8 @@ func (b fileBenchmarker) Run(ctx context.Context, spec job.Spec, p job.ProgressF
 	return cmp, err
 }
 
-func (b fileBenchmarker) RunWithFiles(context.Context, job.Spec, job.ProgressFunc) (*compare.Comparison, []review.Attachment, error) {
-	return b.cmp, []review.Attachment{{Name: "flame-go-wal-patch-vs-base.svg", ContentType: "image/svg+xml", Data: []byte("<svg/>")}}, nil
+func (b fileBenchmarker) RunWithFiles(context.Context, job.Spec, job.ProgressFunc) (*compare.Comparison, []answer.Attachment, error) {
+	return b.cmp, []answer.Attachment{{Name: "flame-go-wal-patch-vs-base.svg", ContentType: "image/svg+xml", Data: []byte("<svg/>")}}, nil
 }
 
 // TestAnswerLinksRunPage: with service.url set, the posted answer links
@@ -65,8 +66,8 @@ func TestAnswerLinksRunPage(t *testing.T) {
 	cfg := testConfig("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
 	cfg.Service.URL = "https://perfbot.example.org"
 	var mu sync.Mutex
-	var got []review.Message
-	poster := PosterFunc(func(ctx context.Context, to review.Target, msg review.Message) (string, error) {
+	var got []answer.Answer
+	poster := PosterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		got = append(got, msg)
@@ -112,8 +113,8 @@ func TestAnswerLinksRunPage(t *testing.T) {
 		t.Fatalf("runs of the job: %v, %v", runs, err)
 	}
 	link := RunURL(cfg.Service.URL, runs[0].ID)
-	if !strings.Contains(got[0].Markdown, "("+link+")") || !strings.Contains(got[0].Markdown, "cannot hold files: the 1 image") {
-		t.Errorf("answer does not link %s and say it leaves the flame graph out:\n%s", link, got[0].Markdown)
+	if !strings.Contains(got[0].Full(answer.MarkdownGFM), "("+link+")") || !strings.Contains(got[0].Full(answer.MarkdownGFM), "cannot hold files: the 1 image") {
+		t.Errorf("answer does not link %s and say it leaves the flame graph out:\n%s", link, got[0].Full(answer.MarkdownGFM))
 	}
 	files, err := svc.Store().Artifacts(context.Background(), runs[0].ID)
 	if err != nil || len(files) != 1 || files[0].Name != "flame-go-wal-patch-vs-base.svg" {
@@ -122,6 +123,6 @@ func TestAnswerLinksRunPage(t *testing.T) {
 }
 
 // live says whether msg is a queued or running answer, not a result.
-func live(msg review.Message) bool {
-	return msg.State == review.StateQueued || msg.State == review.StatePending
+func live(msg answer.Answer) bool {
+	return msg.State == answer.StateQueued || msg.State == answer.StatePending
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/store"
@@ -21,7 +22,7 @@ type recordingPoster struct {
 	posts []string
 }
 
-func (p *recordingPoster) Post(ctx context.Context, to review.Target, msg review.Message) (string, error) {
+func (p *recordingPoster) Post(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.posts = append(p.posts, to.String()+" "+msg.Key+" "+msg.Subject)
@@ -54,11 +55,11 @@ func TestScheduleFires(t *testing.T) {
 	defer cancel()
 	var digests []DigestJob
 	var mu sync.Mutex
-	svc, err := Open(ctx, cfg, ModeServe, Deps{Poster: poster, Digest: func(ctx context.Context, job DigestJob) (review.Message, error) {
+	svc, err := Open(ctx, cfg, ModeServe, Deps{Poster: poster, Digest: func(ctx context.Context, job DigestJob) (answer.Answer, error) {
 		mu.Lock()
 		digests = append(digests, job)
 		mu.Unlock()
-		return review.Message{Subject: "perfbot " + job.Period}, nil
+		return answer.Answer{Subject: "perfbot " + job.Period}, nil
 	}})
 	if err != nil {
 		t.Fatal(err)

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
-	"github.com/perfbot/perfbot/review"
 )
 
 // PathRoot is a host path and the neutral name that stands for it in
@@ -204,14 +204,11 @@ func (s *Scrubber) Comparison(cmp *compare.Comparison) *compare.Comparison {
 }
 
 // Message returns msg with its texts scrubbed, and its text attachments.
-func (s *Scrubber) Message(msg review.Message) review.Message {
+func (s *Scrubber) Message(msg answer.Answer) answer.Answer {
 	if s == nil {
 		return msg
 	}
-	for _, f := range []*string{&msg.Subject, &msg.Summary, &msg.Markdown, &msg.ShortMarkdown,
-		&msg.ReviewBoardMarkdown, &msg.JIRA, &msg.ShortJIRA, &msg.Text, &msg.HTML} {
-		*f = s.String(*f)
-	}
+	msg = msg.Map(s.String)
 	msg.Attachments = slices.Clone(msg.Attachments)
 	for i, a := range msg.Attachments {
 		if strings.HasPrefix(a.ContentType, "text/") || strings.HasPrefix(a.ContentType, "application/json") {

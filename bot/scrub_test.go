@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/review"
@@ -102,10 +103,10 @@ func TestScrubberComparison(t *testing.T) {
 	if !strings.Contains(cmp.Failures[0].Message, exe) || !strings.Contains(cmp.Provenance.Repo, cache) {
 		t.Error("the original comparison was changed")
 	}
-	msg := s.Message(review.Message{Markdown: "failed in " + wt, Attachments: []review.Attachment{
-		{Name: "log.txt", ContentType: "text/plain", Data: []byte(wt)}, {Name: "c.png", ContentType: "image/png", Data: []byte(wt)}}})
-	if msg.Markdown != "failed in <worktree>" || string(msg.Attachments[0].Data) != "<worktree>" || string(msg.Attachments[1].Data) != wt {
-		t.Errorf("message scrubbed to %q, attachments %q %q", msg.Markdown, msg.Attachments[0].Data, msg.Attachments[1].Data)
+	msg := s.Message(answer.Answer{Attachments: []answer.Attachment{
+		{Name: "log.txt", ContentType: "text/plain", Data: []byte(wt)}, {Name: "c.png", ContentType: "image/png", Data: []byte(wt)}}, Renderings: map[answer.Format]answer.Rendering{answer.MarkdownGFM: {Full: "failed in " + wt}}})
+	if msg.Full(answer.MarkdownGFM) != "failed in <worktree>" || string(msg.Attachments[0].Data) != "<worktree>" || string(msg.Attachments[1].Data) != wt {
+		t.Errorf("message scrubbed to %q, attachments %q %q", msg.Full(answer.MarkdownGFM), msg.Attachments[0].Data, msg.Attachments[1].Data)
 	}
 }
 
@@ -115,10 +116,10 @@ type textPoster struct {
 	posts []string
 }
 
-func (p *textPoster) Post(ctx context.Context, to review.Target, msg review.Message) (string, error) {
+func (p *textPoster) Post(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.posts = append(p.posts, msg.Markdown+"\n"+msg.Text)
+	p.posts = append(p.posts, msg.Full(answer.MarkdownGFM)+"\n"+msg.Full(answer.Text))
 	return "link", nil
 }
 

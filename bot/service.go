@@ -14,7 +14,7 @@ import (
 
 	"github.com/riverqueue/river"
 
-	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/store"
 )
 
@@ -196,7 +196,7 @@ func (s *Service) Enqueue(ctx context.Context, job JobSpec) (id int64, duplicate
 		}
 		// The job is queued whatever happens to its first answer. A
 		// worker that took the job meanwhile wrote a newer answer, kept.
-		if err := s.putAnswer(ctx, job.Targets, liveMessage(job, review.StateQueued, status), false, queued); err != nil {
+		if err := s.putAnswer(ctx, job.Targets, liveMessage(job, answer.StateQueued, status), false, queued); err != nil {
 			s.log.Error("queued answer", "key", job.Key, "err", err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/review"
@@ -64,7 +65,7 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[benchArgs]) error
 		return err
 	}
 	log.Info("benchmark job started", "run", run.ID, "worker", run.Worker)
-	if err := s.putAnswer(ctx, spec.Targets, liveMessage(spec, review.StatePending, "starting"), false, time.Time{}); err != nil {
+	if err := s.putAnswer(ctx, spec.Targets, liveMessage(spec, answer.StatePending, "starting"), false, time.Time{}); err != nil {
 		log.Error("running answer", "err", err)
 	}
 
@@ -80,7 +81,7 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[benchArgs]) error
 		progress.loop(hbCtx, s, log, run.ID, spec)
 	}()
 	var cmp *compare.Comparison
-	var files []review.Attachment
+	var files []answer.Attachment
 	var runErr error
 	if fb, ok := s.deps.Benchmarker.(FileBenchmarker); ok {
 		cmp, files, runErr = fb.RunWithFiles(ctx, spec, progress.report)
@@ -117,7 +118,7 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[benchArgs]) error
 		if job.Attempt >= job.MaxAttempts {
 			// The last attempt: tell the requester instead of going silent.
 			failed := &compare.Comparison{Failures: []compare.Failure{{Stage: "setup", Message: runErr.Error()}}}
-			if err := w.answer(context.WithoutCancel(ctx), log, spec, failed, string(review.StateError), run.ID); err != nil {
+			if err := w.answer(context.WithoutCancel(ctx), log, spec, failed, string(answer.StateError), run.ID); err != nil {
 				log.Error("failure notice", "err", err)
 			}
 		}
@@ -170,7 +171,7 @@ func (w *benchWorker) answer(ctx context.Context, log *slog.Logger, spec JobSpec
 	}
 	msg.Key = spec.Key
 	if state != "" {
-		msg.State = review.State(state)
+		msg.State = answer.State(state)
 	}
 	msg.InReplyTo, msg.References = spec.InReplyTo, spec.References
 	if spec.Subject != "" {
@@ -199,7 +200,7 @@ func (w *benchWorker) storedImages(ctx context.Context, runID int64) int {
 }
 
 // storeFiles turns a benchmarker's files into the store's.
-func storeFiles(files []review.Attachment) []store.Artifact {
+func storeFiles(files []answer.Attachment) []store.Artifact {
 	var out []store.Artifact
 	for _, f := range files {
 		out = append(out, store.Artifact{Name: f.Name, ContentType: f.ContentType, Data: f.Data})
@@ -264,7 +265,7 @@ func (p *progressReporter) loop(ctx context.Context, s *Service, log *slog.Logge
 		if err := s.st.SetRunProgress(ctx, runID, status); err != nil && ctx.Err() == nil {
 			log.Warn("record progress", "err", err)
 		}
-		if err := s.putAnswer(ctx, spec.Targets, liveMessage(spec, review.StatePending, status), false, time.Time{}); err != nil && ctx.Err() == nil {
+		if err := s.putAnswer(ctx, spec.Targets, liveMessage(spec, answer.StatePending, status), false, time.Time{}); err != nil && ctx.Err() == nil {
 			log.Warn("running answer", "err", err)
 		}
 		t := time.NewTimer(gap)

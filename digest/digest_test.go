@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/internal/storetest"
@@ -111,9 +112,9 @@ func TestBuildAndRender(t *testing.T) {
 	d.From = time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
 	d.To = time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
 	msg := d.Message()
-	golden(t, "weekly.txt", msg.Text)
-	golden(t, "weekly.html", msg.HTML)
-	if strings.Contains(msg.HTML, "<script>") || !strings.Contains(msg.HTML, "BenchmarkScan&lt;script&gt;") {
+	golden(t, "weekly.txt", msg.Full(answer.Text))
+	golden(t, "weekly.html", msg.Full(answer.HTML))
+	if strings.Contains(msg.Full(answer.HTML), "<script>") || !strings.Contains(msg.Full(answer.HTML), "BenchmarkScan&lt;script&gt;") {
 		t.Error("benchmark name not escaped in HTML")
 	}
 	if msg.Subject != "perfbot weekly: 2026-11-23 to 2026-11-30" || msg.Summary != "1 better, 1 worse on tracked branches; 1 patches measured" {

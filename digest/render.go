@@ -30,14 +30,14 @@ func (d *Digest) Message() answer.Answer {
 	}
 	summary := fmt.Sprintf("%d better, %d worse on tracked branches; %d patches measured", better, worse, len(d.Patches))
 	text := d.Text()
-	msg := answer.Answer{
-		Subject: subject, Summary: summary, State: answer.StateSuccess,
-		Text: text, Markdown: "```\n" + text + "```\n", HTML: d.HTML(),
-	}
 	charts, err := d.Charts()
 	if err != nil {
-		msg.Text += "\n(charts could not be drawn: " + err.Error() + ")\n"
+		text += "\n(charts could not be drawn: " + err.Error() + ")\n"
 	}
+	msg := answer.Answer{Subject: subject, Summary: summary, State: answer.StateSuccess}
+	msg.Set(answer.Text, answer.Rendering{Full: text})
+	msg.Set(answer.MarkdownGFM, answer.Rendering{Full: "```\n" + text + "```\n"})
+	msg.Set(answer.HTML, answer.Rendering{Full: d.HTML()})
 	msg.Attachments = charts
 	return msg
 }

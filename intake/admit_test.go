@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/review"
@@ -43,9 +44,9 @@ func (m *fakeMetrics) Inc(name string, labels ...string) {
 	m.counts[name+fmt.Sprint(labels)]++
 }
 
-type fakePoster struct{ msgs []review.Message }
+type fakePoster struct{ msgs []answer.Answer }
 
-func (p *fakePoster) Post(ctx context.Context, to review.Target, msg review.Message) (string, error) {
+func (p *fakePoster) Post(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
 	p.msgs = append(p.msgs, msg)
 	return "link", nil
 }
@@ -107,7 +108,7 @@ func TestAdmit(t *testing.T) {
 			t.Errorf("%s: %q, %v; want %q (error %v)", s.name, got, err, s.want, s.err)
 		}
 	}
-	if len(poster.msgs) != 1 || poster.msgs[0].Key != "jira:STORE-1/attachment/2/refused" || !strings.Contains(poster.msgs[0].JIRA, "Thank you") {
+	if len(poster.msgs) != 1 || poster.msgs[0].Key != "jira:STORE-1/attachment/2/refused" || !strings.Contains(poster.msgs[0].Full(answer.JIRAWiki), "Thank you") {
 		t.Errorf("refusals posted %+v, want one for revision 2", poster.msgs)
 	}
 	if len(q.jobs) != 3 || q.jobs[1].Patch != "diff" {

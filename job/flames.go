@@ -8,8 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/flame"
-	"github.com/perfbot/perfbot/review"
 )
 
 // Flames draws, for each suite and package profiled, a flame graph
@@ -17,7 +17,7 @@ import (
 // baseline, with a table of the functions whose share moved most. They
 // are written with --out and attached to posted answers (JIRA and mail
 // keep attachments).
-func (o *Outcome) Flames() ([]review.Attachment, error) {
+func (o *Outcome) Flames() ([]answer.Attachment, error) {
 	variants := o.variants()
 	if len(o.Profiles) == 0 || len(variants) == 0 {
 		return nil, nil
@@ -37,13 +37,13 @@ func (o *Outcome) Flames() ([]review.Attachment, error) {
 		}
 		byKey[k][p.Variant] = prof
 	}
-	var files []review.Attachment
+	var files []answer.Attachment
 	svg := func(name string, root *flame.Node, opts flame.SVGOptions) error {
 		var b bytes.Buffer
 		if err := flame.WriteSVG(&b, root, opts); err != nil {
 			return err
 		}
-		files = append(files, review.Attachment{Name: name, ContentType: "image/svg+xml", Data: b.Bytes()})
+		files = append(files, answer.Attachment{Name: name, ContentType: "image/svg+xml", Data: b.Bytes()})
 		return nil
 	}
 	base := variants[0]
@@ -55,13 +55,13 @@ func (o *Outcome) Flames() ([]review.Attachment, error) {
 				// The profile itself, beside its graph, for go tool pprof
 				// (-diff_base) and other viewers.
 				if raw := o.rawProfile(k.suite, k.pkg, v); raw != nil {
-					files = append(files, review.Attachment{Name: stem + "-" + SanitizeFile(v) + ".pprof", ContentType: "application/octet-stream", Data: raw})
+					files = append(files, answer.Attachment{Name: stem + "-" + SanitizeFile(v) + ".pprof", ContentType: "application/octet-stream", Data: raw})
 				}
 				var folded bytes.Buffer
 				if err := p.WriteFolded(&folded); err != nil {
 					return nil, err
 				}
-				files = append(files, review.Attachment{Name: stem + "-" + SanitizeFile(v) + ".folded", ContentType: "text/plain; charset=utf-8", Data: folded.Bytes()})
+				files = append(files, answer.Attachment{Name: stem + "-" + SanitizeFile(v) + ".folded", ContentType: "text/plain; charset=utf-8", Data: folded.Bytes()})
 				if err := svg(stem+"-"+SanitizeFile(v)+".svg", flame.Tree(nil, p), flame.SVGOptions{Title: fmt.Sprintf("%s on %s (CPU)", k.pkg, v), CandSamples: p.Samples}); err != nil {
 					return nil, err
 				}
@@ -80,7 +80,7 @@ func (o *Outcome) Flames() ([]review.Attachment, error) {
 			var t bytes.Buffer
 			fmt.Fprintf(&t, "%s\nfunctions whose share of CPU time moved most (points of each side's total)\n\n", title)
 			WriteChanges(&t, flame.TopChanges(b, c, 20))
-			files = append(files, review.Attachment{Name: name + ".txt", ContentType: "text/plain; charset=utf-8", Data: t.Bytes()})
+			files = append(files, answer.Attachment{Name: name + ".txt", ContentType: "text/plain; charset=utf-8", Data: t.Bytes()})
 		}
 	}
 	return files, nil

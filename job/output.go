@@ -7,16 +7,16 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/report"
-	"github.com/perfbot/perfbot/review"
 )
 
 // WriteDir writes into dir every rendering of the comparison and its charts
 // (PNG and SVG), each side's
 // raw results in Go benchmark format (which benchstat reads too) and the
 // flame graphs, if any; it returns the flame graphs' paths.
-func (o *Outcome) WriteDir(dir string, flames []review.Attachment) ([]string, error) {
+func (o *Outcome) WriteDir(dir string, flames []answer.Attachment) ([]string, error) {
 	if _, err := report.WriteFiles(dir, o.Comparison, report.Options{}); err != nil {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ import (
 
 	"github.com/emersion/go-message"
 
-	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/answer"
 )
 
 // Outgoing is one answer to compose.
@@ -30,7 +30,7 @@ type Outgoing struct {
 	To   []*gomail.Address
 	Cc   []*gomail.Address
 	Date time.Time
-	Msg  review.Message
+	Msg  answer.Answer
 	// Format says what the mail holds besides its plain text; the zero
 	// Format is plain text alone.
 	Format Format
@@ -113,10 +113,11 @@ func Compose(w io.Writer, o Outgoing) (string, error) {
 		date = time.Now()
 	}
 	msg := o.Msg
-	if !o.Format.HTML {
-		msg.HTML = ""
+	htm := ""
+	if o.Format.HTML {
+		htm = msg.Full(answer.HTML)
 	}
-	var inline, attached []review.Attachment
+	var inline, attached []answer.Attachment
 	omitted := false
 	for _, a := range msg.Attachments {
 		switch {
@@ -129,14 +130,14 @@ func Compose(w io.Writer, o Outgoing) (string, error) {
 			omitted = true
 		}
 	}
-	msg.Text = FitText(textOf(msg))
+	text := FitText(textOf(msg))
 	if omitted {
-		if !strings.HasSuffix(msg.Text, "\n") {
-			msg.Text += "\n"
+		if !strings.HasSuffix(text, "\n") {
+			text += "\n"
 		}
-		msg.Text += "\n" + omittedNote
+		text += "\n" + omittedNote
 	}
-	single := msg.HTML == "" && len(inline) == 0 && len(attached) == 0
+	single := htm == "" && len(inline) == 0 && len(attached) == 0
 	id := MessageID(o.Msg.Key, domainOf(o.From))
 	// go-message puts each new field above the earlier ones, so the
 	// fields are set bottom up: the header reads From, To, Subject, ...
@@ -175,7 +176,7 @@ func Compose(w io.Writer, o Outgoing) (string, error) {
 		return "", fmt.Errorf("mail: %w", err)
 	}
 	if single {
-		if _, err := io.WriteString(mw, msg.Text); err != nil {
+		if _, err := io.WriteString(mw, text); err != nil {
 			return "", fmt.Errorf("mail: %w", err)
 		}
 		if err := mw.Close(); err != nil {
@@ -191,7 +192,7 @@ func Compose(w io.Writer, o Outgoing) (string, error) {
 			return "", fmt.Errorf("mail: %w", err)
 		}
 	}
-	if err := writeAlternative(body, msg); err != nil {
+	if err := writeAlternative(body, text, htm); err != nil {
 		return "", err
 	}
 	for _, a := range inline {
@@ -217,7 +218,7 @@ func Compose(w io.Writer, o Outgoing) (string, error) {
 
 // subject is the message's subject, "Re: " prefixed when it answers a
 // thread.
-func subject(m review.Message) string {
+func subject(m answer.Answer) string {
 	s := strings.Join(strings.Fields(m.Subject), " ") // no header folding tricks
 	if s == "" {
 		s = "perfbot report"
@@ -234,9 +235,8 @@ func trimID(id string) string {
 
 // writeAlternative writes the text and HTML renderings as
 // multipart/alternative, or the text alone when there is no HTML.
-func writeAlternative(parent *message.Writer, m review.Message) error {
-	text := m.Text
-	if m.HTML == "" {
+func writeAlternative(parent *message.Writer, text, htm string) error {
+	if htm == "" {
 		return writeTextPart(parent, "text/plain", text)
 	}
 	var ah message.Header
@@ -248,7 +248,7 @@ func writeAlternative(parent *message.Writer, m review.Message) error {
 	if err := writeTextPart(alt, "text/plain", text); err != nil {
 		return err
 	}
-	if err := writeTextPart(alt, "text/html", m.HTML); err != nil {
+	if err := writeTextPart(alt, "text/html", htm); err != nil {
 		return err
 	}
 	if err := alt.Close(); err != nil {
@@ -257,12 +257,13 @@ func writeAlternative(parent *message.Writer, m review.Message) error {
 	return nil
 }
 
-// textOf is the plain text of m: its Text, else its Markdown.
-func textOf(m review.Message) string {
-	if m.Text != "" {
-		return m.Text
+// textOf is the plain text of m: its text rendering, else its GitHub
+// Markdown.
+func textOf(m answer.Answer) string {
+	if t := m.Full(answer.Text); t != "" {
+		return t
 	}
-	return m.Markdown
+	return m.Full(answer.MarkdownGFM)
 }
 
 func writeTextPart(parent *message.Writer, typ, body string) error {
@@ -282,7 +283,7 @@ func writeTextPart(parent *message.Writer, typ, body string) error {
 	return nil
 }
 
-func writeAttachment(parent *message.Writer, a review.Attachment, disposition string) error {
+func writeAttachment(parent *message.Writer, a answer.Attachment, disposition string) error {
 	if a.Name == "" {
 		return errors.New("mail: attachment without a name")
 	}

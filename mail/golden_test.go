@@ -12,6 +12,8 @@ import (
 	"time"
 
 	gomail "github.com/emersion/go-message/mail"
+
+	"github.com/perfbot/perfbot/answer"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -63,8 +65,8 @@ func BenchmarkCompose(b *testing.B) {
 	from, _ := gomail.ParseAddress("perfbot <perfbot@example.org>")
 	to, _ := ParseRecipients("dev@store.example.org")
 	m := report()
-	m.Text = strings.Repeat("BenchmarkWAL/threads=10     1.00 ±  2%   3.70 ±  1%   3.7x\n", 2000)
-	m.HTML = strings.Repeat("<tr><td>BenchmarkWAL/threads=10</td><td>3.7x</td></tr>\n", 2000)
+	m.Set(answer.Text, answer.Rendering{Full: strings.Repeat("BenchmarkWAL/threads=10     1.00 ±  2%   3.70 ±  1%   3.7x\n", 2000)})
+	m.Set(answer.HTML, answer.Rendering{Full: strings.Repeat("<tr><td>BenchmarkWAL/threads=10</td><td>3.7x</td></tr>\n", 2000)})
 	m.Attachments[0].Data = bytes.Repeat([]byte{0x89, 'P', 'N', 'G'}, 50_000)
 	var buf bytes.Buffer
 	for b.Loop() {

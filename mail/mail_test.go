@@ -15,7 +15,7 @@ import (
 	gomail "github.com/emersion/go-message/mail"
 	"github.com/emersion/go-smtp"
 
-	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/review/retry"
 )
 
@@ -24,20 +24,11 @@ var png = []byte("\x89PNG\r\n\x1a\n fake chart bytes")
 // rich is the Format with everything: HTML, inline charts, attachments.
 var rich = Format{HTML: true, Attach: true}
 
-func report() review.Message {
-	return review.Message{
-		Key:     "job-42/wal",
-		Subject: "[PATCH v2 1/3] wal: batch syncs",
-		Summary: "1 better, 0 worse",
-		Text:    "Threads  Default  Async  Diff\n     10     1.00   3.70  3.7x\n",
-		HTML:    `<table><tr><td>3.7x</td></tr></table><img src="cid:wal-threads.png">`,
-		Attachments: []review.Attachment{
-			{Name: "wal-threads.png", ContentType: "image/png", Data: png, Inline: true},
-			{Name: "results.json", ContentType: "application/json", Data: []byte(`{"threads":10}`)},
-		},
-		InReplyTo:  "<20261130.patch1@sender.example>",
-		References: []string{"<20261130.cover@sender.example>"},
-	}
+func report() answer.Answer {
+	return answer.Answer{Key: "job-42/wal", Subject: "[PATCH v2 1/3] wal: batch syncs", Summary: "1 better, 0 worse", Attachments: []answer.Attachment{
+		{Name: "wal-threads.png", ContentType: "image/png", Data: png, Inline: true},
+		{Name: "results.json", ContentType: "application/json", Data: []byte(`{"threads":10}`)},
+	}, InReplyTo: "<20261130.patch1@sender.example>", References: []string{"<20261130.cover@sender.example>"}, Renderings: map[answer.Format]answer.Rendering{answer.Text: {Full: "Threads  Default  Async  Diff\n     10     1.00   3.70  3.7x\n"}, answer.HTML: {Full: `<table><tr><td>3.7x</td></tr></table><img src="cid:wal-threads.png">`}}}
 }
 
 // part is one leaf or container of a parsed message, by depth-first path.
@@ -125,7 +116,7 @@ func checkReportFrom(t *testing.T, raw []byte, wantTo, key, domain string) {
 	if strings.Join(paths, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("structure:\n%s\nwant:\n%s", strings.Join(paths, "\n"), strings.Join(want, "\n"))
 	}
-	if strings.ReplaceAll(string(parts[3].body), "\r\n", "\n") != report().Text {
+	if strings.ReplaceAll(string(parts[3].body), "\r\n", "\n") != report().Full(answer.Text) {
 		t.Errorf("text part %q", parts[3].body)
 	}
 	if !strings.Contains(string(parts[4].body), `src="cid:wal-threads.png"`) {
@@ -161,7 +152,7 @@ func TestComposeWithoutHTMLOrAttachments(t *testing.T) {
 	from, _ := gomail.ParseAddress("perfbot@example.org")
 	to, _ := ParseRecipients("a@example.org")
 	var buf bytes.Buffer
-	m := review.Message{Key: "k", Subject: "s\r\nBcc: x@evil.example", Text: "plain"}
+	m := answer.Answer{Key: "k", Subject: "s\r\nBcc: x@evil.example", Renderings: map[answer.Format]answer.Rendering{answer.Text: {Full: "plain"}}}
 	if _, err := Compose(&buf, Outgoing{From: from, To: to, Msg: m}); err != nil {
 		t.Fatal(err)
 	}

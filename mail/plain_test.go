@@ -14,7 +14,7 @@ import (
 	gomail "github.com/emersion/go-message/mail"
 	"github.com/emersion/go-smtp"
 
-	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/review/retry"
 )
 
@@ -31,8 +31,8 @@ func TestSendPlainToList(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := report()
-	m.Text = "perfbot: 1 better, 0 worse\n\n" + strings.Repeat("This sentence is long prose that a list reader expects to be wrapped. ", 4) + "\n"
-	m.Attachments = append(m.Attachments, attachment("perfbot-report.txt", "text/plain; charset=utf-8", m.Text))
+	m.Set(answer.Text, answer.Rendering{Full: "perfbot: 1 better, 0 worse\n\n" + strings.Repeat("This sentence is long prose that a list reader expects to be wrapped. ", 4) + "\n"})
+	m.Attachments = append(m.Attachments, attachment("perfbot-report.txt", "text/plain; charset=utf-8", m.Full(answer.Text)))
 	target := Target([]string{"dev@lists.example.org"}, []string{"author@sender.example"})
 	if target != "dev@lists.example.org?cc=author%40sender.example" {
 		t.Errorf("target %q", target)
@@ -108,8 +108,8 @@ func TestSendPlainToList(t *testing.T) {
 	}
 }
 
-func attachment(name, typ, data string) review.Attachment {
-	return review.Attachment{Name: name, ContentType: typ, Data: []byte(data)}
+func attachment(name, typ, data string) answer.Attachment {
+	return answer.Attachment{Name: name, ContentType: typ, Data: []byte(data)}
 }
 
 // TestSendSkipsRefusedRecipient: a recipient the relay refuses for good

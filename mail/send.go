@@ -18,6 +18,7 @@ import (
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/retry"
 )
@@ -165,7 +166,7 @@ func tlsConfig(cfg SMTPConfig, host string) (*tls.Config, error) {
 // Post composes msg and sends it to where: "TO[,TO...]", with copies as a
 // mailto: URI puts them, "TO?cc=CC[,CC...]" ("dev@lists.example.org?cc=
 // author@example.org"). It returns the Message-ID, in angle brackets.
-func (s *Sender) Post(ctx context.Context, where string, msg review.Message) (string, error) {
+func (s *Sender) Post(ctx context.Context, where string, msg answer.Answer) (string, error) {
 	to, cc, err := ParseTarget(where)
 	if err != nil {
 		return "", err
@@ -218,7 +219,7 @@ func ParseRecipients(where string) ([]*gomail.Address, error) {
 
 // Send composes msg to to and cc and delivers it, retrying transient
 // failures. It returns the Message-ID, in angle brackets.
-func (s *Sender) Send(ctx context.Context, to, cc []*gomail.Address, msg review.Message) (string, error) {
+func (s *Sender) Send(ctx context.Context, to, cc []*gomail.Address, msg answer.Answer) (string, error) {
 	var buf bytes.Buffer
 	id, err := Compose(&buf, Outgoing{From: s.from, To: to, Cc: cc, Date: time.Now(), Msg: msg, Format: s.format(to, cc)})
 	if err != nil {

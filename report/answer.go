@@ -69,18 +69,17 @@ func Brief(cmp *compare.Comparison) answer.Answer {
 	text := join(oneLine, "\n")
 	mdText := join(MarkdownEscape, "\n\n")
 	jiraText := join(JIRAEscape, "\n")
-	return answer.Answer{
-		Subject:             messageSubject(cmp),
-		Summary:             summary,
-		State:               State(cmp),
-		Markdown:            mdText,
-		ShortMarkdown:       mdText,
-		ReviewBoardMarkdown: join(ReviewBoardEscape, "\n\n"),
-		JIRA:                jiraText,
-		ShortJIRA:           jiraText,
-		Text:                text,
-		HTML:                "<pre>" + html.EscapeString(text) + "</pre>",
+	a := answer.Answer{
+		Subject: messageSubject(cmp),
+		Summary: summary,
+		State:   State(cmp),
 	}
+	a.Set(answer.MarkdownGFM, answer.Rendering{Full: mdText})
+	a.Set(answer.MarkdownRB, answer.Rendering{Full: join(ReviewBoardEscape, "\n\n")})
+	a.Set(answer.JIRAWiki, answer.Rendering{Full: jiraText})
+	a.Set(answer.Text, answer.Rendering{Full: text})
+	a.Set(answer.HTML, answer.Rendering{Full: "<pre>" + html.EscapeString(text) + "</pre>"})
+	return a
 }
 
 // Refusal is the answer to a request that the trigger policy refused: the
@@ -89,19 +88,16 @@ func Brief(cmp *compare.Comparison) answer.Answer {
 // or repeats the same post instead of adding another; subject is the
 // subject of the request, answered with "Re:" in a mail thread.
 func Refusal(key, subject, text string) answer.Answer {
-	md := MarkdownEscape(text)
-	jira := JIRAEscape(text)
-	return answer.Answer{
-		Key:                 key,
-		Subject:             subject,
-		Summary:             "not run: the trigger policy does not allow this request",
-		Markdown:            md,
-		ShortMarkdown:       md,
-		ReviewBoardMarkdown: ReviewBoardEscape(text),
-		JIRA:                jira,
-		ShortJIRA:           jira,
-		Text:                text + "\n",
+	a := answer.Answer{
+		Key:     key,
+		Subject: subject,
+		Summary: "not run: the trigger policy does not allow this request",
 	}
+	a.Set(answer.MarkdownGFM, answer.Rendering{Full: MarkdownEscape(text)})
+	a.Set(answer.MarkdownRB, answer.Rendering{Full: ReviewBoardEscape(text)})
+	a.Set(answer.JIRAWiki, answer.Rendering{Full: JIRAEscape(text)})
+	a.Set(answer.Text, answer.Rendering{Full: text + "\n"})
+	return a
 }
 
 // markWord is a mark in plain words, for text.

@@ -30,7 +30,7 @@ func TestOneStateForEveryAnswer(t *testing.T) {
 			if State(tc.cmp) != tc.want || msg.State != tc.want || brief.State != tc.want {
 				t.Errorf("State %q, Message %q, Brief %q; want %q", State(tc.cmp), msg.State, brief.State, tc.want)
 			}
-			for format, body := range map[string]string{"markdown": brief.Markdown, "jira": brief.JIRA, "text": brief.Text, "reviewboard": brief.ReviewBoardMarkdown} {
+			for format, body := range map[string]string{"markdown": brief.Full(answer.MarkdownGFM), "jira": brief.Full(answer.JIRAWiki), "text": brief.Full(answer.Text), "reviewboard": brief.Full(answer.MarkdownRB)} {
 				if body == "" || !strings.Contains(body, "better") && tc.want != answer.StateError {
 					t.Errorf("Brief %s: %q", format, body)
 				}

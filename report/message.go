@@ -10,12 +10,7 @@ import (
 	"github.com/perfbot/perfbot/compare"
 )
 
-// Venue size limits, in characters (defined in package answer).
 const (
-	// GitHubCommentLimit is the longest comment GitHub accepts.
-	GitHubCommentLimit = answer.GitHubCommentLimit
-	// JIRACommentLimit is the longest comment JIRA accepts.
-	JIRACommentLimit = answer.JIRACommentLimit
 	// limitMargin is left free for what a venue client adds to a post,
 	// such as GitHub's hidden marker line.
 	limitMargin = 256
@@ -33,9 +28,10 @@ const (
 // Message renders cmp for every venue at once. Key is copied from opts.
 // Subject reads "perfbot: <patch subject>: 2 better, 1 worse"; State is
 // failure when anything got worse and error when nothing could be
-// compared. ShortMarkdown and ShortJIRA show the summary and the changed
-// rows only, cut further (saying how many rows were left out) until they
-// fit GitHub's and JIRA's comment limits. Attachments hold the charts (PNG,
+// compared. Each format's Short rendering shows the summary and the changed
+// rows only; for a format given room in opts.Limits (a venue's size
+// limit) it is cut further, saying how many rows were left out, until it
+// fits. Attachments hold the charts (PNG,
 // inline, referenced by the HTML part as cid:<name>), the full report as
 // text and the comparison as JSON.
 func Message(cmp *compare.Comparison, opts Options) (answer.Answer, error) {
@@ -78,38 +74,40 @@ func Message(cmp *compare.Comparison, opts Options) (answer.Answer, error) {
 	}
 	full := *doc
 	full.Charts = nil
-	msg.Text = render(venueText, &full)
-	msg.JIRA = render(venueJIRA, &full)
-	msg.ReviewBoardMarkdown = render(venueReviewBoard, &full)
-	msg.HTML = render(venueHTML, doc) // with its cid: charts
+	text := render(venueText, &full)
+	jira := render(venueJIRA, &full)
+	rb := render(venueReviewBoard, &full)
+	htm := render(venueHTML, doc) // with its cid: charts
 	md := full
 	if md.Rows > collapseRows {
 		md.Collapse = true
 		md.ChangedSections = shortDoc(&full, -1).Sections
 	}
-	msg.Markdown = render(venueMarkdown, &md)
+	gfm := render(venueMarkdown, &md)
 	if err := errors.Join(errs...); err != nil {
 		return answer.Answer{}, err
 	}
-
-	mdLimit := opts.MarkdownLimit
-	if mdLimit <= 0 {
-		mdLimit = GitHubCommentLimit
-	}
-	jiraLimit := opts.JIRALimit
-	if jiraLimit <= 0 {
-		jiraLimit = JIRACommentLimit
-	}
-	if msg.ShortMarkdown, err = fitShort(sets[venueMarkdown], &full, room(mdLimit)); err != nil {
-		return answer.Answer{}, err
-	}
-	if msg.ShortJIRA, err = fitShort(sets[venueJIRA], &full, room(jiraLimit)); err != nil {
-		return answer.Answer{}, err
+	msg.Set(answer.Text, answer.Rendering{Full: text})
+	msg.Set(answer.HTML, answer.Rendering{Full: htm})
+	for _, f := range []struct {
+		format answer.Format
+		v      venue
+		full   string
+	}{{answer.MarkdownGFM, venueMarkdown, gfm}, {answer.MarkdownRB, venueReviewBoard, rb}, {answer.JIRAWiki, venueJIRA, jira}} {
+		limit := -1 // every changed row
+		if l := opts.Limits[f.format]; l > 0 {
+			limit = room(l)
+		}
+		short, err := fitShort(sets[f.v], &full, limit)
+		if err != nil {
+			return answer.Answer{}, err
+		}
+		msg.Set(f.format, answer.Rendering{Full: f.full, Short: short})
 	}
 
 	msg.Attachments = append(msg.Attachments, charts...)
 	msg.Attachments = append(msg.Attachments,
-		answer.Attachment{Name: TextAttachment, ContentType: "text/plain; charset=utf-8", Data: []byte(msg.Text)},
+		answer.Attachment{Name: TextAttachment, ContentType: "text/plain; charset=utf-8", Data: []byte(text)},
 		answer.Attachment{Name: ResultsAttachment, ContentType: "application/json", Data: results},
 	)
 	return msg, nil
@@ -198,7 +196,8 @@ func shortDoc(full *Document, keep int) *Document {
 
 // fitShort renders the changed lines of full, as many as fit in limit
 // characters; when not even the summary and provenance fit, the rendering
-// is cut at a line boundary with a note. It guesses the number of lines
+// is cut at a line boundary with a note. A negative limit keeps every
+// changed line. It guesses the number of lines
 // that fit from the size of a line, then searches near the guess.
 func fitShort(set *templateSet, full *Document, limit int) (string, error) {
 	type try struct {
@@ -217,7 +216,7 @@ func fitShort(set *templateSet, full *Document, limit int) (string, error) {
 	}
 	changed := full.countChanged()
 	all, err := render(changed)
-	if err != nil || all.size <= limit {
+	if err != nil || limit < 0 || all.size <= limit {
 		return all.out, err
 	}
 	none, err := render(0)

@@ -83,8 +83,8 @@ func TestMessageSeeds(t *testing.T) {
 			if msg.Key != "job-1" || msg.Subject != tc.subject || msg.State != tc.state || msg.Summary != SummaryLine(cmp) {
 				t.Errorf("key %q subject %q state %q summary %q", msg.Key, msg.Subject, msg.State, msg.Summary)
 			}
-			for name, body := range map[string]string{"Markdown": msg.Markdown, "ShortMarkdown": msg.ShortMarkdown,
-				"ReviewBoardMarkdown": msg.ReviewBoardMarkdown, "JIRA": msg.JIRA, "ShortJIRA": msg.ShortJIRA, "Text": msg.Text, "HTML": msg.HTML} {
+			for name, body := range map[string]string{"Markdown": msg.Full(answer.MarkdownGFM), "ShortMarkdown": msg.Short(answer.MarkdownGFM),
+				"ReviewBoardMarkdown": msg.Full(answer.MarkdownRB), "JIRA": msg.Full(answer.JIRAWiki), "ShortJIRA": msg.Short(answer.JIRAWiki), "Text": msg.Full(answer.Text), "HTML": msg.Full(answer.HTML)} {
 				if body == "" {
 					t.Errorf("%s is empty", name)
 				}
@@ -92,7 +92,7 @@ func TestMessageSeeds(t *testing.T) {
 			// the short forms keep the changed rows' figures
 			if tc.seed == "aurora-getjobkeys" {
 				for _, want := range sc.Expect[:2] {
-					if !strings.Contains(msg.ShortMarkdown, want) || !strings.Contains(msg.ShortJIRA, want) {
+					if !strings.Contains(msg.Short(answer.MarkdownGFM), want) || !strings.Contains(msg.Short(answer.JIRAWiki), want) {
 						t.Errorf("short forms lack %q", want)
 					}
 				}
@@ -107,7 +107,7 @@ func TestMessageSeeds(t *testing.T) {
 					if _, err := png.Decode(bytes.NewReader(a.Data)); err != nil {
 						t.Errorf("%s: %v", a.Name, err)
 					}
-					if !a.Inline || !strings.Contains(msg.HTML, "cid:"+a.Name) {
+					if !a.Inline || !strings.Contains(msg.Full(answer.HTML), "cid:"+a.Name) {
 						t.Errorf("chart %s is not shown inline by the HTML part", a.Name)
 					}
 				}
@@ -129,8 +129,8 @@ func TestMessageStates(t *testing.T) {
 	if msg.State != answer.StateError || !strings.Contains(msg.Subject, "FAILED (patch build)") {
 		t.Errorf("state %q subject %q", msg.State, msg.Subject)
 	}
-	if !strings.Contains(msg.Markdown, "undefined: x") || !strings.Contains(msg.JIRA, "{noformat}") {
-		t.Errorf("the failure's log is missing:\n%s", msg.Markdown)
+	if !strings.Contains(msg.Full(answer.MarkdownGFM), "undefined: x") || !strings.Contains(msg.Full(answer.JIRAWiki), "{noformat}") {
+		t.Errorf("the failure's log is missing:\n%s", msg.Full(answer.MarkdownGFM))
 	}
 }
 
@@ -139,7 +139,10 @@ func TestMessageStates(t *testing.T) {
 // say how many rows they left out.
 func TestMessageLimits(t *testing.T) {
 	cmp := bigComparison(10000, "patch")
-	msg, err := Message(cmp, Options{NoCharts: true})
+	// The comment limits of GitHub and JIRA, as review/post.Limits gives them.
+	const gitHubCommentLimit, jiraCommentLimit = 65536, 32767
+	msg, err := Message(cmp, Options{NoCharts: true, Limits: map[answer.Format]int{
+		answer.MarkdownGFM: gitHubCommentLimit, answer.JIRAWiki: jiraCommentLimit}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,8 +150,8 @@ func TestMessageLimits(t *testing.T) {
 		name, body string
 		limit      int
 	}{
-		{"ShortMarkdown", msg.ShortMarkdown, GitHubCommentLimit},
-		{"ShortJIRA", msg.ShortJIRA, JIRACommentLimit},
+		{"ShortMarkdown", msg.Short(answer.MarkdownGFM), gitHubCommentLimit},
+		{"ShortJIRA", msg.Short(answer.JIRAWiki), jiraCommentLimit},
 	} {
 		n := utf8.RuneCountInString(tc.body)
 		if n > tc.limit-limitMargin {
@@ -161,11 +164,11 @@ func TestMessageLimits(t *testing.T) {
 			t.Errorf("%s does not say what it left out", tc.name)
 		}
 	}
-	if !strings.Contains(msg.Markdown, "<details><summary>All 10000 rows</summary>") {
+	if !strings.Contains(msg.Full(answer.MarkdownGFM), "<details><summary>All 10000 rows</summary>") {
 		t.Errorf("full Markdown does not fold its tables")
 	}
-	if utf8.RuneCountInString(msg.ShortMarkdown) < GitHubCommentLimit/2 {
-		t.Errorf("ShortMarkdown uses only %d characters: the fit is too loose", utf8.RuneCountInString(msg.ShortMarkdown))
+	if utf8.RuneCountInString(msg.Short(answer.MarkdownGFM)) < gitHubCommentLimit/2 {
+		t.Errorf("ShortMarkdown uses only %d characters: the fit is too loose", utf8.RuneCountInString(msg.Short(answer.MarkdownGFM)))
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
 )
 
@@ -58,10 +59,11 @@ type Options struct {
 	SweepParams []string
 	// Key is the stable key of the answer, copied into Message.Key.
 	Key string
-	// MarkdownLimit and JIRALimit bound the short renderings in
-	// characters; zero means GitHubCommentLimit and JIRACommentLimit.
-	MarkdownLimit int
-	JIRALimit     int
+	// Limits is the room, in characters, the venues that will post the
+	// answer give each format (the smallest limit among them); Message
+	// fits each format's Short rendering to it. A format without a limit
+	// gets a Short rendering with every changed row.
+	Limits map[answer.Format]int
 	// NoCharts leaves the charts out of Message.
 	NoCharts bool
 }

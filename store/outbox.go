@@ -35,7 +35,7 @@ type Answer struct {
 	// Final marks the last answer of a request (a result, a failure, a
 	// cancellation): a later non-final answer does not replace it.
 	Final bool
-	// Message is the answer as JSON (a review.Message).
+	// Message is the answer as JSON (an answer of package answer).
 	Message []byte
 	Status  string
 	// Attempts counts failed deliveries of the pending version.

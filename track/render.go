@@ -9,8 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/report"
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/store"
 )
 
@@ -68,7 +68,7 @@ func oneLine(s string) string {
 // Message is the announcement of a change point that no reviewed patch
 // announced, for the track's post targets. Its key is stable, so a venue
 // that edits in place edits it instead of posting again.
-func Message(c store.ChangePoint) review.Message {
+func Message(c store.ChangePoint) answer.Answer {
 	params := c.Params.String()
 	name := c.Benchmark
 	if params != "" {
@@ -91,17 +91,16 @@ func Message(c store.ChangePoint) review.Message {
 	jira := fmt.Sprintf("*Change point* on %s: %s *%+.1f%%* (%s)\n||before||after||\n|%s: %s|%s: %s|\n",
 		report.JIRAEscape(c.Track), report.JIRAEscape(name), c.DeltaPct, report.JIRAEscape(u),
 		short(c.CommitBefore), report.JIRAEscape(before), short(c.Commit), report.JIRAEscape(after))
-	return review.Message{
-		Key:                 fmt.Sprintf("changepoint-%d", c.ID),
-		Subject:             oneLine(fmt.Sprintf("perfbot: %s %s", name, line)),
-		Summary:             oneLine(name + ": " + line),
-		State:               review.StateSuccess,
-		Markdown:            md,
-		ShortMarkdown:       md,
-		ReviewBoardMarkdown: md,
-		JIRA:                jira,
-		ShortJIRA:           jira,
-		Text:                text,
-		HTML:                "<pre>" + html.EscapeString(text) + "</pre>",
+	a := answer.Answer{
+		Key:     fmt.Sprintf("changepoint-%d", c.ID),
+		Subject: oneLine(fmt.Sprintf("perfbot: %s %s", name, line)),
+		Summary: oneLine(name + ": " + line),
+		State:   answer.StateSuccess,
 	}
+	a.Set(answer.MarkdownGFM, answer.Rendering{Full: md})
+	a.Set(answer.MarkdownRB, answer.Rendering{Full: md})
+	a.Set(answer.JIRAWiki, answer.Rendering{Full: jira})
+	a.Set(answer.Text, answer.Rendering{Full: text})
+	a.Set(answer.HTML, answer.Rendering{Full: "<pre>" + html.EscapeString(text) + "</pre>"})
+	return a
 }

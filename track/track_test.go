@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/internal/storetest"
@@ -139,8 +140,8 @@ func TestMessageEscapes(t *testing.T) {
 	c := store.ChangePoint{ID: 4, Track: "/r@main", Benchmark: "<script>|*x*", Unit: "ns/op", Commit: "0123456789abcdef",
 		CommitBefore: "fedcba9876543210", Before: 100, After: 200, DeltaPct: 100, P: 0.0001, MinChangePct: 5}
 	m := Message(c)
-	if m.Key != "changepoint-4" || strings.Contains(m.Markdown, "<script>") || strings.Contains(m.HTML, "<script>") ||
-		!strings.Contains(m.Text, "fedcba987654..0123456789ab") || !strings.Contains(m.Subject, "+100.0%") {
+	if m.Key != "changepoint-4" || strings.Contains(m.Full(answer.MarkdownGFM), "<script>") || strings.Contains(m.Full(answer.HTML), "<script>") ||
+		!strings.Contains(m.Full(answer.Text), "fedcba987654..0123456789ab") || !strings.Contains(m.Subject, "+100.0%") {
 		t.Errorf("message %+v", m)
 	}
 }

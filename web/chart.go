@@ -10,15 +10,15 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/report"
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/store"
 )
 
 // chartsOf draws a run's comparison charts (report.Charts), keeping the
 // last chartCache runs' drawings.
-func (s *Server) chartsOf(id int64, cmp *compare.Comparison) ([]review.Attachment, error) {
+func (s *Server) chartsOf(id int64, cmp *compare.Comparison) ([]answer.Attachment, error) {
 	s.mu.Lock()
 	c, ok := s.charts[id]
 	s.mu.Unlock()

@@ -22,7 +22,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/store"
 )
 
@@ -50,7 +50,7 @@ type Server struct {
 	tmpl map[string]*template.Template
 
 	mu     sync.Mutex
-	charts map[int64][]review.Attachment // drawn charts of recent runs
+	charts map[int64][]answer.Attachment // drawn charts of recent runs
 	order  []int64
 }
 
@@ -62,7 +62,7 @@ func New(st *store.Store, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{st: st, log: log, tmpl: map[string]*template.Template{}, charts: map[int64][]review.Attachment{}}
+	s := &Server{st: st, log: log, tmpl: map[string]*template.Template{}, charts: map[int64][]answer.Attachment{}}
 	for _, page := range []string{"home", "run", "benchmark", "search", "changes", "error"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/"+page+".html")
 		if err != nil {

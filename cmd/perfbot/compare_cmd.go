@@ -10,12 +10,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/report"
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/runner"
 )
 
@@ -142,7 +142,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	// The graphs go to --out, to posted answers and to a saved run;
 	// without any there is nothing to draw them for.
-	var flames []review.Attachment
+	var flames []answer.Attachment
 	if f.out != "" || len(targets) > 0 || f.save {
 		if flames, err = outcome.Flames(); err != nil {
 			return fmt.Errorf("flame graphs: %w", err)

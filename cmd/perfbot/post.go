@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
@@ -51,7 +52,7 @@ func answerKey(targets []review.Target, suites []string) string {
 // paths (those of bot.HostPaths under cacheDir, default the user cache
 // directory's perfbot folder) are scrubbed from the answer. A runURL
 // (the stored run's page) is linked from every rendering.
-func postAll(ctx context.Context, cmp *compare.Comparison, extra []review.Attachment, targets []review.Target, key string, cfg *config.Config, cacheDir, runURL string, stderr io.Writer) error {
+func postAll(ctx context.Context, cmp *compare.Comparison, extra []answer.Attachment, targets []review.Target, key string, cfg *config.Config, cacheDir, runURL string, stderr io.Writer) error {
 	if len(targets) == 0 {
 		return nil
 	}
@@ -64,7 +65,7 @@ func postAll(ctx context.Context, cmp *compare.Comparison, extra []review.Attach
 		cacheDir = bot.DefaultCacheDir()
 	}
 	scrub := bot.NewScrubber(bot.HostPaths(cacheDir)...)
-	msg, err := report.Message(scrub.Comparison(cmp), report.Options{Key: key})
+	msg, err := report.Message(scrub.Comparison(cmp), report.Options{Key: key, Limits: post.Limits()})
 	if err != nil {
 		return fmt.Errorf("render the answer: %w", err)
 	}

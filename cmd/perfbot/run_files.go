@@ -9,6 +9,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/job"
@@ -21,11 +22,11 @@ import (
 
 // profileFiles are the CPU profiles of an outcome in pprof format, named
 // profile-SUITE-PKG-VARIANT.pprof.
-func profileFiles(o *runner.Outcome) []review.Attachment {
-	var files []review.Attachment
+func profileFiles(o *runner.Outcome) []answer.Attachment {
+	var files []answer.Attachment
 	for _, p := range o.Profiles {
 		name := "profile-" + job.SanitizeFile(p.Suite) + "-" + job.SanitizeFile(path.Base(p.Package)) + "-" + job.SanitizeFile(p.Variant) + ".pprof"
-		files = append(files, review.Attachment{Name: name, ContentType: "application/vnd.google.pprof", Data: p.Data})
+		files = append(files, answer.Attachment{Name: name, ContentType: "application/vnd.google.pprof", Data: p.Data})
 	}
 	return files
 }
@@ -33,7 +34,7 @@ func profileFiles(o *runner.Outcome) []review.Attachment {
 // saveRun stores a comparison made on the command line (compare --save)
 // as a finished run, with its flame graphs and profiles, and returns the
 // run's id.
-func saveRun(ctx context.Context, f *compareFlags, cmp *compare.Comparison, key string, targets []review.Target, suites []string, files []review.Attachment) (int64, error) {
+func saveRun(ctx context.Context, f *compareFlags, cmp *compare.Comparison, key string, targets []review.Target, suites []string, files []answer.Attachment) (int64, error) {
 	db, err := f.dsn()
 	if err != nil {
 		return 0, err

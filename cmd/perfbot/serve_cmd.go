@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
@@ -21,7 +22,6 @@ import (
 	rbintake "github.com/perfbot/perfbot/intake/reviewboard"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/report"
-	"github.com/perfbot/perfbot/review"
 	ghreview "github.com/perfbot/perfbot/review/github"
 	"github.com/perfbot/perfbot/review/jira"
 	"github.com/perfbot/perfbot/review/post"
@@ -95,14 +95,14 @@ func runService(ctx context.Context, name string, mode bot.Mode, args []string, 
 		Poster:      post.NewRouter(venues, post.Options{}),
 		Render:      renderReport,
 		Logger:      log,
-		Digest: func(ctx context.Context, job bot.DigestJob) (review.Message, error) {
+		Digest: func(ctx context.Context, job bot.DigestJob) (answer.Answer, error) {
 			length, err := bot.DigestPeriod(job.Period)
 			if err != nil {
-				return review.Message{}, err
+				return answer.Answer{}, err
 			}
 			d, err := digest.Build(ctx, svc.Store(), job.End.Add(-length), job.End, digestOptions(cfg, job.Period))
 			if err != nil {
-				return review.Message{}, err
+				return answer.Answer{}, err
 			}
 			return d.Message(), nil
 		},
@@ -158,11 +158,13 @@ func digestOptions(cfg *bot.Config, period string) digest.Options {
 
 // renderReport renders a comparison with the report templates, falling
 // back to the summary when they fail.
-func renderReport(cmp *compare.Comparison) review.Message {
-	msg, err := report.Message(cmp, report.Options{})
+func renderReport(cmp *compare.Comparison) answer.Answer {
+	msg, err := report.Message(cmp, report.Options{Limits: post.Limits()})
 	if err != nil {
 		msg = bot.RenderSummary(cmp)
-		msg.Text += "\n(the full report could not be rendered: " + err.Error() + ")\n"
+		t := msg.Renderings[answer.Text]
+		t.Full += "\n(the full report could not be rendered: " + err.Error() + ")\n"
+		msg.Set(answer.Text, t)
 	}
 	return msg
 }
@@ -338,7 +340,7 @@ func (b jobBenchmarker) Run(ctx context.Context, spec job.Spec, progress job.Pro
 
 // RunWithFiles runs the comparison a job asks for and returns the flame
 // graphs and profiles of its outcome, to be kept with the run.
-func (b jobBenchmarker) RunWithFiles(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, []review.Attachment, error) {
+func (b jobBenchmarker) RunWithFiles(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, []answer.Attachment, error) {
 	o, err := b.exec.RunOutcome(ctx, spec, progress)
 	if err != nil {
 		return nil, nil, err

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/answer"
 	ghreview "github.com/perfbot/perfbot/review/github"
 )
 
@@ -42,7 +42,7 @@ func TestIntakeAndPostingURLs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p.Post(ctx, "acme/store#12", review.Message{Key: "k", Markdown: "x"})
+		p.Post(ctx, "acme/store#12", answer.Answer{Key: "k", Renderings: map[answer.Format]answer.Rendering{answer.MarkdownGFM: {Full: "x"}}})
 		mu.Lock()
 		got := append([]string(nil), paths...)
 		mu.Unlock()

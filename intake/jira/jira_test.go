@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/job"
 	rjira "github.com/perfbot/perfbot/review/jira"
@@ -130,8 +131,8 @@ func TestPollRefusesLoginPage(t *testing.T) {
 	if len(q.jobs) != 0 || len(poster.msgs) != 1 || poster.posts[0].Where != "STORE-4" {
 		t.Fatalf("jobs %+v, answers %+v", q.jobs, poster.posts)
 	}
-	if m := poster.msgs[0]; !strings.Contains(m.Text, "STORE-4.patch: the download is not a patch (it is an HTML or XML document") ||
-		strings.Contains(m.Text, "does not apply") {
-		t.Errorf("answer = %q", m.Text)
+	if m := poster.msgs[0]; !strings.Contains(m.Full(answer.Text), "STORE-4.patch: the download is not a patch (it is an HTML or XML document") ||
+		strings.Contains(m.Full(answer.Text), "does not apply") {
+		t.Errorf("answer = %q", m.Full(answer.Text))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/review"
 	rjira "github.com/perfbot/perfbot/review/jira"
@@ -16,10 +17,10 @@ import (
 
 type fakePoster struct {
 	posts []review.Target
-	msgs  []review.Message
+	msgs  []answer.Answer
 }
 
-func (f *fakePoster) Post(ctx context.Context, to review.Target, msg review.Message) (string, error) {
+func (f *fakePoster) Post(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
 	f.posts, f.msgs = append(f.posts, to), append(f.msgs, msg)
 	return "https://issues.example.org/browse/" + to.Where, nil
 }
@@ -80,7 +81,7 @@ func TestPollTrackerPolicy(t *testing.T) {
 			}
 			for i, m := range poster.msgs {
 				if !strings.HasPrefix(m.Key, "jira:"+poster.posts[i].Where+"/attachment/") || !strings.HasSuffix(m.Key, "/refused") ||
-					!strings.HasPrefix(m.Text, "Thank you for the patch") || !strings.Contains(m.JIRA, "Thank you for the patch") {
+					!strings.HasPrefix(m.Full(answer.Text), "Thank you for the patch") || !strings.Contains(m.Full(answer.JIRAWiki), "Thank you for the patch") {
 					t.Errorf("answer %d: %+v, want the polite refusal under the attachment's key", i, m)
 				}
 			}

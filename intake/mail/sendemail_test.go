@@ -14,6 +14,7 @@ import (
 
 	gomail "github.com/emersion/go-message/mail"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/internal/gitrepo"
 	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/job"
@@ -166,7 +167,8 @@ func checkAnswer(t *testing.T, j job.Spec, subject string, refs []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msg := review.Message{Key: j.Key, Subject: j.Subject, Text: "perfbot: 1 better, 0 worse\n", InReplyTo: j.InReplyTo, References: j.References}
+	msg := answer.Answer{Key: j.Key, Subject: j.Subject, InReplyTo: j.InReplyTo, References: j.References,
+		Renderings: map[answer.Format]answer.Rendering{answer.Text: {Full: "perfbot: 1 better, 0 worse\n"}}}
 	var buf bytes.Buffer
 	if _, err := mail.Compose(&buf, mail.Outgoing{From: &gomail.Address{Address: "perfbot@example.org"}, To: to, Cc: cc, Msg: msg}); err != nil {
 		t.Fatal(err)
@@ -281,7 +283,7 @@ func TestSeriesWaitExpires(t *testing.T) {
 	}
 	n := poster.posts[0]
 	if n.to.String() != "mail:store-dev@lists.example.org?cc=dev%40example.org" || n.msg.Subject != "[PATCH v3 0/2] Faster WAL" ||
-		n.msg.InReplyTo != "cover@example.org" || !strings.Contains(n.msg.Text, "waited 3 days") || !strings.Contains(n.msg.Text, "patch 2/2 never arrived") {
+		n.msg.InReplyTo != "cover@example.org" || !strings.Contains(n.msg.Full(answer.Text), "waited 3 days") || !strings.Contains(n.msg.Full(answer.Text), "patch 2/2 never arrived") {
 		t.Errorf("note %s: %+v", n.to, n.msg)
 	}
 }

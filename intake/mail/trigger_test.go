@@ -12,6 +12,7 @@ import (
 
 	gomail "github.com/emersion/go-message/mail"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/mail"
 	"github.com/perfbot/perfbot/review"
@@ -27,10 +28,10 @@ type fakePoster struct {
 
 type post struct {
 	to  review.Target
-	msg review.Message
+	msg answer.Answer
 }
 
-func (f *fakePoster) Post(ctx context.Context, to review.Target, msg review.Message) (string, error) {
+func (f *fakePoster) Post(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.fail {
@@ -84,7 +85,7 @@ func TestPollSenderPolicy(t *testing.T) {
 	for _, ps := range poster.posts {
 		w, ok := want[ps.msg.InReplyTo]
 		if !ok || ps.to.String() != "mail:"+w.to || ps.msg.Subject != w.subject ||
-			!strings.HasPrefix(ps.msg.Text, "Thank you for the patch.") || ps.msg.Key != "mail:"+ps.msg.InReplyTo+"/v1/refused" ||
+			!strings.HasPrefix(ps.msg.Full(answer.Text), "Thank you for the patch.") || ps.msg.Key != "mail:"+ps.msg.InReplyTo+"/v1/refused" ||
 			ps.msg.References[len(ps.msg.References)-1] != ps.msg.InReplyTo {
 			t.Errorf("answer to %s: %+v; want a reply in thread %q to %s", ps.to, ps.msg, ps.msg.InReplyTo, w.to)
 		}

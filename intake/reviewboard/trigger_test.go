@@ -7,15 +7,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/review"
 	rrb "github.com/perfbot/perfbot/review/reviewboard"
 	"github.com/perfbot/perfbot/trigger"
 )
 
-type fakePoster struct{ posts []review.Message }
+type fakePoster struct{ posts []answer.Answer }
 
-func (f *fakePoster) Post(ctx context.Context, to review.Target, msg review.Message) (string, error) {
+func (f *fakePoster) Post(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
 	if to.Venue != "reviewboard" {
 		return "", nil
 	}
@@ -46,7 +47,7 @@ func TestPollTrackerPolicy(t *testing.T) {
 		t.Errorf("jobs %+v, fetched %v; want only r/42", q.jobs, list.fetched)
 	}
 	if len(poster.posts) != 1 || poster.posts[0].Key != "reviewboard:44/diff/3/refused" ||
-		!strings.Contains(poster.posts[0].ReviewBoardMarkdown, "drive") || !strings.HasPrefix(poster.posts[0].Text, "Thank you for the patch, drive-by.") {
+		!strings.Contains(poster.posts[0].Full(answer.MarkdownRB), "drive") || !strings.HasPrefix(poster.posts[0].Full(answer.Text), "Thank you for the patch, drive-by.") {
 		t.Errorf("answers %+v, want one polite refusal on r/44", poster.posts)
 	}
 	for _, line := range []string{

@@ -5,26 +5,26 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/review"
 )
 
 // CommentBody is the comment perfbot posts for msg: the marker line, then
-// msg.Markdown, or msg.ShortMarkdown when the full rendering would pass
-// CommentLimit, cut further at a line boundary if even that is too long.
-func CommentBody(msg review.Message) string {
+// the full Markdown rendering (Format), or the short one when the full one
+// would pass CommentLimit, cut further at a line boundary if even that is
+// too long.
+func CommentBody(msg answer.Answer) string {
 	head := Marker(msg.Key) + "\n"
 	room := CommentLimit - utf8.RuneCountInString(head)
-	for _, md := range []string{msg.Markdown, msg.ShortMarkdown} {
-		if md != "" && utf8.RuneCountInString(md) <= room {
-			return head + md
-		}
-	}
-	md := msg.ShortMarkdown
-	if md == "" {
-		md = msg.Markdown
+	md, ok := msg.Fit(Format, room, utf8.RuneCountInString)
+	if ok {
+		return head + md
 	}
 	return head + Cut(md, room)
 }
+
+// Format is the rendering GitHub reads: GitHub-flavoured Markdown.
+const Format = answer.MarkdownGFM
 
 // Cut shortens Markdown text to at most limit characters at line
 // boundaries. It keeps the first line (the summary) and as much of the end

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/answer"
 )
 
 func TestCommentBodyPicksRendering(t *testing.T) {
@@ -18,7 +18,7 @@ func TestCommentBodyPicksRendering(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := CommentBody(review.Message{Key: "k", Markdown: tc.md, ShortMarkdown: tc.short})
+			got := CommentBody(answer.Answer{Key: "k", Renderings: map[answer.Format]answer.Rendering{answer.MarkdownGFM: {Full: tc.md, Short: tc.short}}})
 			if got != "<!-- perfbot:k -->\n"+tc.want {
 				t.Errorf("got %.80q", got)
 			}
@@ -35,7 +35,7 @@ func TestCutKeepsEndAndBalances(t *testing.T) {
 		b.WriteString(" 1.0 2.0\n")
 	}
 	b.WriteString("```\n\n</details>\n\nprovenance: abc123..def456\n")
-	body := CommentBody(review.Message{Key: "big", Markdown: b.String(), ShortMarkdown: b.String()})
+	body := CommentBody(answer.Answer{Key: "big", Renderings: map[answer.Format]answer.Rendering{answer.MarkdownGFM: {Full: b.String(), Short: b.String()}}})
 	if n := utf8.RuneCountInString(body); n > CommentLimit {
 		t.Fatalf("body has %d characters", n)
 	}
@@ -74,7 +74,7 @@ func BenchmarkCommentBodyCut(b *testing.B) {
 		sb.WriteString("BenchmarkWAL/threads=10/size=4096-8     1.00 ±  2%   3.70 ±  1%   3.7x\n")
 	}
 	sb.WriteString("```\n\n</details>\n")
-	m := review.Message{Key: "k", Markdown: sb.String(), ShortMarkdown: sb.String()}
+	m := answer.Answer{Key: "k", Renderings: map[answer.Format]answer.Rendering{answer.MarkdownGFM: {Full: sb.String(), Short: sb.String()}}}
 	b.SetBytes(int64(sb.Len()))
 	for b.Loop() {
 		CommentBody(m)

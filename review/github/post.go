@@ -10,17 +10,16 @@ import (
 	gh "github.com/google/go-github/v60/github"
 
 	"github.com/perfbot/perfbot/answer"
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/retry"
 )
 
 // CommentLimit is GitHub's largest issue or pull request comment, in
 // characters.
-const CommentLimit = answer.GitHubCommentLimit
+const CommentLimit = 65536
 
 // StatusDescriptionLimit is the longest commit status description GitHub
 // accepts.
-const StatusDescriptionLimit = answer.GitHubStatusLimit
+const StatusDescriptionLimit = 140
 
 // PR is a parsed "OWNER/REPO#N" target.
 type PR struct {
@@ -52,7 +51,7 @@ func Marker(key string) string {
 // editing the comment that carries msg.Key's marker when one exists, and
 // sets the "perfbot" commit status (or check run, with Config.Checks) on
 // the head commit when msg.State is set. It returns the comment's URL.
-func (p *Poster) Post(ctx context.Context, where string, msg review.Message) (string, error) {
+func (p *Poster) Post(ctx context.Context, where string, msg answer.Answer) (string, error) {
 	pr, err := ParsePR(where)
 	if err != nil {
 		return "", err
@@ -142,7 +141,7 @@ func (p *Poster) headSHA(ctx context.Context, pr PR) (string, error) {
 }
 
 // setStatus sets the commit status on the pull request's head commit.
-func (p *Poster) setStatus(ctx context.Context, pr PR, msg review.Message, link string) error {
+func (p *Poster) setStatus(ctx context.Context, pr PR, msg answer.Answer, link string) error {
 	return p.retry.Do(ctx, "github: commit status on "+pr.String(), func(ctx context.Context) error {
 		sha, err := p.headSHA(ctx, pr)
 		if err != nil {
@@ -165,11 +164,11 @@ func (p *Poster) setStatus(ctx context.Context, pr PR, msg review.Message, link 
 
 // statusState is a commit status's state for an answer's: GitHub's
 // statuses know only pending, success, failure and error.
-func statusState(s review.State) string {
+func statusState(s answer.State) string {
 	switch s {
-	case review.StateQueued, review.StatePending:
+	case answer.StateQueued, answer.StatePending:
 		return "pending"
-	case review.StateCancelled:
+	case answer.StateCancelled:
 		return "error"
 	}
 	return string(s)
@@ -178,17 +177,17 @@ func statusState(s review.State) string {
 // checkState is a check run's status and conclusion for an answer's
 // state: queued, then in_progress while running, then completed with
 // success, failure, cancelled, or neutral when nothing could be compared.
-func checkState(s review.State) (status, conclusion string) {
+func checkState(s answer.State) (status, conclusion string) {
 	switch s {
-	case review.StateQueued:
+	case answer.StateQueued:
 		return "queued", ""
-	case review.StatePending:
+	case answer.StatePending:
 		return "in_progress", ""
-	case review.StateSuccess:
+	case answer.StateSuccess:
 		return "completed", "success"
-	case review.StateFailure:
+	case answer.StateFailure:
 		return "completed", "failure"
-	case review.StateCancelled:
+	case answer.StateCancelled:
 		return "completed", "cancelled"
 	}
 	return "completed", "neutral"
@@ -216,7 +215,7 @@ const checkTitleLimit = 200
 // with a conclusion (success; failure when something got worse; neutral
 // when nothing could be compared; cancelled) and the report as its output. A rerun on
 // the same commit updates the run instead of adding one.
-func (p *Poster) setCheck(ctx context.Context, pr PR, msg review.Message, link string) error {
+func (p *Poster) setCheck(ctx context.Context, pr PR, msg answer.Answer, link string) error {
 	return p.retry.Do(ctx, "github: check run on "+pr.String(), func(ctx context.Context) error {
 		sha, err := p.headSHA(ctx, pr)
 		if err != nil {
@@ -260,15 +259,10 @@ func (p *Poster) setCheck(ctx context.Context, pr PR, msg review.Message, link s
 
 // checkSummary is the report for a check run's output: the full Markdown
 // when it fits, else the short form, cut at the limit as a last resort.
-func checkSummary(msg review.Message) string {
-	for _, s := range []string{msg.Markdown, msg.ShortMarkdown} {
-		if s != "" && utf8.RuneCountInString(s) <= CheckOutputLimit {
-			return s
-		}
-	}
-	s := msg.ShortMarkdown
-	if s == "" {
-		s = msg.Markdown
+func checkSummary(msg answer.Answer) string {
+	s, ok := msg.Fit(Format, CheckOutputLimit, utf8.RuneCountInString)
+	if ok {
+		return s
 	}
 	if s == "" {
 		return msg.Summary

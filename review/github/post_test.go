@@ -17,7 +17,7 @@ import (
 
 	gh "github.com/google/go-github/v60/github"
 
-	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/review/retry"
 )
 
@@ -41,11 +41,12 @@ func newPoster(t *testing.T, f *fakeGitHub, w *waits, token string) *Poster {
 	return p
 }
 
-func message(key, summary string) review.Message {
-	return review.Message{
-		Key: key, Subject: "wal: 2 better", Summary: summary, State: review.StateFailure,
-		Markdown:      "**2 better, 1 worse, 14 same**\n\n| Threads | Default | Async | Diff |\n|---|---|---|---|\n| 10 | 1.0 | 3.7 | 3.7x |\n",
-		ShortMarkdown: "**2 better, 1 worse, 14 same**\n",
+func message(key, summary string) answer.Answer {
+	return answer.Answer{
+		Key: key, Subject: "wal: 2 better", Summary: summary, State: answer.StateFailure,
+		Renderings: map[answer.Format]answer.Rendering{answer.MarkdownGFM: {
+			Full:  "**2 better, 1 worse, 14 same**\n\n| Threads | Default | Async | Diff |\n|---|---|---|---|\n| 10 | 1.0 | 3.7 | 3.7x |\n",
+			Short: "**2 better, 1 worse, 14 same**\n"}},
 	}
 }
 
@@ -64,7 +65,7 @@ func TestPostCreatesThenEdits(t *testing.T) {
 		t.Errorf("link = %q", link)
 	}
 	msg2 := message("job-1", strings.Repeat("very long summary ", 20))
-	msg2.Markdown = "**rerun**\n"
+	msg2.Set(answer.MarkdownGFM, answer.Rendering{Full: "**rerun**\n"})
 	link2, err := p.Post(ctx, "acme/store#7", msg2)
 	if err != nil {
 		t.Fatal(err)
@@ -300,7 +301,7 @@ func TestPostCheckRun(t *testing.T) {
 	}
 	ctx := context.Background()
 	queued := message("job-9", "queued: position 1")
-	queued.State = review.StateQueued
+	queued.State = answer.StateQueued
 	if _, err := p.Post(ctx, "acme/store#7", queued); err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +309,7 @@ func TestPostCheckRun(t *testing.T) {
 		t.Fatalf("queued: check runs %v, want one queued", f.checkRuns)
 	}
 	pending := message("job-9", "benchmarking 2 suites")
-	pending.State = review.StatePending
+	pending.State = answer.StatePending
 	if _, err := p.Post(ctx, "acme/store#7", pending); err != nil {
 		t.Fatal(err)
 	}
@@ -331,17 +332,17 @@ func TestPostCheckRun(t *testing.T) {
 	}
 	// A report too long for the output falls back to the short form.
 	long := message("job-9", "s")
-	long.Markdown = strings.Repeat("x", CheckOutputLimit+1)
-	long.State = review.StateError
+	long.Set(answer.MarkdownGFM, answer.Rendering{Full: strings.Repeat("x", CheckOutputLimit+1), Short: long.Short(answer.MarkdownGFM)})
+	long.State = answer.StateError
 	if _, err := p.Post(ctx, "acme/store#7", long); err != nil {
 		t.Fatal(err)
 	}
-	if out := f.checkRuns[0]["output"].(map[string]any); out["summary"] != long.ShortMarkdown || f.checkRuns[0]["conclusion"] != "neutral" {
+	if out := f.checkRuns[0]["output"].(map[string]any); out["summary"] != long.Short(answer.MarkdownGFM) || f.checkRuns[0]["conclusion"] != "neutral" {
 		t.Errorf("long report: output %v, conclusion %v", out, f.checkRuns[0]["conclusion"])
 	}
 
 	cancelled := message("job-9", "cancelled by alice")
-	cancelled.State = review.StateCancelled
+	cancelled.State = answer.StateCancelled
 	if _, err := p.Post(ctx, "acme/store#7", cancelled); err != nil {
 		t.Fatal(err)
 	}
@@ -359,13 +360,13 @@ func TestPostCheckRun(t *testing.T) {
 func TestCheckSummary(t *testing.T) {
 	huge := strings.Repeat("é", CheckOutputLimit+10)
 	for _, tt := range []struct {
-		msg  review.Message
+		msg  answer.Answer
 		want int // runes
 	}{
-		{review.Message{Markdown: "full", ShortMarkdown: "short"}, 4},
-		{review.Message{Markdown: huge, ShortMarkdown: "short"}, 5},
-		{review.Message{Markdown: huge, ShortMarkdown: huge}, CheckOutputLimit},
-		{review.Message{Summary: "only a summary"}, 14},
+		{answer.Answer{Renderings: map[answer.Format]answer.Rendering{answer.MarkdownGFM: {Full: "full", Short: "short"}}}, 4},
+		{answer.Answer{Renderings: map[answer.Format]answer.Rendering{answer.MarkdownGFM: {Full: huge, Short: "short"}}}, 5},
+		{answer.Answer{Renderings: map[answer.Format]answer.Rendering{answer.MarkdownGFM: {Full: huge, Short: huge}}}, CheckOutputLimit},
+		{answer.Answer{Summary: "only a summary"}, 14},
 	} {
 		if got := utf8.RuneCountInString(checkSummary(tt.msg)); got != tt.want {
 			t.Errorf("checkSummary: %d characters, want %d", got, tt.want)
@@ -384,9 +385,9 @@ func TestCommitStatusLiveStates(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		state review.State
+		state answer.State
 		want  string
-	}{{review.StateQueued, "pending"}, {review.StatePending, "pending"}, {review.StateCancelled, "error"}} {
+	}{{answer.StateQueued, "pending"}, {answer.StatePending, "pending"}, {answer.StateCancelled, "error"}} {
 		msg := message("job-3", string(c.state))
 		msg.State = c.state
 		if _, err := p.Post(context.Background(), "acme/store#7", msg); err != nil {

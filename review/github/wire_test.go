@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/review/internal/wiretest"
 )
 
@@ -19,7 +20,7 @@ func TestWire(t *testing.T) {
 	if _, err := p.Post(context.Background(), "acme/store#7", m); err != nil {
 		t.Fatal(err)
 	}
-	m.Markdown = "**rerun: 2 better**\n"
+	m.Set(answer.MarkdownGFM, answer.Rendering{Full: "**rerun: 2 better**\n"})
 	m.State = "success"
 	if _, err := p.Post(context.Background(), "acme/store#7", m); err != nil {
 		t.Fatal(err)

@@ -6,31 +6,25 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/review"
 )
 
-// CommentBody is the comment perfbot posts for msg: msg.JIRA, or
-// msg.ShortJIRA when the full rendering would pass CommentLimit, cut
+// Format is the rendering JIRA reads: wiki markup.
+const Format = answer.JIRAWiki
+
+// CommentBody is the comment perfbot posts for msg: its wiki markup, or
+// the short rendering when the full one would pass CommentLimit, cut
 // further at a line boundary if even that is too long; then the charts
 // among msg.Attachments, shown with !NAME!. The marker goes on a line of
 // its own, after the first line when that is a heading (a heading only
 // renders at the start of its line), else before it.
-func CommentBody(msg review.Message) string {
+func CommentBody(msg answer.Answer) string {
 	marker := Marker(msg.Key) + "\n"
 	charts := chartLines(msg.Attachments)
 	room := CommentLimit - utf8.RuneCountInString(marker) - utf8.RuneCountInString(charts)
-	w := ""
-	for _, r := range []string{msg.JIRA, msg.ShortJIRA} {
-		if r != "" && utf8.RuneCountInString(r) <= room {
-			w = r
-			break
-		}
-	}
-	if w == "" {
-		w = msg.ShortJIRA
-		if w == "" {
-			w = msg.JIRA
-		}
+	w, ok := msg.Fit(Format, room, utf8.RuneCountInString)
+	if !ok {
 		w = Cut(w, room)
 	}
 	return placeMarker(w, marker) + charts
@@ -54,7 +48,7 @@ func placeMarker(w, marker string) string {
 
 // chartLines shows each image attachment (a chart) with !NAME!, under a
 // heading; names that wiki markup cannot quote are left out.
-func chartLines(atts []review.Attachment) string {
+func chartLines(atts []answer.Attachment) string {
 	var b strings.Builder
 	for _, a := range atts {
 		if !strings.HasPrefix(a.ContentType, "image/") || a.Name == "" || strings.ContainsAny(a.Name, "!|\r\n{}[]") {

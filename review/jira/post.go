@@ -15,12 +15,11 @@ import (
 	"strings"
 
 	"github.com/perfbot/perfbot/answer"
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/retry"
 )
 
 // CommentLimit is the longest comment JIRA stores, in characters.
-const CommentLimit = answer.JIRACommentLimit
+const CommentLimit = 32767
 
 var issueKey = regexp.MustCompile(`^[A-Z][A-Z0-9_]*-[1-9][0-9]*$`)
 
@@ -98,7 +97,7 @@ func (c *comment) answers(key, marker string) bool {
 // its own account) instead of adding more: the new file is uploaded, then
 // the old one deleted; a file identical to the one already there is kept.
 // It returns a link to the comment.
-func (c *Client) Post(ctx context.Context, where string, msg review.Message) (string, error) {
+func (c *Client) Post(ctx context.Context, where string, msg answer.Answer) (string, error) {
 	if !issueKey.MatchString(where) {
 		return "", fmt.Errorf("jira target %q: want an issue key such as STORE-123", where)
 	}
@@ -219,7 +218,7 @@ type issueAttachment struct {
 // the same names, to delete once the comment points at the new ones. An
 // earlier one identical to the new file is kept and nothing is uploaded,
 // so a retry adds nothing.
-func (c *Client) attach(ctx context.Context, issue string, atts []review.Attachment) ([]issueAttachment, error) {
+func (c *Client) attach(ctx context.Context, issue string, atts []answer.Attachment) ([]issueAttachment, error) {
 	if len(atts) == 0 {
 		return nil, nil
 	}
@@ -354,7 +353,7 @@ var quoteEscaper = strings.NewReplacer("\\", "\\\\", `"`, "\\\"", "\r", "", "\n"
 // upload sends one file as POST /rest/api/2/issue/{key}/attachments,
 // multipart field "file", with the X-Atlassian-Token: no-check header JIRA
 // requires against cross-site requests.
-func (c *Client) upload(ctx context.Context, issue string, a review.Attachment) error {
+func (c *Client) upload(ctx context.Context, issue string, a answer.Attachment) error {
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
 	h := textproto.MIMEHeader{}

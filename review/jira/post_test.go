@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/review/retry"
 )
 
@@ -30,11 +30,8 @@ func newClient(t *testing.T, f *fakeJIRA, cfg Config, waits *[]time.Duration) *C
 	return c
 }
 
-func message(key, body string) review.Message {
-	return review.Message{
-		Key: key, Summary: "2 better", JIRA: body, ShortJIRA: "short\n",
-		Attachments: []review.Attachment{{Name: "results.json", ContentType: "application/json", Data: []byte(`{"a":1}`)}},
-	}
+func message(key, body string) answer.Answer {
+	return answer.Answer{Key: key, Summary: "2 better", Attachments: []answer.Attachment{{Name: "results.json", ContentType: "application/json", Data: []byte(`{"a":1}`)}}, Renderings: map[answer.Format]answer.Rendering{answer.JIRAWiki: {Full: body, Short: "short\n"}}}
 }
 
 func TestPostCreatesThenEdits(t *testing.T) {
@@ -163,11 +160,11 @@ func TestSearch(t *testing.T) {
 
 func TestCommentBodyLimits(t *testing.T) {
 	long := "*2 better*\n{code}\n" + strings.Repeat("row 1.0 2.0\n", 4000) + "{code}\nprovenance\n"
-	got := CommentBody(review.Message{Key: "k", JIRA: long, ShortJIRA: "short\n"})
+	got := CommentBody(answer.Answer{Key: "k", Renderings: map[answer.Format]answer.Rendering{answer.JIRAWiki: {Full: long, Short: "short\n"}}})
 	if got != "{anchor:perfbot-k}\nshort\n" {
 		t.Errorf("want ShortJIRA, got %.60q", got)
 	}
-	got = CommentBody(review.Message{Key: "k", JIRA: long, ShortJIRA: long})
+	got = CommentBody(answer.Answer{Key: "k", Renderings: map[answer.Format]answer.Rendering{answer.JIRAWiki: {Full: long, Short: long}}})
 	if n := len([]rune(got)); n > CommentLimit {
 		t.Fatalf("%d characters", n)
 	}
@@ -187,7 +184,7 @@ func TestConfigErrors(t *testing.T) {
 	}
 	c, _ := New(Config{BaseURL: "https://x", PAT: "p"})
 	for _, w := range []string{"store-1", "STORE", "STORE-0", "STORE-1 ", "../x"} {
-		if _, err := c.Post(context.Background(), w, review.Message{Key: "k"}); err == nil {
+		if _, err := c.Post(context.Background(), w, answer.Answer{Key: "k"}); err == nil {
 			t.Errorf("target %q accepted", w)
 		}
 	}

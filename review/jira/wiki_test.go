@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/answer"
 )
 
 // renderWiki renders JIRA wiki markup to HTML by the rules of JIRA's text
@@ -99,8 +99,7 @@ func TestCommentRenders(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		msg := review.Message{Key: "jira:STORE-1/attachment/7", JIRA: string(data),
-			Attachments: []review.Attachment{{Name: "wal-threads.png", ContentType: "image/png", Data: []byte("png")}, {Name: "perfbot-results.json", ContentType: "application/json"}}}
+		msg := answer.Answer{Key: "jira:STORE-1/attachment/7", Attachments: []answer.Attachment{{Name: "wal-threads.png", ContentType: "image/png", Data: []byte("png")}, {Name: "perfbot-results.json", ContentType: "application/json"}}, Renderings: map[answer.Format]answer.Rendering{answer.JIRAWiki: {Full: string(data)}}}
 		out := renderWiki(CommentBody(msg))
 		first, _, _ := strings.Cut(string(data), "\n")
 		want := "<h3>" + inline(first[len("h3. "):]) + "</h3>"
@@ -135,12 +134,12 @@ func TestRerunReplacesAttachments(t *testing.T) {
 		var waits []time.Duration
 		c := newClient(t, f, Config{User: f.user, Token: f.token}, &waits)
 		ctx := context.Background()
-		run := func(chart string) review.Message {
+		run := func(chart string) answer.Answer {
 			m := message("job-1", "h3. perfbot: 1 better\nbody\n")
-			m.Attachments = append(m.Attachments, review.Attachment{Name: "wal.png", ContentType: "image/png", Data: []byte(chart)})
+			m.Attachments = append(m.Attachments, answer.Attachment{Name: "wal.png", ContentType: "image/png", Data: []byte(chart)})
 			return m
 		}
-		for _, m := range []review.Message{run("chart one"), run("chart one"), run("chart two!")} {
+		for _, m := range []answer.Answer{run("chart one"), run("chart one"), run("chart two!")} {
 			if _, err := c.Post(ctx, "STORE-1", m); err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/mail"
 	"github.com/perfbot/perfbot/review"
@@ -72,7 +73,7 @@ func orNil[P review.Poster](venue string, p P, err error) (string, review.Poster
 }
 
 // Post sends msg to t's venue and returns a link to the post.
-func (r *Router) Post(ctx context.Context, t review.Target, msg review.Message) (string, error) {
+func (r *Router) Post(ctx context.Context, t review.Target, msg answer.Answer) (string, error) {
 	p, ok := r.posters[t.Venue]
 	if !ok {
 		if err, ok := r.errs[t.Venue]; ok {
@@ -209,4 +210,15 @@ func newMail(c Mail, s config.Env, opt Options) (string, *mail.Sender, error) {
 	}
 	sn, err := mail.NewSender(sc)
 	return "mail", sn, err
+}
+
+// Limits is the room each format has in the venues perfbot posts to: the
+// smallest comment limit among the venues that read the format, as each
+// venue package defines it. report.Options.Limits takes it, so the short
+// renderings fit before a venue has to cut them.
+func Limits() map[answer.Format]int {
+	return map[answer.Format]int{
+		github.Format: github.CommentLimit,
+		jira.Format:   jira.CommentLimit,
+	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/retry"
 )
@@ -89,7 +90,7 @@ func TestUnconfiguredVenues(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = r.Post(context.Background(), target, review.Message{Key: "k"})
+			_, err = r.Post(context.Background(), target, answer.Answer{Key: "k"})
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "post "+tc.target) {
 				t.Errorf("err = %v, want %q", err, tc.want)
 			}
@@ -129,7 +130,7 @@ func TestRouteToReviewBoard(t *testing.T) {
 	}
 	quick := retry.Policy{Sleep: func(context.Context, time.Duration) error { return nil }}
 	r := NewRouter(Config{ReviewBoard: ReviewBoard{URL: srv.URL, TokenFile: file}}, Options{Getenv: envOf(nil), Retry: quick})
-	link, err := r.Post(context.Background(), review.Target{Venue: "reviewboard", Where: "42"}, review.Message{Key: "job", Markdown: "**1 better**"})
+	link, err := r.Post(context.Background(), review.Target{Venue: "reviewboard", Where: "42"}, answer.Answer{Key: "job", Renderings: map[answer.Format]answer.Rendering{answer.MarkdownGFM: {Full: "**1 better**"}}})
 	if err != nil || link != "https://reviews.example.org/r/42/#review7" || len(bodies) != 1 || !strings.Contains(bodies[0], "**1 better**") {
 		t.Fatalf("link %q, err %v, bodies %q", link, err, bodies)
 	}
@@ -140,7 +141,7 @@ func TestRouteToReviewBoard(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad")
 	_ = os.WriteFile(bad, []byte("rb-WRONG-token-987654321"), 0o600)
 	r = NewRouter(Config{ReviewBoard: ReviewBoard{URL: srv.URL, TokenFile: bad}}, Options{Getenv: envOf(nil), Retry: quick})
-	_, err = r.Post(context.Background(), review.Target{Venue: "reviewboard", Where: "42"}, review.Message{Key: "job"})
+	_, err = r.Post(context.Background(), review.Target{Venue: "reviewboard", Where: "42"}, answer.Answer{Key: "job"})
 	if err == nil || bytes.Contains([]byte(err.Error()), []byte("rb-WRONG-token")) || !strings.Contains(err.Error(), "401") {
 		t.Fatalf("err = %v", err)
 	}

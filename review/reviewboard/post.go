@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/answer"
 )
 
 // Marker is the Markdown line that identifies the answer for key: a link
@@ -37,12 +37,16 @@ func (r *rbReview) matches(key, marker string) bool {
 	return strings.HasPrefix(r.BodyTop, marker)
 }
 
+// Format is the rendering Review Board reads: Markdown as its
+// Python-Markdown renders it.
+const Format = answer.MarkdownRB
+
 // Body is the review text perfbot posts for msg: its Review Board
-// rendering, or its Markdown when it has none.
-func Body(msg review.Message) string {
-	body := msg.ReviewBoardMarkdown
+// rendering, or its GitHub Markdown when it has none.
+func Body(msg answer.Answer) string {
+	body := msg.Full(Format)
 	if body == "" {
-		body = msg.Markdown
+		body = msg.Full(answer.MarkdownGFM)
 	}
 	return Marker(msg.Key) + "\n\n" + body
 }
@@ -55,7 +59,7 @@ func Body(msg review.Message) string {
 // new review. It never edits a published review (Review Board refuses
 // that by design); creating a review reuses perfbot's own unpublished
 // draft on the request, if a failed attempt left one, and publishes it.
-func (c *Client) Post(ctx context.Context, where string, msg review.Message) (string, error) {
+func (c *Client) Post(ctx context.Context, where string, msg answer.Answer) (string, error) {
 	id, err := strconv.Atoi(where)
 	if err != nil || id <= 0 {
 		return "", fmt.Errorf("reviewboard target %q: want a review request number, such as 1234", where)

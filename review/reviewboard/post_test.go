@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/retry"
 )
@@ -23,8 +24,8 @@ func newClient(t *testing.T, f *fakeRB, token string, waits *[]time.Duration) *C
 	return c
 }
 
-func msg(key, md string) review.Message {
-	return review.Message{Key: key, Markdown: md, Summary: "1 better"}
+func msg(key, md string) answer.Answer {
+	return answer.Answer{Key: key, Summary: "1 better", Renderings: map[answer.Format]answer.Rendering{answer.MarkdownGFM: {Full: md}}}
 }
 
 func TestPostCreatesThenRerun(t *testing.T) {
