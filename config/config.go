@@ -43,6 +43,10 @@ type Config struct {
 	Digest Digest `yaml:"digest"`
 	// Track configures post-merge tracking of branches.
 	Track Track `yaml:"track"`
+	// Templates is a folder whose files override the embedded report
+	// and digest templates of the same name (markdown.tmpl, digest.tmpl,
+	// markdown/*.tmpl ...); relative to the config file's folder.
+	Templates string `yaml:"templates"`
 
 	// File is the path the config was read from.
 	File string `yaml:"-"`

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/mail"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -58,7 +59,36 @@ func (c *Config) check() Errors {
 	c.checkDigest(v)
 	c.checkTrack(v)
 	c.checkVenues(v)
+	c.checkTemplates(v)
 	return v.errs
+}
+
+// TemplateDir is the templates folder, resolved against the config
+// file's folder; "" when none is set.
+func (c *Config) TemplateDir() string {
+	if c == nil {
+		return ""
+	}
+	if c.Templates == "" || filepath.IsAbs(c.Templates) || c.File == "" {
+		return c.Templates
+	}
+	return filepath.Join(filepath.Dir(c.File), c.Templates)
+}
+
+// checkTemplates wants the templates folder to be a folder; what is in
+// it is checked by report.CheckTemplates, which the commands run when
+// they load the config.
+func (c *Config) checkTemplates(v *validator) {
+	if c.Templates == "" {
+		return
+	}
+	fi, err := os.Stat(c.TemplateDir())
+	switch {
+	case err != nil:
+		v.add("templates", "expected a folder of templates: %v", err)
+	case !fi.IsDir():
+		v.add("templates", "expected a folder of templates, %s is a file", c.TemplateDir())
+	}
 }
 
 func (c *Config) checkProject(v *validator) {

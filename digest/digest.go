@@ -29,10 +29,16 @@ type Options struct {
 	// MailArchive, such as "https://lists.example.org/r/%s", turns the
 	// Message-ID of a mail answer into a link to the list archive.
 	MailArchive string
+	// TemplateDir is a folder whose digest.tmpl overrides the embedded
+	// one (config key templates); check it with CheckTemplate first.
+	TemplateDir string
 }
 
 // Digest is one period's summary.
 type Digest struct {
+	// templateDir overrides the embedded digest.tmpl (Options.TemplateDir).
+	templateDir string
+
 	Title    string
 	From, To time.Time
 	// Branch holds the changes on tracked branches.
@@ -63,7 +69,7 @@ type Patch struct {
 
 // Build reads the digest of [from, to) from the history.
 func Build(ctx context.Context, st *store.Store, from, to time.Time, opts Options) (*Digest, error) {
-	d := &Digest{Title: opts.Title, From: from, To: to}
+	d := &Digest{Title: opts.Title, From: from, To: to, templateDir: opts.TemplateDir}
 	if d.Title == "" {
 		d.Title = "digest"
 	}

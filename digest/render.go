@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -37,7 +38,11 @@ func (d *Digest) Message() answer.Answer {
 	msg := answer.Answer{Subject: subject, Summary: summary, State: answer.StateSuccess}
 	msg.Set(answer.Text, answer.Rendering{Full: text})
 	msg.Set(answer.MarkdownGFM, answer.Rendering{Full: "```\n" + text + "```\n"})
-	msg.Set(answer.HTML, answer.Rendering{Full: d.HTML()})
+	htm, err := d.HTMLWith(d.templateDir)
+	if err != nil {
+		htm = "<pre>" + template.HTMLEscapeString(text) + "</pre>"
+	}
+	msg.Set(answer.HTML, answer.Rendering{Full: htm})
 	msg.Attachments = charts
 	return msg
 }
@@ -161,6 +166,24 @@ func htmlTemplate(dir string) (*template.Template, error) {
 		return nil, fmt.Errorf("digest: template %s: %w", path, err)
 	}
 	return t, nil
+}
+
+// CheckTemplate parses dir's digest.tmpl over the embedded one and renders
+// an empty digest with it, so that a broken template is found when the
+// service starts, not when the digest is due. The error names the file
+// and line.
+func CheckTemplate(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	t, err := htmlTemplate(dir)
+	if err != nil {
+		return err
+	}
+	if err := t.ExecuteTemplate(io.Discard, "digest", &Digest{Title: "check"}); err != nil {
+		return fmt.Errorf("digest: %w", err)
+	}
+	return nil
 }
 
 // HTMLWith renders the digest with the templates of dir overriding the

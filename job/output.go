@@ -17,7 +17,7 @@ import (
 // raw results in Go benchmark format (which benchstat reads too) and the
 // flame graphs, if any; it returns the flame graphs' paths.
 func (o *Outcome) WriteDir(dir string, flames []answer.Attachment) ([]string, error) {
-	if _, err := report.WriteFiles(dir, o.Comparison, report.Options{}); err != nil {
+	if _, err := report.WriteFiles(dir, o.Comparison, report.Options{TemplateDir: o.TemplateDir}); err != nil {
 		return nil, err
 	}
 	for _, v := range o.variants() {

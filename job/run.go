@@ -26,6 +26,9 @@ type Outcome struct {
 	Profiles []runner.Profile
 	// Calibration is what a calibration recorded (Options.Calibrate).
 	Calibration *Calibration
+	// TemplateDir overrides the embedded report templates in WriteDir
+	// (the config's templates folder; Run sets it from Options.Config).
+	TemplateDir string
 }
 
 // Compared reports whether any benchmark was measured on both sides.
@@ -118,7 +121,11 @@ func Run(ctx context.Context, spec Spec, o Options) (*Outcome, error) {
 		t.Add("statistics", compare.StageOverhead, time.Since(statsStart))
 		t.Wall = time.Since(cmp.Provenance.Started).Seconds()
 	}
-	return &Outcome{Comparison: cmp, Results: ro.Results, Profiles: ro.Profiles}, nil
+	out := &Outcome{Comparison: cmp, Results: ro.Results, Profiles: ro.Profiles}
+	if o.Config != nil {
+		out.TemplateDir = o.Config.TemplateDir()
+	}
+	return out, nil
 }
 
 // patchFile writes the spec's patch, fetched first when the spec only

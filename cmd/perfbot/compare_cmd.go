@@ -137,7 +137,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return jobError(err)
 	}
 	cmp := outcome.Comparison
-	if err := report.Render(stdout, f.format, cmp); err != nil {
+	if err := report.RenderWith(stdout, f.format, cmp, report.Options{TemplateDir: f.cfg.TemplateDir()}); err != nil {
 		return err
 	}
 	// The graphs go to --out, to posted answers and to a saved run;
@@ -200,7 +200,7 @@ func (f *compareFlags) spec() job.Spec {
 func (f *compareFlags) jobOptions() (job.Options, error) {
 	opts := job.Options{Repo: f.repo, Tune: f.tune, CacheDir: f.cacheDir, NoSandbox: f.noSandbox, Seed: f.seed, Version: version}
 	if f.config != "" {
-		c, err := config.Load(f.config)
+		c, err := loadConfig(f.config)
 		if err != nil {
 			return opts, err
 		}

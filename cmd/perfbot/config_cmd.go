@@ -8,6 +8,8 @@ import (
 	"os"
 
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/digest"
+	"github.com/perfbot/perfbot/report"
 )
 
 // configCmd implements "perfbot config check [FILE]": the file is decoded
@@ -47,7 +49,52 @@ func loadConfig(file string) (*config.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	return config.Parse(data, file)
+	c, err := config.Parse(data, file)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTemplates(c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// checkTemplates parses and tries the config's template folder, so that a
+// broken template stops the command at its start, as config.Errors naming
+// the template's file and line.
+func checkTemplates(c *config.Config) error {
+	dir := c.TemplateDir()
+	if dir == "" {
+		return nil
+	}
+	var errs config.Errors
+	derr := digest.CheckTemplate(dir)
+	if derr != nil {
+		derr = report.DigestTemplateError(dir, derr)
+	}
+	for _, err := range []error{report.CheckTemplates(dir), derr} {
+		if err == nil {
+			continue
+		}
+		var list []error
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			list = j.Unwrap()
+		} else {
+			list = []error{err}
+		}
+		for _, e := range list {
+			var te *report.TemplateError
+			if errors.As(e, &te) {
+				errs = append(errs, &config.Error{File: te.File, Line: te.Line, Path: "templates", Msg: te.Msg})
+			} else {
+				errs = append(errs, &config.Error{File: c.File, Path: "templates", Msg: e.Error()})
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return nil
 }
 
 func plural(n int, one, many string) string {

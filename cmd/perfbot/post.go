@@ -65,7 +65,7 @@ func postAll(ctx context.Context, cmp *compare.Comparison, extra []answer.Attach
 		cacheDir = bot.DefaultCacheDir()
 	}
 	scrub := bot.NewScrubber(bot.HostPaths(cacheDir)...)
-	msg, err := report.Message(scrub.Comparison(cmp), report.Options{Key: key, Limits: post.Limits()})
+	msg, err := report.Message(scrub.Comparison(cmp), report.Options{Key: key, Limits: post.Limits(), TemplateDir: cfg.TemplateDir()})
 	if err != nil {
 		return fmt.Errorf("render the answer: %w", err)
 	}

@@ -42,7 +42,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	var cfg *config.Config
 	if *configFile != "" {
-		if cfg, err = config.Load(*configFile); err != nil {
+		if cfg, err = loadConfig(*configFile); err != nil {
 			return err
 		}
 	}

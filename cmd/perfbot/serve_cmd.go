@@ -93,7 +93,7 @@ func runService(ctx context.Context, name string, mode bot.Mode, args []string, 
 	deps := bot.Deps{
 		Benchmarker: newJobBenchmarker(exe, f.config, cfg, sec.Values),
 		Poster:      post.NewRouter(venues, post.Options{}),
-		Render:      renderReport,
+		Render:      func(cmp *compare.Comparison) answer.Answer { return renderReport(cmp, cfg.TemplateDir()) },
 		Logger:      log,
 		Digest: func(ctx context.Context, job bot.DigestJob) (answer.Answer, error) {
 			length, err := bot.DigestPeriod(job.Period)
@@ -153,13 +153,13 @@ func loadServiceConfig(f serviceFlags) (*bot.Config, error) {
 
 func digestOptions(cfg *bot.Config, period string) digest.Options {
 	return digest.Options{Branches: cfg.Digest.Branches, RC: cfg.Digest.RC, Release: cfg.Digest.Release,
-		Title: period, MailArchive: cfg.Digest.MailArchive}
+		Title: period, MailArchive: cfg.Digest.MailArchive, TemplateDir: cfg.TemplateDir()}
 }
 
 // renderReport renders a comparison with the report templates, falling
 // back to the summary when they fail.
-func renderReport(cmp *compare.Comparison) answer.Answer {
-	msg, err := report.Message(cmp, report.Options{Limits: post.Limits()})
+func renderReport(cmp *compare.Comparison, templateDir string) answer.Answer {
+	msg, err := report.Message(cmp, report.Options{Limits: post.Limits(), TemplateDir: templateDir})
 	if err != nil {
 		msg = bot.RenderSummary(cmp)
 		t := msg.Renderings[answer.Text]
