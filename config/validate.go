@@ -60,6 +60,7 @@ func (c *Config) check() Errors {
 	c.checkTrack(v)
 	c.checkVenues(v)
 	c.checkTemplates(v)
+	c.checkGitLab(v)
 	return v.errs
 }
 

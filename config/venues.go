@@ -15,6 +15,7 @@ type Venues struct {
 	JIRA        JIRA        `yaml:"jira"`
 	ReviewBoard ReviewBoard `yaml:"reviewboard"`
 	Mail        Mail        `yaml:"mail"`
+	GitLab      GitLab      `yaml:"gitlab"`
 }
 
 // GitHub is venues.github.
@@ -196,5 +197,6 @@ func (v Venues) WithEnv(getenv func(string) string) Venues {
 	fill(&v.ReviewBoard.URL, EnvReviewBoardURL)
 	fill(&v.Mail.SMTP, EnvSMTP)
 	fill(&v.Mail.From, EnvMailFrom)
+	fill(&v.GitLab.BaseURL, EnvGitLabURL)
 	return v
 }
