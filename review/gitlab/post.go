@@ -3,8 +3,8 @@ package gitlab
 import (
 	"context"
 	"errors"
-	"net/http"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
