@@ -161,6 +161,12 @@ func (c *Config) Secrets() []Secret {
 			add(v.GitHub.WebhookSecret())
 		}
 	}
+	if v.GitLab.Configured() {
+		add(v.GitLab.Token())
+		if v.GitLab.Webhook() {
+			add(v.GitLab.WebhookSecret())
+		}
+	}
 	if v.JIRA.URL != "" || v.JIRA.Poll {
 		if v.JIRA.UsesPAT() {
 			add(v.JIRA.PAT())

@@ -49,6 +49,15 @@ func Venues(ctx context.Context, cfg *config.Config, opt Options) []Result {
 			})
 		}
 	}
+	if v.GitLab.Configured() {
+		viaRouter("gitlab", "gitlab")
+		if v.GitLab.Webhook() {
+			checks = append(checks, func(context.Context) Result {
+				return secretSet("gitlab webhook", v.GitLab.WebhookSecret(), opt,
+					"deliveries to /webhook/gitlab are checked against the secret token in %s")
+			})
+		}
+	}
 	if v.JIRA.URL != "" || v.JIRA.Poll {
 		viaRouter("jira", "jira")
 	}

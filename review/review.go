@@ -13,7 +13,7 @@ import (
 )
 
 // Target is a parsed --post destination: "github:OWNER/REPO#N",
-// "jira:KEY-123", "reviewboard:ID" or "mail:ADDRESS[,ADDRESS][?cc=ADDRESS[,ADDRESS]]".
+// "gitlab:GROUP/PROJECT!N", "jira:KEY-123", "reviewboard:ID" or "mail:ADDRESS[,ADDRESS][?cc=ADDRESS[,ADDRESS]]".
 type Target struct {
 	Venue string // "github", "jira", "reviewboard", "mail"
 	Where string // the rest, as the venue reads it
@@ -25,12 +25,12 @@ func (t Target) String() string { return t.Venue + ":" + t.Where }
 func ParseTarget(s string) (Target, error) {
 	venue, where, ok := strings.Cut(s, ":")
 	if !ok || where == "" {
-		return Target{}, fmt.Errorf("post target %q: want VENUE:ADDRESS, such as github:OWNER/REPO#N, jira:KEY-123, reviewboard:ID or mail:ADDRESS", s)
+		return Target{}, fmt.Errorf("post target %q: want VENUE:ADDRESS, such as github:OWNER/REPO#N, gitlab:GROUP/PROJECT!N, jira:KEY-123, reviewboard:ID or mail:ADDRESS", s)
 	}
 	switch venue {
-	case "github", "jira", "reviewboard", "mail":
+	case "github", "gitlab", "jira", "reviewboard", "mail":
 	default:
-		return Target{}, fmt.Errorf("post target %q: unknown venue %q (want github, jira, reviewboard or mail)", s, venue)
+		return Target{}, fmt.Errorf("post target %q: unknown venue %q (want github, gitlab, jira, reviewboard or mail)", s, venue)
 	}
 	return Target{Venue: venue, Where: where}, nil
 }

@@ -57,10 +57,11 @@ func postAll(ctx context.Context, cmp *compare.Comparison, extra []answer.Attach
 		return nil
 	}
 	var venues config.Venues
+	var opt post.Options
 	if cfg != nil {
-		venues = cfg.Venues
+		venues, opt.ServiceURL = cfg.Venues, cfg.Service.URL
 	}
-	router := post.NewRouter(venues.WithEnv(os.Getenv), post.Options{})
+	router := post.NewRouter(venues.WithEnv(os.Getenv), opt)
 	if cacheDir == "" {
 		cacheDir = bot.DefaultCacheDir()
 	}

@@ -92,7 +92,7 @@ func runService(ctx context.Context, name string, mode bot.Mode, args []string, 
 	var svc *bot.Service
 	deps := bot.Deps{
 		Benchmarker: newJobBenchmarker(exe, f.config, cfg, sec.Values),
-		Poster:      post.NewRouter(venues, post.Options{}),
+		Poster:      post.NewRouter(venues, post.Options{ServiceURL: cfg.Service.URL}),
 		Render:      func(cmp *compare.Comparison) answer.Answer { return renderReport(cmp, cfg.TemplateDir()) },
 		Logger:      log,
 		Digest: func(ctx context.Context, job bot.DigestJob) (answer.Answer, error) {

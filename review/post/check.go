@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/perfbot/perfbot/review/github"
+	"github.com/perfbot/perfbot/review/gitlab"
 )
 
 // Check shows that venue's credentials work with one authenticated read
@@ -19,6 +20,8 @@ func (r *Router) Check(ctx context.Context, venue string) (string, error) {
 	switch p := p.(type) {
 	case *github.Poster:
 		return p.Check(ctx, r.github.Repo)
+	case *gitlab.Poster:
+		return p.Check(ctx, r.gitlab.Project)
 	case interface {
 		Check(context.Context) (string, error)
 	}:

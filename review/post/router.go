@@ -12,6 +12,7 @@ import (
 	"github.com/perfbot/perfbot/mail"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/github"
+	"github.com/perfbot/perfbot/review/gitlab"
 	"github.com/perfbot/perfbot/review/jira"
 	"github.com/perfbot/perfbot/review/retry"
 	"github.com/perfbot/perfbot/review/reviewboard"
@@ -29,6 +30,9 @@ type Options struct {
 	HTTPClient *http.Client
 	// Retry bounds every venue's retries (default retry.Default).
 	Retry retry.Policy
+	// ServiceURL is service.url: GitLab's commit status links the run's
+	// page under it.
+	ServiceURL string
 }
 
 // Router posts to whichever venue a target names. Venues are set up when
@@ -38,6 +42,7 @@ type Router struct {
 	posters map[string]review.Poster
 	errs    map[string]error
 	github  GitHub
+	gitlab  config.GitLab
 }
 
 // NewRouter sets up every venue cfg configures.
@@ -49,7 +54,7 @@ func NewRouter(cfg Config, opt Options) *Router {
 		opt.ReadFile = os.ReadFile
 	}
 	s := config.Env{Getenv: opt.Getenv, ReadFile: opt.ReadFile}
-	r := &Router{posters: map[string]review.Poster{}, errs: map[string]error{}, github: cfg.GitHub}
+	r := &Router{posters: map[string]review.Poster{}, errs: map[string]error{}, github: cfg.GitHub, gitlab: cfg.GitLab}
 	add := func(venue string, p review.Poster, err error) {
 		if err != nil {
 			r.errs[venue] = err
@@ -61,6 +66,7 @@ func NewRouter(cfg Config, opt Options) *Router {
 	add(orNil(newJIRA(cfg.JIRA, s, opt)))
 	add(orNil(newReviewBoard(cfg.ReviewBoard, s, opt)))
 	add(orNil(newMail(cfg.Mail, s, opt)))
+	add(orNil(newGitLab(cfg.GitLab, s, opt)))
 	return r
 }
 
@@ -79,7 +85,7 @@ func (r *Router) Post(ctx context.Context, t review.Target, msg answer.Answer) (
 		if err, ok := r.errs[t.Venue]; ok {
 			return "", fmt.Errorf("post %s: %w", t, err)
 		}
-		return "", fmt.Errorf("post %s: unknown venue %q (want github, jira, reviewboard or mail)", t, t.Venue)
+		return "", fmt.Errorf("post %s: unknown venue %q (want github, gitlab, jira, reviewboard or mail)", t, t.Venue)
 	}
 	where := t.Where
 	if t.Venue == "github" && strings.HasPrefix(where, "#") {
@@ -87,6 +93,12 @@ func (r *Router) Post(ctx context.Context, t review.Target, msg answer.Answer) (
 			return "", fmt.Errorf("post %s: a bare #N needs venues.github.repo (OWNER/REPO)", t)
 		}
 		where = r.github.Repo + where
+	}
+	if t.Venue == "gitlab" && strings.HasPrefix(where, "!") {
+		if r.gitlab.Project == "" {
+			return "", fmt.Errorf("post %s: a bare !N needs venues.gitlab.project (GROUP/PROJECT)", t)
+		}
+		where = r.gitlab.Project + where
 	}
 	link, err := p.Post(ctx, where, msg)
 	if err != nil {
@@ -114,6 +126,16 @@ func newGitHub(c GitHub, s config.Env, opt Options) (string, *github.Poster, err
 	gc.HTTPClient, gc.Retry = opt.HTTPClient, opt.Retry
 	p, err := github.New(gc)
 	return "github", p, err
+}
+
+func newGitLab(c config.GitLab, s config.Env, opt Options) (string, *gitlab.Poster, error) {
+	gc, err := gitlab.ConfigFrom(c, s)
+	if err != nil {
+		return "gitlab", nil, err
+	}
+	gc.HTTPClient, gc.Retry, gc.ServiceURL = opt.HTTPClient, opt.Retry, opt.ServiceURL
+	p, err := gitlab.New(gc)
+	return "gitlab", p, err
 }
 
 func newJIRA(c JIRA, s config.Env, opt Options) (string, *jira.Client, error) {
