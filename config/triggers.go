@@ -67,7 +67,7 @@ func (t Triggers) check(v *validator, pollJIRA, pollReviewBoard bool) {
 		}
 	}
 	for i, a := range t.Allow {
-		venueOK("allow", i, a, trigger.GitHub, trigger.JIRA, trigger.ReviewBoard)
+		venueOK("allow", i, a, trigger.GitHub, trigger.GitLab, trigger.JIRA, trigger.ReviewBoard)
 	}
 	for i, u := range t.TrackerUsers {
 		venueOK("tracker_users", i, u, trigger.JIRA, trigger.ReviewBoard)
