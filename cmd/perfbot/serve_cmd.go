@@ -227,6 +227,9 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues config.Venues, log *sl
 			svc.AddPoller("github", every, in.Poll)
 		}
 	}
+	if err := addGitLabIntake(svc, cfg, venues, log); err != nil {
+		return err
+	}
 	if len(cfg.Track.Branches) > 0 {
 		svc.AddPoller("track", every, svc.PollTracked)
 	}
