@@ -115,7 +115,7 @@ func TestPostUnconfiguredVenueNamesTheSetting(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "GITHUB_TOKEN") {
 		t.Errorf("err = %v, want it to name GITHUB_TOKEN", err)
 	}
-	err = run(context.Background(), []string{"report", "--post", "gitlab:x", "testdata/wal-base.txt", "testdata/wal-patch.txt"}, io.Discard, &stderr)
+	err = run(context.Background(), []string{"report", "--post", "svn:x", "testdata/wal-base.txt", "testdata/wal-patch.txt"}, io.Discard, &stderr)
 	if code := exitCode(err, &stderr); code != 2 {
 		t.Errorf("unknown venue: exit %d, want 2", code)
 	}

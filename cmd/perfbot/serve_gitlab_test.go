@@ -159,3 +159,33 @@ venues:
 		t.Errorf("the answer note was never edited in place: %q", fake.Requests())
 	}
 }
+
+// TestReportPostsToGitLab posts a report to a merge request twice, with
+// the instance and token from the environment: one note, edited in
+// place, and a failed commit status (allocations got worse) each time.
+func TestReportPostsToGitLab(t *testing.T) {
+	const token = "glpat-report0123456789"
+	fake := gitlabfake.New(token, "perfbot")
+	defer fake.Close()
+	fake.AddMR(gitlabfake.MR{Project: "acme/db/store", IID: 7, SHA: "6dcb09b5b57875f334f61aebed695e2e4193db5e"})
+	t.Setenv("PERFBOT_GITLAB_URL", fake.URL)
+	t.Setenv("GITLAB_TOKEN", token)
+	args := []string{"report", "--post", "gitlab:acme/db/store!7", "testdata/wal-base.txt", "testdata/wal-patch.txt"}
+	for i := range 2 {
+		var stderr bytes.Buffer
+		if err := run(context.Background(), args, io.Discard, &stderr); err != nil {
+			t.Fatalf("run %d: %v\n%s", i, err, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), "posted to gitlab:acme/db/store!7: "+fake.URL+"/acme/db/store/-/merge_requests/7#note_") {
+			t.Errorf("run %d: stderr %q", i, stderr.String())
+		}
+	}
+	notes := fake.Notes("acme/db/store", 7)
+	if len(notes) != 1 || !strings.Contains(notes[0].Body, "Append") || !strings.HasPrefix(notes[0].Body, "<!-- perfbot:cli-") || strings.Contains(notes[0].Body, token) {
+		t.Fatalf("notes %+v", notes)
+	}
+	st := fake.Statuses()
+	if len(st) != 2 || st[0].State != "failed" || st[1].State != "failed" {
+		t.Errorf("statuses %+v", st)
+	}
+}
