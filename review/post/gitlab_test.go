@@ -2,6 +2,9 @@ package post
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -51,5 +54,38 @@ func TestRouteToGitLab(t *testing.T) {
 	_, err = r.Post(context.Background(), review.Target{Venue: "gitlab", Where: "!3"}, review.Message{Key: "k"})
 	if err == nil || !strings.Contains(err.Error(), "needs venues.gitlab.project") {
 		t.Errorf("bare !N without a project: err = %v", err)
+	}
+}
+
+// TestGitLabDocExample loads the config.yaml example of docs/gitlab.md as
+// perfbot does; the GitLab client must be set up from it.
+func TestGitLabDocExample(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/gitlab.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindSubmatch(doc)
+	if m == nil {
+		t.Fatal("docs/gitlab.md has no yaml example")
+	}
+	file := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(file, m[1], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := config.Load(file)
+	if err != nil {
+		t.Fatalf("config.Load: %v\n%s", err, m[1])
+	}
+	if c.Venues.GitLab.Project != "acme/store" || !c.Venues.GitLab.Webhook() {
+		t.Fatalf("%+v", c.Venues.GitLab)
+	}
+	r := NewRouter(c.Venues, Options{Getenv: envOf(nil), ReadFile: func(name string) ([]byte, error) {
+		if name != "/run/secrets/gitlab-token" {
+			t.Errorf("token read from %s", name)
+		}
+		return []byte("glpat-doc"), nil
+	}})
+	if err := r.Configured("gitlab"); err != nil {
+		t.Error(err)
 	}
 }
