@@ -281,8 +281,8 @@ func (s *Server) listNotes(w http.ResponseWriter, r *http.Request, k string) {
 }
 
 // setStatus records a commit status. Like GitLab, a pending or running
-// status of the same name is updated in place and cannot be moved to the
-// state it has (400 "Cannot transition status").
+// status of the same name cannot be moved back to pending or to the state
+// it has (400 "Cannot transition status via :enqueue from :pending").
 func (s *Server) setStatus(w http.ResponseWriter, r *http.Request, sha string) {
 	var in struct {
 		State, Name, Context, TargetURL, Description string
@@ -304,8 +304,12 @@ func (s *Server) setStatus(w http.ResponseWriter, r *http.Request, sha string) {
 	for i := len(s.statuses) - 1; i >= 0; i-- {
 		st := s.statuses[i]
 		if st.SHA == sha && st.Name == name && (st.State == "pending" || st.State == "running") {
-			if st.State == in.State {
-				writeJSON(w, 400, map[string]any{"message": fmt.Sprintf("Cannot transition status via :%s from :%s", in.State, st.State)})
+			// GitLab's state machine: pending is "enqueue", allowed
+			// from neither; running is "run", allowed from pending.
+			event := map[string]string{"pending": "enqueue", "running": "run"}[in.State]
+			if in.State == "pending" || in.State == st.State {
+				writeJSON(w, 400, map[string]any{"message": fmt.Sprintf(
+					"Cannot transition status via :%s from :%s (Reason(s): Status cannot transition via \"%s\")", event, st.State, event)})
 				return
 			}
 			break

@@ -169,9 +169,10 @@ func (p *Poster) setStatus(ctx context.Context, mr MR, msg review.Message, targe
 			opt.TargetURL = gl.Ptr(target)
 		}
 		_, _, err = p.client.Commits.SetCommitStatus(mr.Project, sha, opt, gl.WithContext(ctx))
-		if sameState(err) {
-			// A pending or running status is not moved to the state it
-			// has: GitLab answers 400 "Cannot transition status".
+		if refusedTransition(err) {
+			// GitLab keeps a pending or running status from going to
+			// pending again or to the state it has (a live answer
+			// posted twice, a job queued again): the status stays.
 			return nil
 		}
 		if err != nil {
@@ -181,9 +182,9 @@ func (p *Poster) setStatus(ctx context.Context, mr MR, msg review.Message, targe
 	})
 }
 
-// sameState reports GitLab's refusal to set a status to the state it
-// already has.
-func sameState(err error) bool {
+// refusedTransition reports GitLab's 400 "Cannot transition status via
+// :enqueue from :pending" (or :run from :running).
+func refusedTransition(err error) bool {
 	var er *gl.ErrorResponse
 	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusBadRequest &&
 		strings.Contains(er.Message, "Cannot transition status")

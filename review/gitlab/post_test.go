@@ -175,3 +175,23 @@ func contains(list []string, s string) bool {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestStatusRequeued: a job queued again while its status runs (a worker
+// lost) posts pending, which GitLab refuses from running; the status
+// stays running and the post succeeds, then the verdict lands.
+func TestStatusRequeued(t *testing.T) {
+	f := newFake(t)
+	p := newPoster(t, f, Config{})
+	for _, st := range []review.State{review.StatePending, review.StateQueued, review.StateSuccess} {
+		if _, err := p.Post(context.Background(), "acme/db/store!12", review.Message{Key: "k", State: st, Markdown: string(st)}); err != nil {
+			t.Fatalf("%s: %v", st, err)
+		}
+	}
+	var states []string
+	for _, s := range f.Statuses() {
+		states = append(states, s.State)
+	}
+	if got := strings.Join(states, " "); got != "running success" {
+		t.Errorf("states %q", got)
+	}
+}
