@@ -56,7 +56,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"triggers: {senders: [Dev <dev@example.org>]}", "triggers.senders[0]"},
 		{"triggers: {senders: [\"@\"]}", "want a domain"},
 		{"triggers: {allow: [\"*\"]}", "triggers.allow[0]"},
-		{"triggers: {allow: [gitlab:alice]}", `venue "gitlab"`},
+		{"triggers: {allow: [gitea:alice]}", `venue "gitea"`},
 		{"triggers: {tracker_users: [github:alice]}", "want one of jira, reviewboard"},
 		{"triggers: {tracker_users: [\"jira:\"]}", "names no user"},
 	}
