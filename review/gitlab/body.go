@@ -15,10 +15,12 @@ const NoteLimit = 1_000_000
 // msg.Markdown (GitLab Flavored Markdown renders the GitHub rendering's
 // tables, fences and <details>), or msg.ShortMarkdown when the full
 // rendering would pass NoteLimit, cut further at a line boundary if even
-// that is too long.
+// that is too long. GitLab's own references in text outside code are
+// broken up (breakReferences).
 func NoteBody(msg review.Message) string {
 	head := Marker(msg.Key) + "\n"
 	room := NoteLimit - utf8.RuneCountInString(head)
+	msg.Markdown, msg.ShortMarkdown = breakReferences(msg.Markdown), breakReferences(msg.ShortMarkdown)
 	for _, md := range []string{msg.Markdown, msg.ShortMarkdown} {
 		if md != "" && utf8.RuneCountInString(md) <= room {
 			return head + md
