@@ -12,8 +12,8 @@ import (
 
 	gl "gitlab.com/gitlab-org/api/client-go"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/config"
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/retry"
 )
 
@@ -50,7 +50,7 @@ func Marker(key string) string {
 // ("GROUP/PROJECT!N"), editing the note that carries msg.Key's marker when
 // one exists, and sets the commit status on the merge request's head
 // commit when msg.State is set. It returns the note's URL.
-func (p *Poster) Post(ctx context.Context, where string, msg review.Message) (string, error) {
+func (p *Poster) Post(ctx context.Context, where string, msg answer.Answer) (string, error) {
 	mr, err := ParseMR(where)
 	if err != nil {
 		return "", err
@@ -150,7 +150,7 @@ func (p *Poster) findNote(ctx context.Context, mr MR, marker string) (*gl.Note, 
 }
 
 // setStatus sets the commit status on the merge request's head commit.
-func (p *Poster) setStatus(ctx context.Context, mr MR, msg review.Message, target string) error {
+func (p *Poster) setStatus(ctx context.Context, mr MR, msg answer.Answer, target string) error {
 	return p.retry.Do(ctx, "gitlab: commit status on "+mr.String(), func(ctx context.Context) error {
 		got, err := p.mergeRequest(ctx, mr)
 		if err != nil {
@@ -195,12 +195,12 @@ var runLink = regexp.MustCompile(`/runs/[0-9]+\b`)
 
 // statusTarget is the commit status's link: the run's page under
 // service.url when the answer links one, else the note.
-func (p *Poster) statusTarget(msg review.Message, note string) string {
+func (p *Poster) statusTarget(msg answer.Answer, note string) string {
 	if p.serviceURL == "" {
 		return note
 	}
 	base := strings.TrimSuffix(p.serviceURL, "/")
-	for rest := msg.Markdown; ; {
+	for rest := msg.Full(Format); ; {
 		i := strings.Index(rest, base+"/runs/")
 		if i < 0 {
 			return note
@@ -215,15 +215,15 @@ func (p *Poster) statusTarget(msg review.Message, note string) string {
 // statusState is a commit status's state for an answer's: queued is
 // pending, running is running, then success, failed (something got worse,
 // or nothing could be compared) or canceled.
-func statusState(s review.State) gl.BuildStateValue {
+func statusState(s answer.State) gl.BuildStateValue {
 	switch s {
-	case review.StateQueued:
+	case answer.StateQueued:
 		return gl.Pending
-	case review.StatePending:
+	case answer.StatePending:
 		return gl.Running
-	case review.StateSuccess:
+	case answer.StateSuccess:
 		return gl.Success
-	case review.StateCancelled:
+	case answer.StateCancelled:
 		return gl.Canceled
 	}
 	return gl.Failed

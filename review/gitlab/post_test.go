@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/internal/gitlabfake"
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/retry"
 )
 
@@ -45,12 +45,13 @@ func TestPostEditsInPlace(t *testing.T) {
 	f.AddNote("acme/db/store", 12, "alice", "/perfbot run")
 	p := newPoster(t, f, Config{Login: "perfbot-bot", ServiceURL: "https://perf.example.org/"})
 	ctx := context.Background()
-	msgs := []review.Message{
-		{Key: "gitlab:acme/db/store!12/note/5", State: review.StateQueued, Summary: "queued", Markdown: "queued"},
-		{Key: "gitlab:acme/db/store!12/note/5", State: review.StatePending, Summary: "running", Markdown: "running 1/3"},
-		{Key: "gitlab:acme/db/store!12/note/5", State: review.StatePending, Summary: "running", Markdown: "running 2/3"},
-		{Key: "gitlab:acme/db/store!12/note/5", State: review.StateFailure, Summary: "1 worse",
-			Markdown: "**1 worse**\n\n<details><summary>all</summary>\n\n| a | b |\n|---|---|\n</details>\n\n[run](https://perf.example.org/runs/42)\n"},
+	const key = "gitlab:acme/db/store!12/note/5"
+	final := "**1 worse**\n\n<details><summary>all</summary>\n\n| a | b |\n|---|---|\n</details>\n\n[run](https://perf.example.org/runs/42)\n"
+	msgs := []answer.Answer{
+		msgOf(key, answer.StateQueued, "queued", "queued"),
+		msgOf(key, answer.StatePending, "running", "running 1/3"),
+		msgOf(key, answer.StatePending, "running", "running 2/3"),
+		msgOf(key, answer.StateFailure, "1 worse", final),
 	}
 	var links []string
 	for _, m := range msgs {
@@ -64,7 +65,7 @@ func TestPostEditsInPlace(t *testing.T) {
 	if len(notes) != 2 {
 		t.Fatalf("%d notes, want the request and one answer: %+v", len(notes), notes)
 	}
-	want := Marker(msgs[3].Key) + "\n" + msgs[3].Markdown
+	want := Marker(key) + "\n" + final
 	if notes[1].Body != want || notes[1].Author != "perfbot-bot" {
 		t.Errorf("answer note = %q by %s, want %q", notes[1].Body, notes[1].Author, want)
 	}
@@ -111,7 +112,7 @@ func TestPostFindsNoteOnLaterPage(t *testing.T) {
 	}
 	p := newPoster(t, f, Config{Login: "perfbot-bot"})
 	for _, md := range []string{"first", "second"} {
-		if _, err := p.Post(context.Background(), "acme/db/store!12", review.Message{Key: key, Markdown: md}); err != nil {
+		if _, err := p.Post(context.Background(), "acme/db/store!12", msgOf(key, "", "", md)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -129,18 +130,18 @@ func TestPostErrors(t *testing.T) {
 	p := newPoster(t, f, Config{})
 	ctx := context.Background()
 	for _, where := range []string{"acme!12", "acme/store#12", "acme/store!x", "acme/store!0", "../x!1"} {
-		if _, err := p.Post(ctx, where, review.Message{Key: "k"}); err == nil || !strings.Contains(err.Error(), "GROUP/PROJECT!N") {
+		if _, err := p.Post(ctx, where, msgOf("k", "", "", "")); err == nil || !strings.Contains(err.Error(), "GROUP/PROJECT!N") {
 			t.Errorf("%s: err = %v", where, err)
 		}
 	}
-	if _, err := p.Post(ctx, "acme/db/store!99", review.Message{Key: "k"}); err == nil || !strings.Contains(err.Error(), "404") {
+	if _, err := p.Post(ctx, "acme/db/store!99", msgOf("k", "", "", "")); err == nil || !strings.Contains(err.Error(), "404") {
 		t.Errorf("missing merge request: err = %v", err)
 	}
 	bad, err := New(Config{BaseURL: f.URL, Token: "glpat-WRONG0123456789", Retry: quick})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = bad.Post(ctx, "acme/db/store!12", review.Message{Key: "k", Markdown: "x"})
+	_, err = bad.Post(ctx, "acme/db/store!12", msgOf("k", "", "", "x"))
 	if err == nil || !strings.Contains(err.Error(), "401") || strings.Contains(err.Error(), "WRONG") {
 		t.Errorf("bad token: err = %v", err)
 	}
@@ -155,7 +156,7 @@ func TestPostErrors(t *testing.T) {
 
 func TestNoteBodyCut(t *testing.T) {
 	long := "**3 worse**\n<details>\n\n```\n" + strings.Repeat("row\n", NoteLimit/4+10) + "```\n</details>\nsummary end\n"
-	got := NoteBody(review.Message{Key: "k", Markdown: long})
+	got := NoteBody(msgOf("k", "", "", long))
 	if n := len([]rune(got)); n > NoteLimit {
 		t.Fatalf("%d characters", n)
 	}
@@ -182,8 +183,8 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 func TestStatusRequeued(t *testing.T) {
 	f := newFake(t)
 	p := newPoster(t, f, Config{})
-	for _, st := range []review.State{review.StatePending, review.StateQueued, review.StateSuccess} {
-		if _, err := p.Post(context.Background(), "acme/db/store!12", review.Message{Key: "k", State: st, Markdown: string(st)}); err != nil {
+	for _, st := range []answer.State{answer.StatePending, answer.StateQueued, answer.StateSuccess} {
+		if _, err := p.Post(context.Background(), "acme/db/store!12", msgOf("k", st, string(st), string(st))); err != nil {
 			t.Fatalf("%s: %v", st, err)
 		}
 	}
@@ -194,4 +195,13 @@ func TestStatusRequeued(t *testing.T) {
 	if got := strings.Join(states, " "); got != "running success" {
 		t.Errorf("states %q", got)
 	}
+}
+
+// msgOf is an answer with a Markdown rendering.
+func msgOf(key string, state answer.State, summary, md string) answer.Answer {
+	a := answer.Answer{Key: key, State: state, Summary: summary}
+	if md != "" {
+		a.Set(Format, answer.Rendering{Full: md})
+	}
+	return a
 }

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/answer"
 )
 
 func TestBreakReferences(t *testing.T) {
@@ -29,4 +29,4 @@ func TestBreakReferences(t *testing.T) {
 	}
 }
 
-func answerWith(md string) review.Message { return review.Message{Key: "k", Markdown: md} }
+func answerWith(md string) answer.Answer { return msgOf("k", "", "", md) }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/gitlabfake"
 	"github.com/perfbot/perfbot/review"
@@ -31,7 +32,8 @@ func TestRouteToGitLab(t *testing.T) {
 	r := NewRouter(Config{GitLab: config.GitLab{BaseURL: f.URL, Project: "acme/store", TokenFile: "/run/secrets/gitlab"}}, opt)
 	for _, where := range []string{"!3", "acme/store!3"} {
 		link, err := r.Post(context.Background(), review.Target{Venue: "gitlab", Where: where},
-			review.Message{Key: "job", Markdown: "**no change**", State: review.StateSuccess, Summary: "no change"})
+			answer.Answer{Key: "job", State: answer.StateSuccess, Summary: "no change",
+				Renderings: map[answer.Format]answer.Rendering{answer.MarkdownGFM: {Full: "**no change**"}}})
 		if err != nil || !strings.HasPrefix(link, f.URL+"/acme/store/-/merge_requests/3#note_") {
 			t.Fatalf("%s: link %q, err %v", where, link, err)
 		}
@@ -46,12 +48,12 @@ func TestRouteToGitLab(t *testing.T) {
 		t.Errorf("Check = %q, %v", who, err)
 	}
 	r = NewRouter(Config{GitLab: config.GitLab{BaseURL: f.URL}}, Options{Getenv: envOf(nil)})
-	_, err := r.Post(context.Background(), review.Target{Venue: "gitlab", Where: "acme/store!3"}, review.Message{Key: "k"})
+	_, err := r.Post(context.Background(), review.Target{Venue: "gitlab", Where: "acme/store!3"}, answer.Answer{Key: "k"})
 	if err == nil || !strings.Contains(err.Error(), "no token in $GITLAB_TOKEN") {
 		t.Errorf("err = %v", err)
 	}
 	r = NewRouter(Config{}, Options{Getenv: envOf(map[string]string{"GITLAB_TOKEN": token})})
-	_, err = r.Post(context.Background(), review.Target{Venue: "gitlab", Where: "!3"}, review.Message{Key: "k"})
+	_, err = r.Post(context.Background(), review.Target{Venue: "gitlab", Where: "!3"}, answer.Answer{Key: "k"})
 	if err == nil || !strings.Contains(err.Error(), "needs venues.gitlab.project") {
 		t.Errorf("bare !N without a project: err = %v", err)
 	}
