@@ -53,6 +53,9 @@ type Service struct {
 	// running round k of n): at most one per interval per answer; the final
 	// answer is never held back (default 30s).
 	AnswerEditInterval time.Duration `yaml:"answer_edit_interval"`
+	// Bisect, when set, bisects a series whose comparison moved a
+	// benchmark by at least its min_change (see Bisect).
+	Bisect *Bisect `yaml:"bisect"`
 }
 
 // Store says where the history and the queue live.

@@ -61,6 +61,9 @@ func Run(ctx context.Context, spec Spec, o Options) (*Outcome, error) {
 	if o.Method == "" {
 		o.Method = compare.MethodPerfbot
 	}
+	if spec.Bench != "" {
+		o.Tune.Bench = spec.Bench
+	}
 	if o.Calibrate {
 		return calibrate(ctx, spec, o, tr)
 	}

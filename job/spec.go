@@ -58,6 +58,9 @@ type Spec struct {
 	// joins ("REPO@BRANCH", see package track).
 	Repo  string `json:"repo,omitempty"`
 	Track string `json:"track,omitempty"`
+	// Bench, when set, narrows Go suites to the benchmarks matching this
+	// go test -bench regexp (a bisect measures only those that moved).
+	Bench string `json:"bench,omitempty"`
 	// Source says which intake made the job: "github", "jira",
 	// "reviewboard", "mail", "schedule", "cli".
 	Source string `json:"source"`

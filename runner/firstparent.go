@@ -53,3 +53,19 @@ func (w *Workspace) FirstParents(ctx context.Context, from, to string) ([]Commit
 	}
 	return commits, nil
 }
+
+// Subject returns a commit's subject line, as git log prints it.
+func (w *Workspace) Subject(ctx context.Context, commit string) (string, error) {
+	args := []string{"log", "-1", "--format=%s", commit, "--"}
+	var out string
+	var err error
+	if w.local != "" {
+		out, err = localGit(ctx, w.local, args...)
+	} else {
+		out, err = bareGit(ctx, w.bare, args...)
+	}
+	if err != nil {
+		return "", fmt.Errorf("subject of %s in %s: %w", commit, w.Source, err)
+	}
+	return strings.TrimSpace(out), nil
+}

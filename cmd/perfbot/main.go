@@ -55,6 +55,7 @@ func commands() map[string]command {
 		"status":    statusCmd,
 		"doctor":    doctorCmd,
 		"track":     trackCmd,
+		"bisect":    bisectCmd,
 		"changes":   changesCmd,
 		"job":       jobCmd,
 	}
