@@ -98,6 +98,7 @@ func Open(ctx context.Context, cfg *Config, mode Mode, deps Deps) (*Service, err
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &benchWorker{svc: s})
 	river.AddWorker(workers, &digestWorker{svc: s})
+	river.AddWorker(workers, &bisectWorker{svc: s})
 	work := map[string]int{}
 	if mode == ModeWorker || *cfg.Service.EmbeddedWorkers {
 		if deps.Benchmarker == nil || deps.Poster == nil {

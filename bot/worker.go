@@ -154,7 +154,11 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[benchArgs]) error
 	if spec.Track != "" {
 		s.afterTrackedRun(ctx, log, spec.Track)
 	}
-	return w.answer(ctx, log, spec, cmp, "", run.ID)
+	if err := w.answer(ctx, log, spec, cmp, "", run.ID); err != nil {
+		return err
+	}
+	s.queueBisect(ctx, log, spec, cmp, run.ID, run.BaseCommit, run.CandidateCommit)
+	return nil
 }
 
 // answer renders the final answer and puts it in the outbox for every
@@ -164,10 +168,19 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[benchArgs]) error
 // paths are scrubbed from the comparison before it is rendered, and from
 // the rendered answer.
 func (w *benchWorker) answer(ctx context.Context, log *slog.Logger, spec JobSpec, cmp *compare.Comparison, state string, runID int64) error {
-	s := w.svc
+	msg := w.svc.answerMessage(ctx, spec, cmp, state, runID)
+	if err := w.svc.putAnswer(ctx, spec.Targets, msg, true, time.Time{}); err != nil {
+		return fmt.Errorf("store answer of %s: %w", spec.Key, err)
+	}
+	log.Info("answer stored for delivery", "targets", spec.Targets, "state", msg.State)
+	return nil
+}
+
+// answerMessage renders a run's final answer to spec.
+func (s *Service) answerMessage(ctx context.Context, spec JobSpec, cmp *compare.Comparison, state string, runID int64) review.Message {
 	msg := s.deps.Scrub.Message(s.deps.Render(s.deps.Scrub.Comparison(cmp)))
 	if url := RunURL(s.cfg.Service.URL, runID); url != "" {
-		msg = LinkRun(msg, url, w.storedImages(ctx, runID))
+		msg = LinkRun(msg, url, s.storedImages(ctx, runID))
 	}
 	msg.Key = spec.Key
 	if state != "" {
@@ -177,16 +190,12 @@ func (w *benchWorker) answer(ctx context.Context, log *slog.Logger, spec JobSpec
 	if spec.Subject != "" {
 		msg.Subject = spec.Subject // the thread's; the verdict is in the body
 	}
-	if err := w.svc.putAnswer(ctx, spec.Targets, msg, true, time.Time{}); err != nil {
-		return fmt.Errorf("store answer of %s: %w", spec.Key, err)
-	}
-	log.Info("answer stored for delivery", "targets", spec.Targets, "state", msg.State)
-	return nil
+	return msg
 }
 
 // storedImages counts the images (flame graphs) kept with a run.
-func (w *benchWorker) storedImages(ctx context.Context, runID int64) int {
-	files, err := w.svc.st.Artifacts(ctx, runID)
+func (s *Service) storedImages(ctx context.Context, runID int64) int {
+	files, err := s.st.Artifacts(ctx, runID)
 	if err != nil {
 		return 0
 	}
