@@ -74,6 +74,10 @@ func (w *bisectWorker) Work(ctx context.Context, j *river.Job[bisectArgs]) error
 	s := w.svc
 	a := j.Args
 	log := s.log.With("job", j.ID, "key", a.Spec.Key, "bisect", a.Base+".."+a.Head)
+	if s.cfg.Service.Bisect == nil {
+		log.Info("bisect: service.bisect is no longer set; not bisecting")
+		return nil
+	}
 	cmp, err := s.st.Comparison(ctx, a.RunID)
 	if err != nil {
 		return fmt.Errorf("bisect: comparison of run %d: %w", a.RunID, err)
@@ -83,7 +87,7 @@ func (w *bisectWorker) Work(ctx context.Context, j *river.Job[bisectArgs]) error
 	if err != nil {
 		return fmt.Errorf("bisect: %w", err)
 	}
-	series, err := bisect.Series(ctx, ws, a.Base, a.Head)
+	base, series, err := bisect.Series(ctx, ws, a.Base, a.Head)
 	ws.Close()
 	if err != nil {
 		return fmt.Errorf("bisect: %w", err)
@@ -98,7 +102,15 @@ func (w *bisectWorker) Work(ctx context.Context, j *river.Job[bisectArgs]) error
 			Title: a.Spec.Title}
 		return s.deps.Benchmarker.Run(ctx, spec, func(job.Progress) {})
 	}
-	res, err := bisect.Search(ctx, a.Base, series, cmp, measure, bisect.Options{MinChangePct: float64(s.cfg.Service.Bisect.MinChange)})
+	overall := cmp
+	if base != a.Base {
+		// The base branch moved on since the series left it: the series'
+		// own change is measured from where it starts.
+		if overall, err = measure(ctx, base, a.Head, nil); err != nil {
+			return fmt.Errorf("bisect: compare %.12s with %.12s: %w", base, a.Head, err)
+		}
+	}
+	res, err := bisect.Search(ctx, base, series, overall, measure, bisect.Options{MinChangePct: float64(s.cfg.Service.Bisect.MinChange)})
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ import (
 // commits), with service.bisect set, answering to the fake GitHub f, and
 // measuring for real through job.Run. It returns the service and the
 // commits.
-func bisectService(t *testing.T, f *fakeGitHubComments, levels []int) (*Service, []string) {
+func bisectService(t *testing.T, f *fakeGitHubComments, levels []int) (*Service, *gitrepo.Repo, []string) {
 	t.Helper()
 	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the workspaces' cache
 	r := gitrepo.New(t)
@@ -86,17 +86,22 @@ sandbox: {mode: none}
 		<-done
 		svc.Close()
 	})
-	return svc, commits
+	return svc, r, commits
 }
 
 // TestBisectFollowUp: a pull request of five commits of which the third
 // makes the benchmark three times slower is answered with the comparison,
-// then the same comment gains a section naming the third commit.
+// then the same comment gains a section naming the third commit. The base
+// branch moved on after the series left it, so the series is bisected from
+// where it starts.
 func TestBisectFollowUp(t *testing.T) {
 	f := &fakeGitHubComments{comments: map[int64]string{}}
-	svc, commits := bisectService(t, f, []int{1000, 1000, 1000, 3000, 3000, 3000})
+	svc, r, commits := bisectService(t, f, []int{1000, 1000, 1000, 3000, 3000, 3000})
+	r.Git("branch", "pr")
+	r.Git("reset", "-q", "--hard", commits[0])
+	r.Commit("main moves on", map[string]string{"NOTES": "later\n"})
 	spec := JobSpec{Key: "github:acme/store#3/comment/1", Targets: []string{"github:acme/store#3"}, Title: "series",
-		BaseRef: commits[0], CandidateRef: "main", Source: "github"}
+		BaseRef: "main", CandidateRef: "pr", Source: "github"}
 	if _, _, err := svc.Enqueue(context.Background(), spec); err != nil {
 		t.Fatal(err)
 	}

@@ -81,7 +81,9 @@ func bisectCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		ws.Close()
 		return err
 	}
-	series, err := bisect.Series(ctx, ws, base, *head)
+	// A base that is not an ancestor of head is replaced by the commit
+	// the series starts from, so that only the series is measured.
+	base, series, err := bisect.Series(ctx, ws, base, *head)
 	ws.Close() // the runner locks it again for each comparison
 	if err != nil {
 		return err
