@@ -17,6 +17,9 @@ import (
 // a few percent, and compared with the real statistics.
 type series struct {
 	levels map[string][]float64
+	// spread is a benchmark's spread from sample to sample, as a
+	// fraction (default 0.03).
+	spread map[string]float64
 	spans  []string
 }
 
@@ -31,8 +34,12 @@ func (s *series) measure(_ context.Context, from, to string, names []string) (*c
 			var pos int
 			fmt.Sscanf(side.at, "c%d", &pos)
 			r := &bench.Result{Benchmark: name, Unit: "ns/op", Better: bench.LowerIsBetter, Variant: side.variant}
+			spread := s.spread[name]
+			if spread == 0 {
+				spread = 0.03
+			}
 			for i := range 8 {
-				r.Samples = append(r.Samples, lv[pos]*(1+float64((i*37)%13)/400))
+				r.Samples = append(r.Samples, lv[pos]*(1+spread*float64((i*37)%13)/12))
 			}
 			results = append(results, r)
 		}
@@ -144,6 +151,31 @@ func TestSearchSeveral(t *testing.T) {
 	}
 	if f := BenchFilter([]string{"A.b", "C"}); f != `^Benchmark(A\.b|C)$` {
 		t.Errorf("BenchFilter = %s", f)
+	}
+}
+
+// A change made of small steps, none significant on its own, has no
+// commit responsible.
+func TestSearchGradual(t *testing.T) {
+	levels := []float64{100}
+	for range 5 {
+		levels = append(levels, levels[len(levels)-1]*1.08)
+	}
+	s := &series{levels: map[string][]float64{"Slow": levels}, spread: map[string]float64{"Slow": 0.3}}
+	res := s.search(t, 5, Options{})
+	if len(res.Benchmarks) != 1 {
+		t.Fatalf("moved %+v, want Slow (+47%%)", res.Benchmarks)
+	}
+	b := res.Benchmarks[0]
+	if b.Responsible != nil || len(b.Changed) != 0 || b.Reason != "no single step changed it significantly" {
+		t.Errorf("responsible %+v, changed %+v, reason %q: want none, no step", b.Responsible, b.Changed, b.Reason)
+	}
+	var buf bytes.Buffer
+	if err := WriteText(&buf, res); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "no single commit is responsible: no single step changed it significantly") {
+		t.Errorf("text:\n%s", buf.String())
 	}
 }
 
