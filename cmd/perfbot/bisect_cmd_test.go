@@ -36,7 +36,9 @@ type bisectJSON struct {
 
 // TestBisectGoRepo bisects a real Go module's series of five commits of
 // which the third makes BenchmarkWork ten times slower (a step no loaded
-// host hides) and names that commit, with the others unchanged.
+// host hides) and names that commit, with the others unchanged. Adaptive
+// sampling (--max-count) adds rounds to a comparison a loaded round left
+// undecided.
 func TestBisectGoRepo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("benchmarks a series of commits")
@@ -52,7 +54,7 @@ func TestBisectGoRepo(t *testing.T) {
 		commits = append(commits, r.Commit(fmt.Sprintf("notes %d", i), map[string]string{"NOTES": strings.Repeat("note\n", i)}))
 	}
 	args := []string{"bisect", "--repo", r.Dir, "--base", base, "--head", "main", "--no-sandbox", "--cache-dir", t.TempDir(),
-		"--benchtime", "500x", "--count", "5", "-q"}
+		"--benchtime", "500x", "--count", "5", "--max-count", "10", "-q"}
 	var stdout, stderr bytes.Buffer
 	if err := run(context.Background(), append(args, "--format", "json"), &stdout, &stderr); err != nil {
 		t.Fatalf("bisect: %v\n%s", err, stderr.String())
