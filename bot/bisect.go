@@ -14,6 +14,7 @@ import (
 	"github.com/perfbot/perfbot/bisect"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/runner"
 )
@@ -47,12 +48,38 @@ func (s *Service) queueBisect(ctx context.Context, log *slog.Logger, spec JobSpe
 		base == "" || head == "" || len(cmp.Candidates) != 1 || !bisect.Moved(cmp, float64(b.MinChange)) {
 		return
 	}
+	targets := editableTargets(spec.Targets)
+	if len(targets) == 0 {
+		return
+	}
 	args := bisectArgs{Spec: spec, RunID: runID, Base: base, Head: head}
-	if _, _, err := s.q.insertOpts(ctx, args, &river.InsertOpts{Queue: s.cfg.Service.Queue, MaxAttempts: s.cfg.Service.MaxAttempts}); err != nil {
+	_, duplicate, err := s.q.insertOpts(ctx, args, &river.InsertOpts{Queue: s.cfg.Service.Queue, MaxAttempts: s.cfg.Service.MaxAttempts})
+	if err != nil {
 		log.Error("queue bisect", "err", err)
 		return
 	}
-	log.Info("bisect queued", "run", runID, "base", base, "head", head)
+	log.Info("bisect queued", "run", runID, "base", base, "head", head, "duplicate", duplicate)
+	if duplicate {
+		return
+	}
+	msg := withSection(s.answerMessage(ctx, spec, cmp, "", runID),
+		plainSection("Which commit: the series' commits are being measured; this section will name the commit responsible."))
+	if err := s.putAnswer(ctx, targets, msg, true, time.Time{}); err != nil {
+		log.Error("answer with the bisect pending", "err", err)
+	}
+}
+
+// editableTargets are the targets whose answer is edited in place
+// (liveVenue): only there can a bisect's section join the answer; a
+// second mail or Review Board review is not sent for it.
+func editableTargets(targets []string) []string {
+	var out []string
+	for _, t := range targets {
+		if target, err := review.ParseTarget(t); err == nil && liveVenue(target.Venue) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // bisectWorker bisects a series and adds the finding to its answer.
@@ -74,27 +101,52 @@ func (w *bisectWorker) Work(ctx context.Context, j *river.Job[bisectArgs]) error
 	s := w.svc
 	a := j.Args
 	log := s.log.With("job", j.ID, "key", a.Spec.Key, "bisect", a.Base+".."+a.Head)
-	if s.cfg.Service.Bisect == nil {
-		log.Info("bisect: service.bisect is no longer set; not bisecting")
-		return nil
-	}
 	cmp, err := s.st.Comparison(ctx, a.RunID)
 	if err != nil {
 		return fmt.Errorf("bisect: comparison of run %d: %w", a.RunID, err)
 	}
+	targets := editableTargets(a.Spec.Targets)
+	sec, err := w.bisect(ctx, log, a, cmp)
+	if err != nil {
+		if j.Attempt < j.MaxAttempts && ctx.Err() == nil {
+			return err
+		}
+		// The last attempt: the answer must not keep promising a result.
+		log.Error("bisect failed", "err", err)
+		failed := plainSection("Which commit: the series could not be bisected: " + err.Error())
+		sec = &failed
+	}
+	msg := s.answerMessage(ctx, a.Spec, cmp, "", a.RunID)
+	if sec != nil {
+		msg = withSection(msg, *sec)
+	}
+	if perr := s.putAnswer(context.WithoutCancel(ctx), targets, s.deps.Scrub.Message(msg), true, time.Time{}); perr != nil {
+		return fmt.Errorf("store answer of %s with its bisect: %w", a.Spec.Key, perr)
+	}
+	return err
+}
+
+// bisect bisects the series and returns the answer's section; nil when
+// there is nothing to say (a series of one commit, service.bisect unset).
+func (w *bisectWorker) bisect(ctx context.Context, log *slog.Logger, a bisectArgs, cmp *compare.Comparison) (*section, error) {
+	s := w.svc
+	if s.cfg.Service.Bisect == nil {
+		log.Info("bisect: service.bisect is no longer set; not bisecting")
+		return nil, nil
+	}
 	opts := job.Options{Config: s.cfg, Repo: a.Spec.Repo}
 	ws, err := runner.OpenWorkspace(ctx, opts.RepoSource(), DefaultCacheDir())
 	if err != nil {
-		return fmt.Errorf("bisect: %w", err)
+		return nil, fmt.Errorf("bisect: %w", err)
 	}
 	base, series, err := bisect.Series(ctx, ws, a.Base, a.Head)
 	ws.Close()
 	if err != nil {
-		return fmt.Errorf("bisect: %w", err)
+		return nil, fmt.Errorf("bisect: %w", err)
 	}
 	if len(series) < 2 {
 		log.Info("bisect: a series of one commit, nothing to do", "commits", len(series))
-		return nil
+		return nil, nil
 	}
 	measure := func(ctx context.Context, from, to string, names []string) (*compare.Comparison, error) {
 		spec := JobSpec{Key: fmt.Sprintf("%s/bisect/%.12s..%.12s", a.Spec.Key, from, to), Suites: a.Spec.Suites,
@@ -107,39 +159,42 @@ func (w *bisectWorker) Work(ctx context.Context, j *river.Job[bisectArgs]) error
 		// The base branch moved on since the series left it: the series'
 		// own change is measured from where it starts.
 		if overall, err = measure(ctx, base, a.Head, nil); err != nil {
-			return fmt.Errorf("bisect: compare %.12s with %.12s: %w", base, a.Head, err)
+			return nil, fmt.Errorf("bisect: compare %.12s with %.12s: %w", base, a.Head, err)
 		}
 	}
 	res, err := bisect.Search(ctx, base, series, overall, measure, bisect.Options{MinChangePct: float64(s.cfg.Service.Bisect.MinChange)})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	log.Info("bisect finished", "commits", len(series), "comparisons", res.Measured, "benchmarks", len(res.Benchmarks))
-	msg := s.deps.Scrub.Message(withBisect(s.answerMessage(ctx, a.Spec, cmp, "", a.RunID), res))
-	if err := s.putAnswer(ctx, a.Spec.Targets, msg, true, time.Time{}); err != nil {
-		return fmt.Errorf("store answer of %s with its bisect: %w", a.Spec.Key, err)
-	}
-	return nil
+	return &section{markdown: bisect.Markdown(res), jira: bisect.JIRA(res), text: bisect.Text(res)}, nil
 }
 
-// withBisect adds the bisect's section to every rendering of an answer.
-func withBisect(msg review.Message, res *bisect.Result) review.Message {
-	md := bisect.Markdown(res)
-	add := func(body, section string) string {
+// section is a part added to every rendering of an answer.
+type section struct{ markdown, jira, text string }
+
+// plainSection is a sentence of perfbot's own as a section; the text it
+// carries (an error) is escaped per venue.
+func plainSection(s string) section {
+	return section{markdown: "_" + report.MarkdownEscape(s) + "_\n", jira: report.JIRAEscape(s) + "\n", text: s + "\n"}
+}
+
+// withSection adds sec to every rendering of an answer.
+func withSection(msg review.Message, sec section) review.Message {
+	add := func(body, part string) string {
 		if body == "" {
 			return body
 		}
-		return strings.TrimRight(body, "\n") + "\n\n" + section
+		return strings.TrimRight(body, "\n") + "\n\n" + part
 	}
-	msg.Markdown = add(msg.Markdown, md)
-	msg.ShortMarkdown = add(msg.ShortMarkdown, md)
-	msg.ReviewBoardMarkdown = add(msg.ReviewBoardMarkdown, md)
-	msg.JIRA = add(msg.JIRA, bisect.JIRA(res))
-	msg.ShortJIRA = add(msg.ShortJIRA, bisect.JIRA(res))
-	text := bisect.Text(res)
-	msg.Text = add(msg.Text, text)
+	msg.Markdown = add(msg.Markdown, sec.markdown)
+	msg.ShortMarkdown = add(msg.ShortMarkdown, sec.markdown)
+	msg.ReviewBoardMarkdown = add(msg.ReviewBoardMarkdown, sec.markdown)
+	msg.JIRA = add(msg.JIRA, sec.jira)
+	msg.ShortJIRA = add(msg.ShortJIRA, sec.jira)
+	msg.Text = add(msg.Text, sec.text)
 	if msg.HTML != "" {
-		msg.HTML += "\n<pre>" + html.EscapeString(text) + "</pre>\n"
+		msg.HTML += "\n<pre>" + html.EscapeString(sec.text) + "</pre>\n"
 	}
 	return msg
 }

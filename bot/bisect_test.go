@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -25,7 +26,7 @@ import (
 // commits), with service.bisect set, answering to the fake GitHub f, and
 // measuring for real through job.Run. It returns the service and the
 // commits.
-func bisectService(t *testing.T, f *fakeGitHubComments, levels []int) (*Service, *gitrepo.Repo, []string) {
+func bisectService(t *testing.T, f *fakeGitHubComments, levels []int, bench Benchmarker) (*Service, *gitrepo.Repo, []string) {
 	t.Helper()
 	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the workspaces' cache
 	r := gitrepo.New(t)
@@ -64,13 +65,15 @@ sandbox: {mode: none}
 	if err != nil {
 		t.Fatal(err)
 	}
-	bench := BenchmarkerFunc(func(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
-		out, err := job.Run(ctx, spec, job.Options{Config: cfg, NoSandbox: true, Progress: progress})
-		if err != nil {
-			return nil, err
-		}
-		return out.Comparison, nil
-	})
+	if bench == nil {
+		bench = BenchmarkerFunc(func(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
+			out, err := job.Run(ctx, spec, job.Options{Config: cfg, NoSandbox: true, Progress: progress})
+			if err != nil {
+				return nil, err
+			}
+			return out.Comparison, nil
+		})
+	}
 	svc, err := Open(context.Background(), cfg, ModeServe, Deps{Benchmarker: bench,
 		Poster: PosterFunc(func(ctx context.Context, to review.Target, msg review.Message) (string, error) {
 			return gp.Post(ctx, to.Where, msg)
@@ -96,7 +99,7 @@ sandbox: {mode: none}
 // where it starts.
 func TestBisectFollowUp(t *testing.T) {
 	f := &fakeGitHubComments{comments: map[int64]string{}}
-	svc, r, commits := bisectService(t, f, []int{1000, 1000, 1000, 3000, 3000, 3000})
+	svc, r, commits := bisectService(t, f, []int{1000, 1000, 1000, 3000, 3000, 3000}, nil)
 	r.Git("branch", "pr")
 	r.Git("reset", "-q", "--hard", commits[0])
 	r.Commit("main moves on", map[string]string{"NOTES": "later\n"})
@@ -127,6 +130,11 @@ func TestBisectFollowUp(t *testing.T) {
 		t.Fatalf("no bisect section within %v; comments: %q", waitWithin, bodies)
 	}
 	t.Logf("answer:\n%s", body)
+	waitComment(t, f, "1/5, 2/5, 4/5, 5/5 unchanged")
+	body = waitComment(t, f, "WORSE")
+	if strings.Contains(body, "being measured") {
+		t.Errorf("the answer still says the bisect is pending:\n%s", body)
+	}
 	if !strings.Contains(body, "comes from 3/5 `level 3`") || !strings.Contains(body, "1/5, 2/5, 4/5, 5/5 unchanged") ||
 		!strings.HasPrefix(body, github.Marker(spec.Key)) {
 		t.Errorf("answer with its bisect:\n%s", body)
@@ -149,7 +157,9 @@ func TestBisectNotQueued(t *testing.T) {
 	}
 	defer svc.Close()
 	ctx := context.Background()
-	pr := JobSpec{Key: "k", BaseRef: "a", CandidateRef: "b", Source: "github"}
+	pr := JobSpec{Key: "k", Targets: []string{"github:acme/store#3"}, BaseRef: "a", CandidateRef: "b", Source: "github"}
+	mailOnly := pr
+	mailOnly.Key, mailOnly.Targets = "m", []string{"mail:dev@example.org"}
 	for _, tc := range []struct {
 		name string
 		min  float64
@@ -159,6 +169,7 @@ func TestBisectNotQueued(t *testing.T) {
 		{"no service.bisect", 0, pr, 0},
 		{"below min_change", 25, pr, 0},
 		{"a patch", 10, JobSpec{Key: "p", Patch: "diff", Source: "mail"}, 0},
+		{"only a venue that cannot edit its answer", 10, mailOnly, 0},
 		{"a pull request", 10, pr, 1},
 		{"the same run again", 10, pr, 1},
 	} {
@@ -174,5 +185,33 @@ func TestBisectNotQueued(t *testing.T) {
 		if n != tc.want {
 			t.Errorf("%s: %d bisect jobs queued, want %d", tc.name, n, tc.want)
 		}
+	}
+}
+
+// TestBisectFails: a bisect that cannot be done (its comparisons fail)
+// leaves the answer saying so, not promising a result.
+func TestBisectFails(t *testing.T) {
+	f := &fakeGitHubComments{comments: map[int64]string{}}
+	moved := &compare.Comparison{Base: "base", Candidates: []string{"pr"}, Rows: []compare.Row{{Benchmark: "Level", Unit: "ns/op",
+		Base: &compare.Cell{Center: 100}, Candidates: []compare.Candidate{{Variant: "pr", Cell: compare.Cell{Center: 300},
+			DeltaPct: 200, Ratio: 3, P: 0.002, Significant: true, Verdict: compare.Worse}}}}}
+	var head atomic.Value // the series' head commit, set once the repository exists
+	svc, r, commits := bisectService(t, f, []int{1000, 1000, 3000, 3000}, BenchmarkerFunc(func(_ context.Context, spec job.Spec, _ job.ProgressFunc) (*compare.Comparison, error) {
+		if spec.Source == "bisect" {
+			return nil, fmt.Errorf("the build of %.12s ran out of disk", spec.CandidateRef)
+		}
+		out := *moved
+		out.Provenance.Sides = []compare.Side{{Variant: "base", Commit: spec.BaseRef}, {Variant: "pr", Commit: head.Load().(string)}}
+		return &out, nil
+	}))
+	head.Store(r.Git("rev-parse", "main"))
+	spec := JobSpec{Key: "github:acme/store#3/comment/2", Targets: []string{"github:acme/store#3"}, Title: "series",
+		BaseRef: commits[0], CandidateRef: "main", Source: "github"}
+	if _, _, err := svc.Enqueue(context.Background(), spec); err != nil {
+		t.Fatal(err)
+	}
+	body := waitComment(t, f, "could not be bisected")
+	if !strings.Contains(body, "ran out of disk") || strings.Contains(body, "being measured") {
+		t.Errorf("answer:\n%s", body)
 	}
 }
