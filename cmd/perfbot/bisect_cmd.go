@@ -92,6 +92,13 @@ func bisectCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usagef("%s has no commits after %s on its first-parent line", *head, f.base)
 	}
 	measure := func(ctx context.Context, from, to string, names []string) (*compare.Comparison, error) {
+		if !f.quiet {
+			what := "every benchmark"
+			if len(names) > 0 {
+				what = strings.Join(names, ", ")
+			}
+			fmt.Fprintf(stderr, "perfbot: bisect: %.12s against %.12s: %s\n", from, to, what)
+		}
 		o := opts
 		if filter := bisect.BenchFilter(names); filter != "" {
 			o.Tune.Bench = filter
