@@ -11,6 +11,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/bisect"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/job"
@@ -179,22 +180,38 @@ func plainSection(s string) section {
 	return section{markdown: "_" + report.MarkdownEscape(s) + "_\n", jira: report.JIRAEscape(s) + "\n", text: s + "\n"}
 }
 
-// withSection adds sec to every rendering of an answer.
-func withSection(msg review.Message, sec section) review.Message {
+// withSection adds sec to every rendering of an answer, short ones
+// included.
+func withSection(msg answer.Answer, sec section) answer.Answer {
 	add := func(body, part string) string {
 		if body == "" {
 			return body
 		}
 		return strings.TrimRight(body, "\n") + "\n\n" + part
 	}
-	msg.Markdown = add(msg.Markdown, sec.markdown)
-	msg.ShortMarkdown = add(msg.ShortMarkdown, sec.markdown)
-	msg.ReviewBoardMarkdown = add(msg.ReviewBoardMarkdown, sec.markdown)
-	msg.JIRA = add(msg.JIRA, sec.jira)
-	msg.ShortJIRA = add(msg.ShortJIRA, sec.jira)
-	msg.Text = add(msg.Text, sec.text)
-	if msg.HTML != "" {
-		msg.HTML += "\n<pre>" + html.EscapeString(sec.text) + "</pre>\n"
+	for _, f := range answer.Formats() {
+		r, ok := msg.Renderings[f]
+		if !ok {
+			continue
+		}
+		switch f {
+		case answer.MarkdownGFM, answer.MarkdownRB:
+			r = answer.Rendering{Full: add(r.Full, sec.markdown), Short: add(r.Short, sec.markdown)}
+		case answer.JIRAWiki:
+			r = answer.Rendering{Full: add(r.Full, sec.jira), Short: add(r.Short, sec.jira)}
+		case answer.Text:
+			r = answer.Rendering{Full: add(r.Full, sec.text), Short: add(r.Short, sec.text)}
+		case answer.HTML:
+			if r.Full != "" {
+				p := "<pre>" + html.EscapeString(sec.text) + "</pre>\n"
+				if i := strings.LastIndex(r.Full, "</body>"); i >= 0 {
+					r.Full = r.Full[:i] + p + r.Full[i:]
+				} else {
+					r.Full += "\n" + p
+				}
+			}
+		}
+		msg.Set(f, r)
 	}
 	return msg
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/gitrepo"
@@ -75,7 +76,7 @@ sandbox: {mode: none}
 		})
 	}
 	svc, err := Open(context.Background(), cfg, ModeServe, Deps{Benchmarker: bench,
-		Poster: PosterFunc(func(ctx context.Context, to review.Target, msg review.Message) (string, error) {
+		Poster: PosterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
 			return gp.Post(ctx, to.Where, msg)
 		})})
 	if err != nil {
@@ -119,7 +120,7 @@ func TestBisectFollowUp(t *testing.T) {
 		if len(bodies) > 1 {
 			t.Fatalf("%d comments, want one answer edited in place: %q", len(bodies), bodies)
 		}
-		if len(bodies) == 1 && strings.Contains(bodies[0], "Which commit") {
+		if len(bodies) == 1 && strings.Contains(bodies[0], "#### Which commit") {
 			body = bodies[0]
 			break
 		}
@@ -151,7 +152,7 @@ func TestBisectNotQueued(t *testing.T) {
 			DeltaPct: 20, Ratio: 1.2, P: 0.002, Significant: true, Verdict: compare.Worse}}}}}
 	svc, err := Open(context.Background(), cfg, ModeServe, Deps{Benchmarker: BenchmarkerFunc(func(context.Context, job.Spec, job.ProgressFunc) (*compare.Comparison, error) {
 		return moved, nil
-	}), Poster: PosterFunc(func(context.Context, review.Target, review.Message) (string, error) { return "", nil })})
+	}), Poster: PosterFunc(func(context.Context, review.Target, answer.Answer) (string, error) { return "", nil })})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -177,7 +177,7 @@ func (w *benchWorker) answer(ctx context.Context, log *slog.Logger, spec JobSpec
 }
 
 // answerMessage renders a run's final answer to spec.
-func (s *Service) answerMessage(ctx context.Context, spec JobSpec, cmp *compare.Comparison, state string, runID int64) review.Message {
+func (s *Service) answerMessage(ctx context.Context, spec JobSpec, cmp *compare.Comparison, state string, runID int64) answer.Answer {
 	msg := s.deps.Scrub.Message(s.deps.Render(s.deps.Scrub.Comparison(cmp)))
 	if url := RunURL(s.cfg.Service.URL, runID); url != "" {
 		msg = LinkRun(msg, url, s.storedImages(ctx, runID))
