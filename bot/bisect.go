@@ -71,7 +71,7 @@ func (s *Service) queueBisect(ctx context.Context, log *slog.Logger, spec JobSpe
 }
 
 // editableTargets are the targets whose answer is edited in place
-// (liveVenue): only there can a bisect's section join the answer; a
+// (liveVenue: GitHub, GitLab, JIRA): only there can a bisect's section join the answer; a
 // second mail or Review Board review is not sent for it.
 func editableTargets(targets []string) []string {
 	var out []string
