@@ -60,6 +60,12 @@ type templateSet struct {
 // overrides from dir: dir/<venue>.tmpl and dir/<venue>/*.tmpl, in that
 // order. A {{define}} in an override replaces the default of that name.
 func loadTemplates(v venue, dir string) (*templateSet, error) {
+	return parseTemplates(v, dir, true)
+}
+
+// parseTemplates is loadTemplates; fast lets the text venue's default
+// tables be written by Go code (fasttext.go) when nothing overrides them.
+func parseTemplates(v venue, dir string, fast bool) (*templateSet, error) {
 	file := string(v) + ".tmpl"
 	base, err := fs.ReadFile(templates.FS, file)
 	if err != nil {
@@ -84,6 +90,11 @@ func loadTemplates(v venue, dir string) (*templateSet, error) {
 	for _, s := range sources {
 		if _, err := t.New(s.name).Parse(s.text); err != nil {
 			return nil, fmt.Errorf("report: template %s: %w", s.name, err)
+		}
+	}
+	if fast && v == venueText && len(user) == 0 {
+		if err := useFastText(t.Funcs(fastTextFuncs())); err != nil {
+			return nil, err
 		}
 	}
 	return &templateSet{venue: v, exec: t}, nil
