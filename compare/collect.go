@@ -19,7 +19,7 @@ type Collector struct {
 	// open says that variants not named in Options.Candidates join as
 	// candidates in the order they first appear.
 	open  bool
-	rows  []rowData
+	rows  rowStore
 	index map[string]int
 	key   []byte
 	// hint is the most samples a series has had, the capacity new
@@ -40,6 +40,38 @@ const recentRows = 4
 type rowData struct {
 	proto bench.Result
 	sides []*series
+}
+
+// rowStore holds rows in chunks of rowChunk: adding a row never copies
+// the rows before it, as growing one slice would, over and over, for a
+// large suite.
+type rowStore struct {
+	chunks [][]rowData
+	n      int
+}
+
+// rowChunk is the number of rows a chunk of a rowStore holds.
+const rowChunk = 1024
+
+func (s *rowStore) len() int { return s.n }
+
+func (s *rowStore) at(i int) *rowData { return &s.chunks[i/rowChunk][i%rowChunk] }
+
+// add appends rd and returns its index.
+func (s *rowStore) add(rd rowData) int {
+	if s.n%rowChunk == 0 {
+		// The first chunk grows as rows come, so that a small
+		// comparison stays small; the next ones start full size.
+		var c []rowData
+		if s.n > 0 {
+			c = make([]rowData, 0, rowChunk)
+		}
+		s.chunks = append(s.chunks, c)
+	}
+	last := len(s.chunks) - 1
+	s.chunks[last] = append(s.chunks[last], rd)
+	s.n++
+	return s.n - 1
 }
 
 func (rd *rowData) side(i int) *series {
@@ -91,17 +123,16 @@ func (c *Collector) Add(r *bench.Result) error {
 		var ok bool
 		ri, ok = c.index[string(c.key)]
 		if !ok {
-			ri = len(c.rows)
 			proto := *r
 			proto.Samples, proto.Summary, proto.Variant = nil, nil, ""
-			c.rows = append(c.rows, rowData{proto: proto})
+			ri = c.rows.add(rowData{proto: proto})
 			c.index[string(c.key)] = ri
 		}
 		copy(c.recent[1:], c.recent[:recentRows-1])
 		c.recent[0] = ri
 		c.nrecent = min(c.nrecent+1, recentRows)
 	}
-	rd := &c.rows[ri]
+	rd := c.rows.at(ri)
 	for len(rd.sides) <= vi {
 		rd.sides = append(rd.sides, nil)
 	}
@@ -129,7 +160,7 @@ func (c *Collector) Add(r *bench.Result) error {
 // give.
 func (c *Collector) findRecent(r *bench.Result) int {
 	for _, ri := range c.recent[:c.nrecent] {
-		p := &c.rows[ri].proto
+		p := &c.rows.at(ri).proto
 		if p.Benchmark == r.Benchmark && p.Unit == r.Unit && p.Metric == r.Metric && p.Group == r.Group && sameParams(p.Params, r.Params) {
 			return ri
 		}
@@ -197,16 +228,15 @@ func (c *Collector) Merge(other *Collector) error {
 			c.variants = append(c.variants, v)
 		}
 	}
-	for ri := range other.rows {
-		ord := &other.rows[ri]
+	for ri := range other.rows.len() {
+		ord := other.rows.at(ri)
 		c.key = appendKey(c.key[:0], &ord.proto)
 		ci, ok := c.index[string(c.key)]
 		if !ok {
-			ci = len(c.rows)
-			c.rows = append(c.rows, rowData{proto: ord.proto})
+			ci = c.rows.add(rowData{proto: ord.proto})
 			c.index[string(c.key)] = ci
 		}
-		rd := &c.rows[ci]
+		rd := c.rows.at(ci)
 		for oi, s := range ord.sides {
 			vi := vmap[oi]
 			if s == nil || vi < 0 {
@@ -225,6 +255,6 @@ func (c *Collector) Merge(other *Collector) error {
 		}
 	}
 	c.hint = max(c.hint, other.hint)
-	other.rows, other.index = nil, nil
+	other.rows, other.index = rowStore{}, nil
 	return nil
 }

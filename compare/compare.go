@@ -79,11 +79,11 @@ func (c *Collector) Compare() (*Comparison, error) {
 		method = MethodPerfbot
 	}
 	cmp := &Comparison{Base: opts.Base, Candidates: candidates, Method: method}
-	cmp.Rows = make([]Row, len(c.rows))
+	cmp.Rows = make([]Row, c.rows.len())
 	c.index = nil // no more Add: the rows' keys can go
 	memo := newMemo()
 	workers := runtime.GOMAXPROCS(0)
-	if opts.Verdicts.History != nil || len(c.rows) < minParallelRows {
+	if opts.Verdicts.History != nil || c.rows.len() < minParallelRows {
 		// History is the caller's function, not known to be safe
 		// for concurrent use; small suites gain nothing.
 		workers = 1
@@ -95,9 +95,9 @@ func (c *Collector) Compare() (*Comparison, error) {
 		// share with its own memo, whose values depend only on their
 		// keys, so the figures are those of one worker.
 		var wg sync.WaitGroup
-		per := (len(c.rows) + workers - 1) / workers
-		for lo := 0; lo < len(c.rows); lo += per {
-			hi := min(lo+per, len(c.rows))
+		per := (c.rows.len() + workers - 1) / workers
+		for lo := 0; lo < c.rows.len(); lo += per {
+			hi := min(lo+per, c.rows.len())
 			m := memo
 			if lo > 0 {
 				m = newMemo()
@@ -106,7 +106,7 @@ func (c *Collector) Compare() (*Comparison, error) {
 		}
 		wg.Wait()
 	}
-	c.rows = nil
+	c.rows = rowStore{}
 	cmp.Summary = tally(cmp)
 	cmp.Geomean = geomean(cmp)
 	settle(cmp, opts, memo)
@@ -124,7 +124,7 @@ func (c *Collector) compareRows(rows []Row, first int, memo *memo) {
 	opts := c.opts
 	candidates := c.variants[1:]
 	for i := range rows {
-		rd := &c.rows[first+i]
+		rd := c.rows.at(first + i)
 		p := &rd.proto
 		row := Row{
 			Benchmark: p.Benchmark,

@@ -52,19 +52,21 @@ func TestMemoBenchstatPTies(t *testing.T) {
 
 // TestCollectorMerge checks that collecting inputs apart and merging them
 // in order gives the comparison of collecting them one after the other:
-// same rows, same order, same figures.
+// same rows, same order, same figures, over more rows than a chunk of
+// the collector's row store holds.
 func TestCollectorMerge(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
+	const n = rowChunk + 100
 	var inputs [3][]*bench.Result
 	for side, v := range []string{"a", "b", "b"} {
-		for i := range 40 {
+		for i := range n {
 			if (i+side)%7 == 0 {
 				continue // some rows only on some inputs
 			}
 			for range 5 {
 				for _, unit := range []string{"ns/op", "B/op"} {
 					inputs[side] = append(inputs[side], &bench.Result{
-						Benchmark: fmt.Sprintf("X%d", (i*7+side)%40),
+						Benchmark: fmt.Sprintf("X%d", (i*7+side)%n),
 						Params:    bench.Params{{Name: "n", Value: fmt.Sprint(i % 3)}},
 						Unit:      unit,
 						Variant:   v,
