@@ -19,6 +19,7 @@ import (
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/internal/testwait"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/store"
 )
@@ -207,11 +208,14 @@ func (p *proc) kill(t *testing.T) {
 	p.done <- errors.New("killed") // for the cleanup's wait
 }
 
-// waitRun polls the store until the job's run satisfies ok.
-func waitRun(t *testing.T, st *store.Store, key string, timeout time.Duration, what string, ok func(store.Run) bool) store.Run {
+// waitRun polls the store until the job's run satisfies ok, as long as
+// the job progresses: it fails after idle passes with no CPU spent by
+// child processes (workers, builds, benchmarks) and no change of the run's
+// status, so a loaded host slows it down without failing it.
+func waitRun(t *testing.T, st *store.Store, key string, idle time.Duration, what string, ok func(store.Run) bool) store.Run {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
+	var last []store.Run
+	fetch := func() []store.Run {
 		runs, err := st.RunsByKey(context.Background(), key)
 		if err != nil {
 			t.Fatal(err)
@@ -219,12 +223,23 @@ func waitRun(t *testing.T, st *store.Store, key string, timeout time.Duration, w
 		if len(runs) > 1 {
 			t.Fatalf("job %s has %d runs, want 1", key, len(runs))
 		}
-		if len(runs) == 1 && ok(runs[0]) {
-			return runs[0]
-		}
-		time.Sleep(50 * time.Millisecond)
+		last = runs
+		return runs
 	}
-	runs, _ := st.RunsByKey(context.Background(), key)
-	t.Fatalf("timed out after %v waiting for the run of %s to be %s; runs: %+v", timeout, key, what, runs)
-	return store.Run{}
+	status := func() string {
+		if len(last) == 0 {
+			return ""
+		}
+		return last[0].Status
+	}
+	defer func() {
+		if t.Failed() {
+			t.Logf("runs of %s: %+v", key, last)
+		}
+	}()
+	testwait.Until(t, idle, "the run of "+key+" to be "+what, func() bool {
+		runs := fetch()
+		return len(runs) == 1 && ok(runs[0])
+	}, status)
+	return last[0]
 }
