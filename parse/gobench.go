@@ -119,6 +119,8 @@ type goUnit struct {
 	// nonNegative is true for units whose values cannot be negative:
 	// times, sizes, counts per op, rates.
 	nonNegative bool
+	// better is bench.DirectionOf(unit), for units no Unit line sets.
+	better bench.Direction
 }
 
 // sampleResult holds a result and its single sample in one allocation.
@@ -144,7 +146,7 @@ func (g *goBenchReader) unit(raw []byte) goUnit {
 	}
 	s := string(raw)
 	_, tidied := benchunit.Tidy(1, s)
-	u := goUnit{unit: s, tidied: tidied}
+	u := goUnit{unit: s, tidied: tidied, better: bench.DirectionOf(s)}
 	switch {
 	case strings.HasSuffix(s, "/op") && (benchunit.ClassOf(s) == benchunit.Decimal || benchunit.ClassOf(s) == benchunit.Binary) && tidied != s,
 		s == "B/op", s == "allocs/op", s == "MB/s", s == "B/s", strings.HasSuffix(tidied, "sec/op"):
@@ -222,7 +224,7 @@ func (g *goBenchReader) benchmarkLine(ctx context.Context, file string, line int
 		}
 		better, ok := g.dirs[u.tidied]
 		if !ok {
-			better = bench.DirectionOf(u.unit)
+			better = u.better
 		}
 		if src == "" {
 			src = source(file, line)
