@@ -177,6 +177,17 @@ func build(c *compare.Comparison, opts Options) *Document {
 	return doc
 }
 
+// lastCandidateOf returns the row's last candidate of variant v, or nil. A
+// row has a handful of candidates: a scan is cheaper than a map per row.
+func lastCandidateOf(row *compare.Row, v string) *compare.Candidate {
+	for i := len(row.Candidates) - 1; i >= 0; i-- {
+		if row.Candidates[i].Variant == v {
+			return &row.Candidates[i]
+		}
+	}
+	return nil
+}
+
 // line formats a row's values; name and params are filled by the caller.
 // Under benchstat's method the cells keep benchstat's layout, without the
 // minimum detectable effect.
@@ -189,12 +200,8 @@ func line(row *compare.Row, c *compare.Comparison, unit string, factor float64) 
 	if row.Base != nil {
 		l.Base = ns.cell(row.Base)
 	}
-	byVariant := map[string]*compare.Candidate{}
-	for i := range row.Candidates {
-		byVariant[row.Candidates[i].Variant] = &row.Candidates[i]
-	}
 	for _, v := range candidates {
-		cand := byVariant[v]
+		cand := lastCandidateOf(row, v)
 		if cand == nil {
 			l.Cells = append(l.Cells, Cell{Variant: v})
 			continue
