@@ -98,7 +98,11 @@ func isLocal(source string) bool {
 }
 
 // sync creates the bare clone or fetches into it. A remote's pull request
-// heads are fetched too, so "pull/123/head" resolves.
+// heads are fetched too, so "pull/123/head" resolves. A local source is
+// never fetched from: its clone borrows the source's objects, so every
+// commit of the source is already there, and refs are resolved in the
+// source itself; a fetch would only cost time (and start git's automatic
+// maintenance in the clone).
 func (w *Workspace) sync(ctx context.Context) error {
 	if _, err := os.Stat(filepath.Join(w.bare, "HEAD")); err != nil {
 		args := []string{"clone", "--bare", "--quiet"}
@@ -113,9 +117,9 @@ func (w *Workspace) sync(ctx context.Context) error {
 		if _, err := runGit(ctx, w.Dir, w.fetchEnv(), args...); err != nil {
 			return fmt.Errorf("clone %s: %w", w.Source, err)
 		}
-		if w.local != "" {
-			return nil
-		}
+	}
+	if w.local != "" {
+		return nil
 	}
 	src := w.Source
 	if w.local != "" {
@@ -243,9 +247,11 @@ func (t worktree) reset(ctx context.Context, commit string) string {
 			return err.Error()
 		}
 	}
+	// checkout --force brings index and tracked files to commit over any
+	// change (a reset --hard after it would change nothing); clean
+	// removes the rest.
 	steps := [][]string{
 		{"checkout", "--quiet", "--detach", "--force", commit},
-		{"reset", "--quiet", "--hard", commit},
 		{"clean", "-ffdxq"},
 	}
 	for _, args := range steps {
