@@ -50,6 +50,7 @@ func (o *Outcome) Compared() bool {
 // in the comparison's failures; an error means the job could not be done:
 // a *RequestError or *runner.PatchError when it cannot be done as asked.
 func Run(ctx context.Context, spec Spec, o Options) (*Outcome, error) {
+	start := time.Now()
 	tr := newTracker(o.Progress, o.Config, spec.Suites)
 	tr.stage("prepare")
 	if o.Alpha == 0 {
@@ -95,6 +96,7 @@ func Run(ctx context.Context, spec Spec, o Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	countPreparation(&ro.Provenance, start)
 	tr.stage("compare")
 	cmpOpts.Base, cmpOpts.Candidates = ro.Variants[0], ro.Variants[1:]
 	statsStart := time.Now()
@@ -129,6 +131,19 @@ func Run(ctx context.Context, spec Spec, o Options) (*Outcome, error) {
 		out.TemplateDir = o.Config.TemplateDir()
 	}
 	return out, nil
+}
+
+// countPreparation counts the job's time before the runner started
+// (fetching the patch, probing the sandbox, loading the noise history) as
+// the first overhead stage, and starts the job's wall time at start.
+func countPreparation(p *compare.Provenance, start time.Time) {
+	t := p.Timing
+	if t == nil || p.Started.Before(start) {
+		return
+	}
+	prep := compare.Stage{Name: "job preparation (patch, sandbox, noise history)", Kind: compare.StageOverhead, Seconds: p.Started.Sub(start).Seconds(), Count: 1}
+	t.Stages = append([]compare.Stage{prep}, t.Stages...)
+	p.Started = start
 }
 
 // patchFile writes the spec's patch, fetched first when the spec only
