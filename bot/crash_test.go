@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/internal/pgtest"
+	"github.com/perfbot/perfbot/internal/testwait"
 	"github.com/perfbot/perfbot/store"
 )
 
@@ -140,18 +141,20 @@ func TestServeKilledAndRestartedSQLite(t *testing.T) {
 }
 
 // waitAnswered waits until every answer of key is delivered in its final
-// version.
+// version, as long as child processes progress (testwait).
 func waitAnswered(t *testing.T, st *store.Store, key string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if ok, err := st.Answered(context.Background(), key); err != nil {
-			t.Fatal(err)
-		} else if ok {
-			return
+	defer func() {
+		if t.Failed() {
+			as, _ := st.Answers(context.Background())
+			t.Logf("outbox: %+v", as)
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	as, _ := st.Answers(context.Background())
-	t.Fatalf("answer of %s not delivered; outbox: %+v", key, as)
+	}()
+	testwait.Until(t, 30*time.Second, "the answer of "+key+" to be delivered", func() bool {
+		ok, err := st.Answered(context.Background(), key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	})
 }

@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/internal/testwait"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/github"
@@ -55,20 +57,22 @@ func liveService(t *testing.T, f *fakeGitHubComments, bench Benchmarker) (*Servi
 // waitComment waits until the pull request's only comment contains want.
 func waitComment(t *testing.T, f *fakeGitHubComments, want string) string {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		bodies, _ := f.snapshot()
+	var bodies []string
+	defer func() {
+		if t.Failed() {
+			t.Logf("comments: %q", bodies)
+		}
+	}()
+	// The comment's edits are progress too: the live status moves.
+	edits := func() string { return strings.Join(bodies, "\x00") }
+	testwait.Until(t, 30*time.Second, fmt.Sprintf("a comment with %q", want), func() bool {
+		bodies, _ = f.snapshot()
 		if len(bodies) > 1 {
 			t.Fatalf("%d comments, want one answer edited in place: %q", len(bodies), bodies)
 		}
-		if len(bodies) == 1 && strings.Contains(bodies[0], want) {
-			return bodies[0]
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	bodies, _ := f.snapshot()
-	t.Fatalf("no comment with %q; comments: %q", want, bodies)
-	return ""
+		return len(bodies) == 1 && strings.Contains(bodies[0], want)
+	}, edits)
+	return bodies[0]
 }
 
 // TestLiveAnswer: a request waiting behind another job is answered at

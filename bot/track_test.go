@@ -13,6 +13,7 @@ import (
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/gitrepo"
+	"github.com/perfbot/perfbot/internal/testwait"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/track"
@@ -76,20 +77,13 @@ func TestTrackedBranch(t *testing.T) {
 		if err := svc.PollTracked(ctx); err != nil { // the same head again: queued once
 			t.Fatal(err)
 		}
-		deadline := time.Now().Add(30 * time.Second)
-		for {
+		testwait.Until(t, 30*time.Second, fmt.Sprintf("commit %d to be measured", i), func() bool {
 			have, err := svc.Store().TrackedCommits(ctx, name)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if have[c] {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("commit %d was not measured", i)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+			return have[c]
+		})
 	}
 	time.Sleep(200 * time.Millisecond)
 	cps, err := svc.Store().ChangePoints(ctx, store.ChangePointFilter{Track: name})
