@@ -32,14 +32,22 @@ type Profile struct {
 	// profile's sample count, the counts of folded stacks); 0 when
 	// unknown.
 	Samples int64
+	// counts holds the samples behind each stack, when known.
+	counts map[string]int64
 }
 
-func (p *Profile) add(stack string, w float64) {
+// add adds weight w, from n samples, to stack.
+func (p *Profile) add(stack string, w float64, n int64) {
 	if p.Stacks == nil {
 		p.Stacks = map[string]float64{}
 	}
+	if p.counts == nil {
+		p.counts = map[string]int64{}
+	}
 	p.Stacks[stack] += w
 	p.Total += w
+	p.counts[stack] += n
+	p.Samples += n
 }
 
 // ReadFile reads a pprof profile (gzipped or not) or a folded-stacks file.
@@ -113,10 +121,9 @@ func ReadPprof(r io.Reader, name string) (*Profile, error) {
 		if idx >= len(s.Value) || s.Value[idx] <= 0 {
 			continue
 		}
+		n := int64(1)
 		if count >= 0 && count < len(s.Value) {
-			out.Samples += s.Value[count]
-		} else {
-			out.Samples++
+			n = s.Value[count]
 		}
 		frames = frames[:0]
 		// Locations run leaf first; within one, inlined lines run
@@ -138,7 +145,7 @@ func ReadPprof(r io.Reader, name string) (*Profile, error) {
 		if len(frames) == 0 {
 			frames = append(frames, "?")
 		}
-		out.add(strings.Join(frames, ";"), float64(s.Value[idx]))
+		out.add(strings.Join(frames, ";"), float64(s.Value[idx]), n)
 	}
 	return out, nil
 }
@@ -175,8 +182,7 @@ func ReadFolded(r io.Reader, name string) (*Profile, error) {
 			return nil, fmt.Errorf("%s:%d: want \"frame;frame;... count\", got %q", name, line, clip(text))
 		}
 		if w > 0 {
-			out.add(stack, w)
-			out.Samples += int64(w)
+			out.add(stack, w, int64(w))
 		}
 	}
 	if err := sc.Err(); err != nil {

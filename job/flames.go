@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -12,9 +13,15 @@ import (
 	"github.com/perfbot/perfbot/flame"
 )
 
-// Flames draws, for each suite and package profiled, a flame graph
-// per variant and a differential flame graph of each candidate against the
-// baseline, with a table of the functions whose share moved most. They
+// Flames draws, for each suite and benchmark profiled, a flame graph per
+// variant and a differential flame graph of each candidate against the
+// baseline, with each side's sample count and a table of the functions
+// whose share moved most. A Go package's profile covers all its
+// benchmarks: it is split by the benchmark function each sample ran in
+// (flame.SplitBenchmarks); a profile that cannot be split (no Go
+// benchmark frames) gets graphs for the whole package. Files are named
+// flame-SUITE-PACKAGE[-BENCHMARK]-VARIANT[-vs-BASE].svg; the raw pprof
+// profile is kept once per package. They
 // are written with --out and attached to posted answers (JIRA and mail
 // keep attachments).
 func (o *Outcome) Flames() ([]answer.Attachment, error) {
@@ -51,36 +58,49 @@ func (o *Outcome) Flames() ([]answer.Attachment, error) {
 		stem := "flame-" + SanitizeFile(k.suite) + "-" + SanitizeFile(path.Base(k.pkg))
 		profs := byKey[k]
 		for _, v := range variants {
-			if p := profs[v]; p != nil {
-				// The profile itself, beside its graph, for go tool pprof
-				// (-diff_base) and other viewers.
-				if raw := o.rawProfile(k.suite, k.pkg, v); raw != nil {
-					files = append(files, answer.Attachment{Name: stem + "-" + SanitizeFile(v) + ".pprof", ContentType: "application/octet-stream", Data: raw})
+			// The profile itself, beside the graphs, for go tool pprof
+			// (-diff_base) and other viewers: one per package.
+			if raw := o.rawProfile(k.suite, k.pkg, v); raw != nil && profs[v] != nil {
+				files = append(files, answer.Attachment{Name: stem + "-" + SanitizeFile(v) + ".pprof", ContentType: "application/octet-stream", Data: raw})
+			}
+		}
+		for _, part := range splitByBenchmark(profs) {
+			pstem, title := stem, k.pkg
+			if part.name != "" {
+				pstem, title = stem+"-"+benchFile(part.name), k.pkg+" "+part.name
+			}
+			for _, v := range variants {
+				p := part.profs[v]
+				if p == nil {
+					continue
 				}
 				var folded bytes.Buffer
 				if err := p.WriteFolded(&folded); err != nil {
 					return nil, err
 				}
-				files = append(files, answer.Attachment{Name: stem + "-" + SanitizeFile(v) + ".folded", ContentType: "text/plain; charset=utf-8", Data: folded.Bytes()})
-				if err := svg(stem+"-"+SanitizeFile(v)+".svg", flame.Tree(nil, p), flame.SVGOptions{Title: fmt.Sprintf("%s on %s (CPU)", k.pkg, v), CandSamples: p.Samples}); err != nil {
+				files = append(files, answer.Attachment{Name: pstem + "-" + SanitizeFile(v) + ".folded", ContentType: "text/plain; charset=utf-8", Data: folded.Bytes()})
+				if err := svg(pstem+"-"+SanitizeFile(v)+".svg", flame.Tree(nil, p), flame.SVGOptions{Title: fmt.Sprintf("%s on %s (CPU)", title, v), CandSamples: p.Samples}); err != nil {
 					return nil, err
 				}
 			}
-		}
-		for _, v := range variants[1:] {
-			b, c := profs[base], profs[v]
-			if b == nil || c == nil {
-				continue
+			for _, v := range variants[1:] {
+				b, c := part.profs[base], part.profs[v]
+				if b == nil || c == nil {
+					continue
+				}
+				t := fmt.Sprintf("%s: %s against %s (CPU)", title, v, base)
+				name := pstem + "-" + SanitizeFile(v) + "-vs-" + SanitizeFile(base)
+				if err := svg(name+".svg", flame.Tree(b, c), flame.SVGOptions{Title: t, Diff: true, BaseSamples: b.Samples, CandSamples: c.Samples}); err != nil {
+					return nil, err
+				}
+				var tb bytes.Buffer
+				fmt.Fprintf(&tb, "%s\nsamples: %s %d, %s %d\nfunctions whose share of CPU time moved most (points of each side's total)\n\n", t, base, b.Samples, v, c.Samples)
+				if b.Samples < flame.MinSamples || c.Samples < flame.MinSamples {
+					fmt.Fprintf(&tb, "warning: fewer than %d samples on a side; shares this small move by chance\n\n", flame.MinSamples)
+				}
+				WriteChanges(&tb, flame.TopChanges(b, c, 20))
+				files = append(files, answer.Attachment{Name: name + ".txt", ContentType: "text/plain; charset=utf-8", Data: tb.Bytes()})
 			}
-			title := fmt.Sprintf("%s: %s against %s (CPU)", k.pkg, v, base)
-			name := stem + "-" + SanitizeFile(v) + "-vs-" + SanitizeFile(base)
-			if err := svg(name+".svg", flame.Tree(b, c), flame.SVGOptions{Title: title, Diff: true, BaseSamples: b.Samples, CandSamples: c.Samples}); err != nil {
-				return nil, err
-			}
-			var t bytes.Buffer
-			fmt.Fprintf(&t, "%s\nfunctions whose share of CPU time moved most (points of each side's total)\n\n", title)
-			WriteChanges(&t, flame.TopChanges(b, c, 20))
-			files = append(files, answer.Attachment{Name: name + ".txt", ContentType: "text/plain; charset=utf-8", Data: t.Bytes()})
 		}
 	}
 	return files, nil
@@ -113,4 +133,54 @@ func (o *Outcome) rawProfile(suite, pkg, variant string) []byte {
 		}
 	}
 	return nil
+}
+
+// benchPart is one benchmark's share of a package's profiles, by variant;
+// name is "" for a package whose profiles do not split.
+type benchPart struct {
+	name  string
+	profs map[string]*flame.Profile
+}
+
+// splitByBenchmark splits every variant's profile of one package by
+// benchmark, in name order; the time outside any benchmark is left out.
+func splitByBenchmark(profs map[string]*flame.Profile) []benchPart {
+	byName := map[string]map[string]*flame.Profile{}
+	var names []string
+	for v, p := range profs {
+		parts, ns := p.SplitBenchmarks()
+		for _, n := range ns {
+			if byName[n] == nil {
+				byName[n] = map[string]*flame.Profile{}
+				names = append(names, n)
+			}
+			byName[n][v] = parts[n]
+		}
+	}
+	if len(names) == 0 {
+		return []benchPart{{profs: profs}}
+	}
+	sort.Strings(names)
+	out := make([]benchPart, len(names))
+	for i, n := range names {
+		out[i] = benchPart{name: n, profs: byName[n]}
+	}
+	return out
+}
+
+// benchFile is a benchmark's name made safe for a file name: letters,
+// digits, '_', '-' and '.' kept (no leading '.'), anything else '_', at
+// most 80 bytes.
+func benchFile(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.' && i > 0
+		if !ok {
+			b[i] = '_'
+		}
+	}
+	if len(b) > 80 {
+		b = b[:80]
+	}
+	return string(b)
 }

@@ -47,19 +47,41 @@ func TestFlameDiff(t *testing.T) {
 	}
 }
 
-// TestCompareCPUProfile: --cpuprofile with --out draws each side's flame
-// graph and the differential one; the patch halves Work's loop, so Work's
-// share of the CPU time falls against Other's.
+// TestCompareCPUProfile: --cpuprofile with --out draws, for each
+// benchmark of the profiled package, each side's flame graph and the
+// differential one, with the sample counts; the package's pprof profiles
+// are kept once. The patch halves Work's loop: BenchmarkWork's table
+// names work.Work, and no stack of BenchmarkOther's graph goes through it.
 func TestCompareCPUProfile(t *testing.T) {
 	_, out := compareHalvedWork(t, "--count", "2", "--cpuprofile")
-	for _, f := range []string{"flame-go-work-base.svg", "flame-go-work-patch.svg", "flame-go-work-patch-vs-base.svg", "flame-go-work-patch-vs-base.txt"} {
+	var want []string
+	for _, b := range []string{"BenchmarkWork", "BenchmarkOther"} {
+		for _, f := range []string{"base.svg", "patch.svg", "base.folded", "patch.folded", "patch-vs-base.svg", "patch-vs-base.txt"} {
+			want = append(want, "flame-go-work-"+b+"-"+f)
+		}
+	}
+	want = append(want, "flame-go-work-base.pprof", "flame-go-work-patch.pprof")
+	for _, f := range want {
 		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 			entries, _ := os.ReadDir(out)
 			t.Fatalf("%s missing (%v); out has %v", f, err, entries)
 		}
 	}
-	table, _ := os.ReadFile(filepath.Join(out, "flame-go-work-patch-vs-base.txt"))
-	if !strings.Contains(string(table), "work.Work") {
-		t.Errorf("changes table lacks work.Work:\n%s", table)
+	for _, f := range []string{"flame-go-work-patch-vs-base.svg", "flame-go-work-base.svg"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err == nil {
+			t.Errorf("%s mixes the package's benchmarks", f)
+		}
+	}
+	table, _ := os.ReadFile(filepath.Join(out, "flame-go-work-BenchmarkWork-patch-vs-base.txt"))
+	if !strings.Contains(string(table), "work.Work") || !strings.Contains(string(table), "samples: base ") {
+		t.Errorf("BenchmarkWork's table lacks work.Work or the sample counts:\n%s", table)
+	}
+	folded, _ := os.ReadFile(filepath.Join(out, "flame-go-work-BenchmarkOther-patch.folded"))
+	if !strings.Contains(string(folded), "work.BenchmarkOther") || strings.Contains(string(folded), "work.Work") {
+		t.Errorf("BenchmarkOther's stacks:\n%s", folded)
+	}
+	svg, _ := os.ReadFile(filepath.Join(out, "flame-go-work-BenchmarkOther-patch-vs-base.svg"))
+	if !strings.Contains(string(svg), "example.org/work/work BenchmarkOther: patch against base") || !strings.Contains(string(svg), "samples: base ") {
+		t.Errorf("BenchmarkOther's graph lacks its title or sample counts:\n%.800s", svg)
 	}
 }
