@@ -53,7 +53,8 @@ func TestFlameDiff(t *testing.T) {
 // are kept once. The patch halves Work's loop: BenchmarkWork's table
 // names work.Work, and no stack of BenchmarkOther's graph goes through it.
 func TestCompareCPUProfile(t *testing.T) {
-	_, out := compareHalvedWork(t, "--count", "2", "--cpuprofile")
+	// 2000 iterations a round: enough CPU samples for each benchmark alone.
+	_, out := compareHalvedWork(t, "--count", "2", "--cpuprofile", "--benchtime", "2000x")
 	var want []string
 	for _, b := range []string{"BenchmarkWork", "BenchmarkOther"} {
 		for _, f := range []string{"base.svg", "patch.svg", "base.folded", "patch.folded", "patch-vs-base.svg", "patch-vs-base.txt"} {
