@@ -241,6 +241,8 @@ type ChangePointFilter struct {
 	Track string
 	// Benchmark selects one benchmark's change points.
 	Benchmark string
+	// Series, when set, selects one series' change points.
+	Series *SeriesKey
 	// Unposted selects those not yet announced.
 	Unposted bool
 	// Limit caps the answer (0: no cap).
@@ -257,6 +259,10 @@ func (s *Store) ChangePoints(ctx context.Context, f ChangePointFilter) ([]Change
 	}
 	if f.Benchmark != "" {
 		where, args = append(where, "benchmark = ?"), append(args, f.Benchmark)
+	}
+	if k := f.Series; k != nil {
+		where = append(where, "benchmark = ? AND grp = ? AND params_json = ? AND unit = ? AND metric = ?")
+		args = append(args, k.Benchmark, k.Group, k.Params, k.Unit, k.Metric)
 	}
 	if f.Unposted {
 		where = append(where, "posted_at IS NULL")

@@ -148,6 +148,22 @@ type History struct {
 	Ref    string   `json:"ref"`
 	Refs   []string `json:"refs"`
 	Points []Point  `json:"points"`
+	// ChangePoints are the change points found on Ref (a tracked
+	// branch) whose first commit after the change is among Points.
+	ChangePoints []HistoryChange `json:"change_points"`
+}
+
+// HistoryChange is a change point of a series' history: the change came
+// in Commit or, when commits between them were not measured, in
+// (CommitBefore, Commit].
+type HistoryChange struct {
+	Commit       string  `json:"commit"`
+	CommitBefore string  `json:"commit_before"`
+	Before       float64 `json:"before"`
+	After        float64 `json:"after"`
+	DeltaPct     float64 `json:"delta_pct"`
+	// RunURL is the run that measured Commit.
+	RunURL string `json:"run_url,omitempty"`
 }
 
 func runURL(id int64) string { return "/runs/" + strconv.FormatInt(id, 10) }

@@ -86,6 +86,18 @@ type Chart struct {
 	Points []ChartPoint
 	YTicks []Tick
 	XTicks []Tick
+	// Changes mark the change points: a dashed line between the last
+	// point before and the first after.
+	Changes []ChartChange
+	// Top is the y of the plot's top edge; Base that of its bottom.
+	Top, Base float64
+}
+
+// ChartChange is a drawn change point.
+type ChartChange struct {
+	X     float64
+	URL   string
+	Title string
 }
 
 // ChartPoint is one drawn point.
@@ -103,8 +115,9 @@ type Tick struct {
 	Label string
 }
 
-// historyChart lays out points, oldest left.
-func historyChart(points []Point) *Chart {
+// historyChart lays out points, oldest left, and marks the change points
+// whose first commit after the change is among them.
+func historyChart(points []Point, changes []HistoryChange) *Chart {
 	if len(points) == 0 {
 		return nil
 	}
@@ -155,6 +168,24 @@ func historyChart(points []Point) *Chart {
 	}
 	if len(line) > 1 {
 		c.Line = strings.Join(line, " ")
+	}
+	c.Top, c.Base = top, top+plotH
+	for _, ch := range changes {
+		i := slices.IndexFunc(points, func(p Point) bool { return p.Commit == ch.Commit })
+		if i < 0 {
+			continue
+		}
+		// Between the last point before the change and the first after.
+		j := i
+		for j > 0 && points[j-1].Commit == ch.Commit {
+			j--
+		}
+		mx := c.Points[i].X - 6
+		if j > 0 {
+			mx = (c.Points[j-1].X + c.Points[j].X) / 2
+		}
+		c.Changes = append(c.Changes, ChartChange{X: mx, URL: ch.RunURL, Title: fmt.Sprintf("change point: %s → %s (%+.1f%%), in %s..%s",
+			num(ch.Before), num(ch.After), ch.DeltaPct, shortCommit(ch.CommitBefore), shortCommit(ch.Commit))})
 	}
 	// Enough digits that neighbouring ticks differ.
 	digits := 4

@@ -76,6 +76,10 @@ type runPage struct {
 	Notes   []string
 	Flames  []File
 	Summary string
+	// Fold says which table rows are shown; MoreNotes counts the notes
+	// left out.
+	Fold      *Fold
+	MoreNotes int
 }
 
 func (s *Server) runData(r *http.Request) (*runPage, error) {
@@ -104,9 +108,15 @@ func (s *Server) runData(r *http.Request) (*runPage, error) {
 			p.Detail.Comparison = json.RawMessage(bytes.TrimSpace(b.Bytes()))
 		} else {
 			p.Doc = report.Build(cmp, report.Options{})
+			if p.Fold, err = foldRows(p.Doc, id, r.URL.Query(), s.pageRows); err != nil {
+				return nil, err
+			}
 		}
 		p.Summary = report.SummaryLine(cmp)
 		p.Notes = notes(cmp)
+		if len(p.Notes) > maxNotes && !isAPI(r) {
+			p.Notes, p.MoreNotes = p.Notes[:maxNotes], len(p.Notes)-maxNotes
+		}
 		for _, v := range append([]string{cmp.Base}, cmp.Candidates...) {
 			p.Detail.Results = append(p.Detail.Results, File{Name: "results-" + fileName(v) + ".txt",
 				ContentType: "text/plain", URL: fmt.Sprintf("/runs/%d/results/%s", id, pathSegment(v))})
@@ -363,7 +373,42 @@ func (s *Server) history(r *http.Request) (*History, []Series, error) {
 		h.Points = append(h.Points, pointOf(p))
 	}
 	h.URL = seriesURL("", sr.Benchmark, sr.Group, sr.Params, sr.Unit, sr.Metric, h.Ref)
+	if h.ChangePoints, err = s.seriesChanges(r, sr, h); err != nil {
+		return nil, nil, err
+	}
 	return h, nil, nil
+}
+
+// seriesChanges returns the change points of sr found on the tracked
+// branch h.Ref whose first commit after the change h shows.
+func (s *Server) seriesChanges(r *http.Request, sr store.Series, h *History) ([]HistoryChange, error) {
+	out := []HistoryChange{}
+	params, err := json.Marshal(sr.Params)
+	if err != nil {
+		return nil, err
+	}
+	cps, err := s.st.ChangePoints(r.Context(), store.ChangePointFilter{Limit: 1000, Series: &store.SeriesKey{
+		Benchmark: sr.Benchmark, Group: sr.Group, Params: string(params), Unit: sr.Unit, Metric: sr.Metric}})
+	if err != nil {
+		return nil, err
+	}
+	shown := map[string]bool{}
+	for _, p := range h.Points {
+		shown[p.Commit] = true
+	}
+	for _, cp := range cps {
+		// A track is named REPO@BRANCH.
+		if i := strings.LastIndexByte(cp.Track, '@'); i < 0 || cp.Track[i+1:] != h.Ref || !shown[cp.Commit] {
+			continue
+		}
+		hc := HistoryChange{Commit: cp.Commit, CommitBefore: cp.CommitBefore, Before: finite(cp.Before),
+			After: finite(cp.After), DeltaPct: finite(cp.DeltaPct)}
+		if cp.RunID != 0 {
+			hc.RunURL = runURL(cp.RunID)
+		}
+		out = append(out, hc)
+	}
+	return out, nil
 }
 
 // seriesNamed lists the series of one benchmark name.
@@ -402,6 +447,6 @@ func (s *Server) benchmarkPage(w http.ResponseWriter, r *http.Request) error {
 		}
 		refs = append(refs, refLink{ref, seriesURL("", h.Benchmark, h.Group, h.Params, h.Unit, h.Metric, ref), ref == h.Ref})
 	}
-	return s.render(w, "benchmark", map[string]any{"Title": h.Benchmark, "History": h, "Chart": historyChart(h.Points),
+	return s.render(w, "benchmark", map[string]any{"Title": h.Benchmark, "History": h, "Chart": historyChart(h.Points, h.ChangePoints),
 		"RefLinks": refs, "APIURL": "/api" + h.URL})
 }

@@ -48,6 +48,8 @@ type Server struct {
 	st   *store.Store
 	log  *slog.Logger
 	tmpl map[string]*template.Template
+	// pageRows is the most table rows a run page shows at once (foldPage).
+	pageRows int
 
 	mu     sync.Mutex
 	charts map[int64][]answer.Attachment // drawn charts of recent runs
@@ -62,7 +64,7 @@ func New(st *store.Store, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{st: st, log: log, tmpl: map[string]*template.Template{}, charts: map[int64][]answer.Attachment{}}
+	s := &Server{st: st, log: log, tmpl: map[string]*template.Template{}, pageRows: foldPage, charts: map[int64][]answer.Attachment{}}
 	for _, page := range []string{"home", "run", "benchmark", "search", "changes", "error"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/"+page+".html")
 		if err != nil {
