@@ -136,9 +136,9 @@ func seriesSearch(benchmark, group, params, unit, metric string) string {
 
 func (s *Store) series(ctx context.Context, cond string, args []any, limit int) ([]Series, error) {
 	args = append(args, limit)
-	rows, err := s.query(ctx, `SELECT s.benchmark, s.grp, s.params_json, s.unit, s.metric,
-		(SELECT COUNT(DISTINCT r.run_id) FROM results r WHERE r.benchmark = s.benchmark AND r.grp = s.grp
-			AND r.params_json = s.params_json AND r.unit = s.unit AND r.metric = s.metric)
+	// series.runs counts the runs with a result of the series (SaveComparison
+	// keeps it), so a search reads one row per series.
+	rows, err := s.query(ctx, `SELECT s.benchmark, s.grp, s.params_json, s.unit, s.metric, s.runs
 		FROM series s `+cond+` ORDER BY s.benchmark, s.grp, s.params_json, s.unit, s.metric LIMIT ?`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("find benchmarks: %w", err)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/perfbot/perfbot/bench"
@@ -33,6 +34,12 @@ func (s *Store) SaveComparison(ctx context.Context, runID int64, c *compare.Comp
 		_, err := tx.ExecContext(ctx, s.q(q), args...)
 		return err
 	}
+	// The series this run measured before count it no more (a retried
+	// job saving again); those it measures now count it below.
+	if err := ex(`UPDATE series SET runs = runs - 1 WHERE (benchmark, grp, params_json, unit, metric) IN
+		(SELECT benchmark, grp, params_json, unit, metric FROM results WHERE run_id = ?)`, runID); err != nil {
+		return fmt.Errorf("uncount series of run %d: %w", runID, err)
+	}
 	for _, table := range []string{"results", "verdicts", "comparisons"} {
 		if err := ex(`DELETE FROM `+table+` WHERE run_id = ?`, runID); err != nil {
 			return fmt.Errorf("clear %s of run %d: %w", table, runID, err)
@@ -42,10 +49,23 @@ func (s *Store) SaveComparison(ctx context.Context, runID int64, c *compare.Comp
 		runID, string(data), fmtTime(time.Now())); err != nil {
 		return fmt.Errorf("save comparison of run %d: %w", runID, err)
 	}
+	counted := map[[5]string]bool{}
 	for _, row := range c.Rows {
 		params, err := json.Marshal(row.Params)
 		if err != nil {
 			return err
+		}
+		key := [5]string{row.Benchmark, row.Group, string(params), row.Unit, row.Metric}
+		if !counted[key] && (row.Base != nil || slices.ContainsFunc(row.Candidates, func(c compare.Candidate) bool {
+			return c.Presence != compare.Removed
+		})) {
+			counted[key] = true
+			if err := ex(`INSERT INTO series (benchmark, grp, params_json, unit, metric, search, runs) VALUES (?, ?, ?, ?, ?, ?, 1)
+				ON CONFLICT (benchmark, grp, params_json, unit, metric) DO UPDATE SET runs = series.runs + 1`,
+				row.Benchmark, row.Group, string(params), row.Unit, row.Metric,
+				seriesSearch(row.Benchmark, row.Group, string(params), row.Unit, row.Metric)); err != nil {
+				return fmt.Errorf("save series %s of run %d: %w", row.Benchmark, runID, err)
+			}
 		}
 		better := row.Better.String()
 		if row.Base != nil {
@@ -96,11 +116,6 @@ func insertResult(ex func(string, ...any) error, runID int64, variant string, ro
 			return err
 		}
 		summary = string(b)
-	}
-	if err := ex(`INSERT INTO series (benchmark, grp, params_json, unit, metric, search) VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT (benchmark, grp, params_json, unit, metric) DO NOTHING`,
-		row.Benchmark, row.Group, params, row.Unit, row.Metric, seriesSearch(row.Benchmark, row.Group, params, row.Unit, row.Metric)); err != nil {
-		return fmt.Errorf("save series %s of run %d: %w", row.Benchmark, runID, err)
 	}
 	if err := ex(`INSERT INTO results (run_id, variant, benchmark, grp, params_json, unit, metric, better,
 		samples_json, summary_json, centre) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

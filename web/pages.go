@@ -93,27 +93,30 @@ func (s *Server) runData(r *http.Request) (*runPage, error) {
 		return nil, err
 	}
 	p := &runPage{Detail: RunDetail{Run: runOf(run), Results: []File{}, Charts: []File{}, Files: []File{}, Posts: []Post{}}}
-	cmp, err := s.st.Comparison(ctx, id)
+	rc, err := s.comparisonOf(ctx, run)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 	case err != nil:
 		return nil, err
 	default:
+		cmp := rc.cmp
 		p.Cmp = cmp
 		if isAPI(r) {
-			var b bytes.Buffer
-			if err := report.JSON(&b, cmp); err != nil {
+			data, err := rc.encoded()
+			if err != nil {
 				return nil, fmt.Errorf("run %d: %w", id, err)
 			}
-			p.Detail.Comparison = json.RawMessage(bytes.TrimSpace(b.Bytes()))
+			p.Detail.Comparison = json.RawMessage(data)
 		} else {
-			p.Doc = report.Build(cmp, report.Options{})
+			// The cached document is shared: fold a copy.
+			doc := *rc.document()
+			p.Doc = &doc
 			if p.Fold, err = foldRows(p.Doc, id, r.URL.Query(), s.pageRows); err != nil {
 				return nil, err
 			}
 		}
-		p.Summary = report.SummaryLine(cmp)
-		p.Notes = notes(cmp)
+		p.Summary = rc.summary
+		p.Notes = rc.notes
 		if len(p.Notes) > maxNotes && !isAPI(r) {
 			p.Notes, p.MoreNotes = p.Notes[:maxNotes], len(p.Notes)-maxNotes
 		}

@@ -43,7 +43,7 @@ func scalePages(stepRun, lastRun int64, sh storetest.Shape) []scalePage {
 	return []scalePage{
 		{"home", "/"}, {"api-home", "/api/home"},
 		{"run", fmt.Sprintf("/runs/%d", stepRun)}, {"api-run", fmt.Sprintf("/api/runs/%d", stepRun)},
-		{"run-page-2", fmt.Sprintf("/runs/%d?page=2", lastRun)},
+		{"run-all-page-2", fmt.Sprintf("/runs/%d?rows=all&page=2", lastRun)},
 		{"search", "/benchmarks?q=bench12+size=3"}, {"api-search", "/api/benchmarks?q=bench12+size=3"},
 		{"search-wide", "/benchmarks?q=pkg5"}, {"search-none", "/benchmarks?q=zzz"},
 		{"name", "/benchmarks/" + name}, {"history", history}, {"api-history", "/api" + history},

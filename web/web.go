@@ -54,6 +54,9 @@ type Server struct {
 	mu     sync.Mutex
 	charts map[int64][]answer.Attachment // drawn charts of recent runs
 	order  []int64
+	// runs are the comparisons of recently read finished runs.
+	runs     map[int64]*readRun
+	runOrder []int64
 }
 
 // chartCache is how many runs' charts are kept drawn.
@@ -64,7 +67,8 @@ func New(st *store.Store, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{st: st, log: log, tmpl: map[string]*template.Template{}, pageRows: foldPage, charts: map[int64][]answer.Attachment{}}
+	s := &Server{st: st, log: log, tmpl: map[string]*template.Template{}, pageRows: foldPage,
+		charts: map[int64][]answer.Attachment{}, runs: map[int64]*readRun{}}
 	for _, page := range []string{"home", "run", "benchmark", "search", "changes", "error"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/"+page+".html")
 		if err != nil {

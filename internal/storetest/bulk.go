@@ -44,7 +44,8 @@ func BulkCommit(c int) string { return fmt.Sprintf("%040x", 0xc0ffee000+c) }
 // Fill writes the history sh describes into st in bulk: the runs through
 // the store, then every result, verdict, series, comparison and change
 // point in one transaction (SQLite) or by COPY (PostgreSQL), as
-// SaveComparison and SaveChangePoints would have written them. It returns
+// SaveComparison and SaveChangePoints would have written them (a series
+// counts its runs as SaveComparison counts them). It returns
 // the ids of the runs, oldest first.
 func Fill(ctx context.Context, st *store.Store, sh Shape) ([]int64, error) {
 	if sh.Repo == "" {
@@ -121,7 +122,8 @@ func Fill(ctx context.Context, st *store.Store, sh Shape) ([]int64, error) {
 			}
 			b.add("verdicts", id, name, group, string(pj), "ns/op", "", "patch", bc, cc, delta, p, string(verdict))
 			if k == 0 {
-				b.add("series", name, group, string(pj), "ns/op", "", strings.ToLower(name+" "+group+" "+string(pj)+" ns/op "))
+				b.add("series", name, group, string(pj), "ns/op", "", strings.ToLower(name+" "+group+" "+string(pj)+" ns/op "),
+					len(ids))
 			}
 			if k == 0 && stepped(i) {
 				before, after := centre(i, sh.StepAt-1), centre(i, sh.StepAt)
@@ -165,7 +167,7 @@ var bulkTables = []struct {
 	name    string
 	columns []string
 }{
-	{"series", []string{"benchmark", "grp", "params_json", "unit", "metric", "search"}},
+	{"series", []string{"benchmark", "grp", "params_json", "unit", "metric", "search", "runs"}},
 	{"comparisons", []string{"run_id", "comparison_json", "created_at"}},
 	{"results", []string{"run_id", "variant", "benchmark", "grp", "params_json", "unit", "metric", "better",
 		"samples_json", "summary_json", "centre"}},
