@@ -203,16 +203,20 @@ func (s *Store) SeriesHistory(ctx context.Context, sr Series, ref string, limit 
 		args = append(args, ref, ref)
 	}
 	args = append(args, limit)
+	// The series' results are read first (CROSS JOIN keeps SQLite's join
+	// in this order), then their runs: a history costs its own points,
+	// not the number of runs in the store.
 	rows, err := s.query(ctx, `SELECT r.id, r.finished_at, r.job_key, r.venue, r.target, r.base_ref, r.base_commit,
 		r.candidate_ref, r.candidate_commit, r.patch, res.variant, res.samples_json, res.summary_json, COALESCE(res.centre, 0),
 		v.verdict, v.delta_pct, v.variant IS NULL,
 		(SELECT MIN(p.link) FROM posts p WHERE p.job_key = r.job_key AND r.job_key <> '')
 		FROM results res
-		JOIN runs r ON r.id = res.run_id
+		CROSS JOIN runs r
 		LEFT JOIN verdicts v ON v.run_id = res.run_id AND v.benchmark = res.benchmark AND v.grp = res.grp
 			AND v.params_json = res.params_json AND v.unit = res.unit AND v.metric = res.metric
 			AND v.variant = res.variant
-		WHERE res.benchmark = ? AND res.grp = ? AND res.params_json = ? AND res.unit = ? AND res.metric = ?
+		WHERE r.id = res.run_id
+			AND res.benchmark = ? AND res.grp = ? AND res.params_json = ? AND res.unit = ? AND res.metric = ?
 			AND r.status = ?`+refCond+`
 		ORDER BY r.finished_at DESC, r.id DESC, res.id DESC LIMIT ?`, args...)
 	if err != nil {

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfbot/perfbot/internal/storetest"
 )
 
 // chromium runs headless Chromium on url with extra flags and returns its
@@ -120,4 +123,46 @@ func TestBrowserRunAndHistoryPages(t *testing.T) {
 	}
 	screenshot(t, history, "history", 1280, 900)
 	screenshot(t, srv.URL+"/", "home", 1280, 1200)
+}
+
+// TestBrowserChangePoint loads the history of a tracked series that stepped
+// up 20% at commit 5 of 10, and a run page whose unchanged rows are folded.
+func TestBrowserChangePoint(t *testing.T) {
+	st := storetest.SQLite(t)
+	sh := storetest.Shape{Benchmarks: 40, Commits: 10, StepEvery: 20, StepAt: 5}
+	ids, err := storetest.Fill(context.Background(), st, sh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := New(st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.pageRows = 10
+	srv := httptest.NewServer(ws.Handler())
+	t.Cleanup(srv.Close)
+
+	name, group, params := storetest.BulkSeries(20)
+	history := srv.URL + seriesURL("", name, group, params, "ns/op", "", "main")
+	dom := string(chromium(t, history, "--dump-dom"))
+	if n := strings.Count(dom, "<circle "); n != sh.Commits {
+		t.Errorf("the history chart shows %d points, want %d", n, sh.Commits)
+	}
+	if n := strings.Count(dom, `<g class="change-point">`); n != 1 {
+		t.Errorf("the history chart shows %d change point markers, want 1", n)
+	}
+	if !strings.Contains(dom, "change point: ") || !strings.Contains(dom, `<ul id="change-points">`) {
+		t.Errorf("the history page does not describe its change point:\n%s", dom)
+	}
+	screenshot(t, history, "history-change-point", 1280, 900)
+
+	run := fmt.Sprintf("%s/runs/%d", srv.URL, ids[sh.StepAt/2])
+	dom = string(chromium(t, run, "--dump-dom"))
+	if n := strings.Count(dom, `<td class="worse">worse</td>`); n != 2 {
+		t.Errorf("the run page shows %d worse rows, want the 2 changed ones", n)
+	}
+	if !strings.Contains(dom, "The 2 changed rows of 40") || !strings.Contains(dom, "show all 40 rows") {
+		t.Errorf("the run page does not say what it folded")
+	}
+	screenshot(t, run, "run-folded", 1280, 1200)
 }

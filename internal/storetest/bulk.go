@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"crypto/sha1"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -39,7 +40,7 @@ func BulkSeries(i int) (name, group string, params bench.Params) {
 }
 
 // BulkCommit is the hash Fill gives commit c.
-func BulkCommit(c int) string { return fmt.Sprintf("%040x", 0xc0ffee000+c) }
+func BulkCommit(c int) string { return fmt.Sprintf("%x", sha1.Sum([]byte("commit "+strconv.Itoa(c)))) }
 
 // Fill writes the history sh describes into st in bulk: the runs through
 // the store, then every result, verdict, series, comparison and change
