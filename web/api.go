@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -228,7 +229,32 @@ func (s *Server) apiRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, p.Detail)
+	d := p.Detail
+	raw := d.Comparison
+	if raw == nil {
+		return writeJSON(w, http.StatusOK, d)
+	}
+	// The comparison is already JSON (kept encoded for a finished run):
+	// re-encoding megabytes of it to indent it again would cost more than
+	// the rest of the answer, so it is written as it is, last.
+	d.Comparison = nil
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(d); err != nil {
+		return err
+	}
+	// The object without its closing brace.
+	head := bytes.TrimRight(bytes.TrimSuffix(bytes.TrimSuffix(b.Bytes(), []byte("\n")), []byte("}")), "\n")
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	for _, part := range [][]byte{head, []byte(",\n  \"comparison\": "), raw, []byte("\n}\n")} {
+		if _, err := w.Write(part); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *Server) apiSearch(w http.ResponseWriter, r *http.Request) error {
