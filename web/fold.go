@@ -10,7 +10,7 @@ import (
 
 // foldPage is the most table rows a run page shows at once; the rest are
 // reached by ?page=N.
-const foldPage = 500
+const foldPage = 200
 
 // maxNotes is the most notes a run page lists.
 const maxNotes = 200
