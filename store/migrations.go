@@ -189,7 +189,8 @@ CREATE TABLE change_points (
 );
 CREATE UNIQUE INDEX change_points_key ON change_points (track, benchmark, grp, params_json, unit, metric, commit_after);
 CREATE INDEX change_points_found ON change_points (found_at);
-CREATE INDEX runs_venue_target ON runs (venue, target)`}, {8, "series run counts and page indexes", `
+CREATE INDEX runs_venue_target ON runs (venue, target)`},
+	{8, "series run counts and page indexes", `
 ALTER TABLE series ADD COLUMN runs BIGINT NOT NULL DEFAULT 0;
 UPDATE series SET runs = (SELECT COUNT(DISTINCT r.run_id) FROM results r WHERE r.benchmark = series.benchmark
 	AND r.grp = series.grp AND r.params_json = series.params_json AND r.unit = series.unit AND r.metric = series.metric);
