@@ -191,7 +191,11 @@ func (s *Service) afterTrackedRun(ctx context.Context, log *slog.Logger, name st
 	}
 	log.Info("change points searched", "track", name, "commits", res.Commits, "series", res.Series,
 		"found", len(res.Found), "new", len(res.Added))
-	if branch == nil || len(branch.Post) == 0 {
+	if branch == nil {
+		return
+	}
+	s.followUps(ctx, log, name, branch)
+	if len(branch.Post) == 0 {
 		return
 	}
 	targets := s.scheduleTargets(Schedule{Post: branch.Post})
@@ -201,6 +205,14 @@ func (s *Service) afterTrackedRun(ctx context.Context, log *slog.Logger, name st
 		return
 	}
 	for _, c := range cps {
+		if key, ok := s.announcedBy(ctx, c); ok {
+			// A reviewed patch announced it; its answer is followed up.
+			log.Info("change point announced by a request", "change_point", c.ID, "key", key)
+			if err := s.st.MarkChangePointPosted(ctx, c.ID, time.Now()); err != nil {
+				log.Error("mark change point posted", "change_point", c.ID, "err", err)
+			}
+			continue
+		}
 		msg := s.deps.Scrub.Message(track.Message(c))
 		posted := true
 		for _, t := range targets {

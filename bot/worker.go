@@ -154,6 +154,7 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[benchArgs]) error
 	if spec.Track != "" {
 		s.afterTrackedRun(ctx, log, spec.Track)
 	}
+	s.openFollowUp(ctx, log, spec, run)
 	if err := w.answer(ctx, log, spec, cmp, "", run.ID); err != nil {
 		return err
 	}

@@ -18,6 +18,18 @@ type Track struct {
 	MinChange float64 `yaml:"min_change"`
 	// Test is the significance test: "ttest" (default) or "permutation".
 	Test string `yaml:"test"`
+	// FollowupCommits is how many tracked commits, from the one that
+	// landed a request on, may confirm its verdicts before the answer
+	// says they were not seen (0: 5).
+	FollowupCommits int `yaml:"followup_commits"`
+}
+
+// FollowupWindow is FollowupCommits with its default.
+func (t Track) FollowupWindow() int {
+	if t.FollowupCommits <= 0 {
+		return 5
+	}
+	return t.FollowupCommits
 }
 
 // TrackedBranch is one branch benchmarked commit by commit.
@@ -53,6 +65,9 @@ func (c *Config) checkTrack(v *validator) {
 		v.add("track.min_change", "expected a percentage of 0 (the default, 5) or more, got %v", t.MinChange)
 	}
 	oneOf(v, "track.test", t.Test, "ttest", "permutation")
+	if t.FollowupCommits < 0 || t.FollowupCommits > 100 {
+		v.add("track.followup_commits", "expected a number of commits from 1 to 100 (0: the default, 5), got %d", t.FollowupCommits)
+	}
 	seen := map[string]int{}
 	for i, b := range t.Branches {
 		path := fmt.Sprintf("track.branches[%d]", i)

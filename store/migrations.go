@@ -195,4 +195,24 @@ ALTER TABLE series ADD COLUMN runs BIGINT NOT NULL DEFAULT 0;
 UPDATE series SET runs = (SELECT COUNT(DISTINCT r.run_id) FROM results r WHERE r.benchmark = series.benchmark
 	AND r.grp = series.grp AND r.params_json = series.params_json AND r.unit = series.unit AND r.metric = series.metric);
 CREATE INDEX change_points_series ON change_points (benchmark, grp, params_json, unit, metric)`},
+	// A request's verdicts followed on a tracked branch once its patch
+	// landed: which commit landed it, how that was learnt, and the lines
+	// the answer was edited with.
+	{9, "follow-ups", `
+CREATE TABLE followups (
+	job_key TEXT PRIMARY KEY,
+	run_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	venue TEXT NOT NULL,
+	target TEXT NOT NULL,
+	patch_id TEXT NOT NULL DEFAULT '',
+	landed_commit TEXT NOT NULL DEFAULT '',
+	landed_how TEXT NOT NULL DEFAULT '',
+	track TEXT NOT NULL DEFAULT '',
+	state TEXT NOT NULL,
+	lines TEXT NOT NULL DEFAULT '',
+	created_at TEXT NOT NULL,
+	updated_at TEXT NOT NULL
+);
+CREATE INDEX followups_target ON followups (venue, target);
+CREATE INDEX followups_state ON followups (state)`},
 }

@@ -1,0 +1,302 @@
+package bot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/runner"
+	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/track"
+)
+
+// Verdicts followed up (see track.FollowUp): a request whose answer called
+// benchmarks better or worse is remembered (openFollowUp); once it landed
+// on a tracked branch (RecordMerge, or a tracked commit matched by message
+// or patch-id, track.MatchLandings) the tracked runs after it decide the
+// follow-up, and the answer is edited with its lines through the outbox,
+// once. A change point that such a request announced is not announced
+// again.
+
+// openFollowUp remembers a finished request's better and worse verdicts,
+// when branches are tracked. Failures are logged: the answer stands.
+func (s *Service) openFollowUp(ctx context.Context, log *slog.Logger, spec JobSpec, run *store.Run) {
+	if spec.Track != "" || len(s.cfg.Track.Branches) == 0 || run.Venue == "" {
+		return
+	}
+	claims, err := s.st.RunVerdicts(ctx, run.ID, string(compare.Better), string(compare.Worse))
+	if err != nil || len(claims) == 0 {
+		if err != nil {
+			log.Error("verdicts to follow up", "err", err)
+		}
+		return
+	}
+	f := store.FollowUp{Key: spec.Key, RunID: run.ID, Venue: run.Venue, Target: run.Target}
+	if spec.Patch != "" {
+		if f.PatchID, err = track.PatchID(ctx, []byte(spec.Patch)); err != nil {
+			log.Warn("patch-id of the request's patch", "err", err)
+		}
+	}
+	if err := s.st.OpenFollowUp(ctx, f); err != nil {
+		log.Error("open follow-up", "err", err)
+	}
+}
+
+// RecordMerge records that pull request number of the GitHub repository
+// repo ("owner/name") was merged as commit; its open follow-ups wait for
+// the tracked runs after that commit.
+func (s *Service) RecordMerge(ctx context.Context, repo string, number int, commit string) error {
+	if !isCommitID(commit) {
+		return fmt.Errorf("merge of %s#%d: %q is not a commit id", repo, number, commit)
+	}
+	n, err := s.st.LandTarget(ctx, "github", fmt.Sprintf("%s#%d", repo, number), commit, store.LandedMerged)
+	if err == nil && n > 0 {
+		s.log.Info("request landed", "pull", fmt.Sprintf("%s#%d", repo, number), "commit", commit, "follow_ups", n)
+	}
+	return err
+}
+
+// followUps runs after each run of a tracked branch: it links open
+// requests to the commits the run brought (when the repository can be
+// read), decides the follow-ups whose tracked runs are in, and edits
+// their answers. Failures are logged.
+func (s *Service) followUps(ctx context.Context, log *slog.Logger, name string, b *config.TrackedBranch) {
+	open, err := s.st.FollowUps(ctx, store.FollowUpOpen)
+	if err != nil {
+		log.Error("follow-ups", "err", err)
+		return
+	}
+	runs, err := s.st.TrackRuns(ctx, name)
+	if err != nil || len(runs) == 0 || len(open) == 0 {
+		if err != nil {
+			log.Error("follow-ups: tracked runs", "err", err)
+		}
+		s.putFollowUps(ctx, log)
+		return
+	}
+	dir, done := s.trackGitDir(ctx, log, *b)
+	defer done()
+	if dir != "" {
+		last := runs[len(runs)-1]
+		if commits, err := track.Commits(ctx, dir, last.BaseCommit, last.CandidateCommit); err != nil {
+			log.Warn("follow-ups: commits of the tracked run", "err", err)
+		} else {
+			for key, m := range track.MatchLandings(open, commits, func(f store.FollowUp) int { return s.pullOf(*b, f) }) {
+				if err := s.st.LandFollowUp(ctx, key, m[0], m[1]); err != nil {
+					log.Error("follow-ups: landing", "key", key, "err", err)
+				}
+				log.Info("request landed", "key", key, "commit", m[0], "how", m[1])
+			}
+			if open, err = s.st.FollowUps(ctx, store.FollowUpOpen); err != nil {
+				log.Error("follow-ups", "err", err)
+				return
+			}
+		}
+	}
+	for _, f := range open {
+		if f.Landed == "" {
+			continue
+		}
+		start := -1
+		for i, r := range runs {
+			if r.CandidateCommit == f.Landed || dir != "" && track.IsAncestor(ctx, dir, f.Landed, r.CandidateCommit) {
+				start = i
+				break
+			}
+		}
+		if start < 0 {
+			continue // not on this branch yet
+		}
+		claims, err := s.st.RunVerdicts(ctx, f.RunID, string(compare.Better), string(compare.Worse))
+		if err != nil {
+			log.Error("follow-ups: claims", "key", f.Key, "err", err)
+			continue
+		}
+		var post []track.PostRun
+		for _, r := range runs[start:] {
+			vs, err := s.st.RunVerdicts(ctx, r.ID)
+			if err != nil {
+				log.Error("follow-ups: tracked verdicts", "run", r.ID, "err", err)
+				break
+			}
+			post = append(post, track.PostRun{Commit: r.CandidateCommit, Verdicts: vs})
+		}
+		lines, ok := track.FollowUp(b.Branch, claims, post, s.cfg.Track.FollowupWindow())
+		if !ok {
+			continue
+		}
+		if _, err := s.st.DecideFollowUp(ctx, f.Key, name, lines); err != nil {
+			log.Error("follow-ups: decide", "key", f.Key, "err", err)
+		}
+	}
+	s.putFollowUps(ctx, log)
+}
+
+// putFollowUps edits the answers of the decided follow-ups: the answer
+// each target holds gets the follow-up's lines, as a new final version of
+// the same key, which the venue's poster edits in place. Venues that
+// cannot edit an answer (mail, Review Board) are left alone rather than
+// sent a second one.
+func (s *Service) putFollowUps(ctx context.Context, log *slog.Logger) {
+	decided, err := s.st.FollowUps(ctx, store.FollowUpDecided)
+	if err != nil {
+		log.Error("follow-ups", "err", err)
+		return
+	}
+	for _, f := range decided {
+		if err := s.putFollowUp(ctx, f); err != nil {
+			log.Error("follow-up edit", "key", f.Key, "err", err)
+			continue
+		}
+		if err := s.st.FollowUpPut(ctx, f.Key); err != nil {
+			log.Error("follow-up edit", "key", f.Key, "err", err)
+			continue
+		}
+		log.Info("answer followed up", "key", f.Key, "lines", f.Lines)
+	}
+	if len(decided) > 0 {
+		s.wakeDelivery()
+	}
+}
+
+// putFollowUp puts one follow-up's edit in the outbox. An answer that
+// carries a follow-up already (put before a restart) is not edited again.
+func (s *Service) putFollowUp(ctx context.Context, f store.FollowUp) error {
+	targets := []string{f.Venue + ":" + f.Target}
+	posts, err := s.st.PostsByKey(ctx, f.Key)
+	if err != nil {
+		return err
+	}
+	for _, p := range posts {
+		if t := p.Venue + ":" + p.Target; t != targets[0] {
+			targets = append(targets, t)
+		}
+	}
+	var fresh *review.Message
+	for _, t := range targets {
+		target, err := review.ParseTarget(t)
+		if err != nil || !liveVenue(target.Venue) {
+			continue
+		}
+		var msg review.Message
+		old, err := s.st.GetAnswer(ctx, f.Key, target.String())
+		switch {
+		case err == nil:
+			if err := json.Unmarshal(old.Message, &msg); err != nil {
+				return fmt.Errorf("answer of %s: %w", f.Key, err)
+			}
+		case errors.Is(err, store.ErrNotFound):
+			// Pruned from the outbox: the answer is rendered again from
+			// the stored comparison, as the worker rendered it.
+			if fresh == nil {
+				m, err := s.renderStored(ctx, f.Key, f.RunID)
+				if err != nil {
+					return err
+				}
+				fresh = &m
+			}
+			msg = *fresh
+		default:
+			return err
+		}
+		if track.HasFollowUp(msg) {
+			continue
+		}
+		edited := track.WithFollowUp(msg, f.Lines)
+		data, err := json.Marshal(edited)
+		if err != nil {
+			return fmt.Errorf("answer of %s: %w", f.Key, err)
+		}
+		if _, err := s.st.PutAnswer(ctx, f.Key, target.String(), string(edited.State), true, data, s.now(), time.Time{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// renderStored renders a stored run's answer again.
+func (s *Service) renderStored(ctx context.Context, key string, runID int64) (review.Message, error) {
+	cmp, err := s.st.Comparison(ctx, runID)
+	if err != nil {
+		return review.Message{}, err
+	}
+	msg := s.deps.Scrub.Message(s.deps.Render(s.deps.Scrub.Comparison(cmp)))
+	if url := RunURL(s.cfg.Service.URL, runID); url != "" {
+		msg = LinkRun(msg, url, (&benchWorker{svc: s}).storedImages(ctx, runID))
+	}
+	msg.Key = key
+	return msg, nil
+}
+
+// pullOf is the number of a follow-up's pull request when it is one of
+// the tracked branch's GitHub repository, else 0.
+func (s *Service) pullOf(b config.TrackedBranch, f store.FollowUp) int {
+	if f.Venue != "github" {
+		return 0
+	}
+	repo, num, ok := strings.Cut(f.Target, "#")
+	if !ok || !s.isGitHubRepo(b, repo) {
+		return 0
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// trackGitDir is a git directory holding the tracked branch's commits: a
+// local repository as is, a remote one through the cached clone jobs use
+// (fetched). "" when neither can be read; done releases it.
+func (s *Service) trackGitDir(ctx context.Context, log *slog.Logger, b config.TrackedBranch) (string, func()) {
+	repo := s.trackedRepo(b)
+	if repo == "" {
+		return "", func() {}
+	}
+	if !strings.Contains(repo, "://") && !strings.Contains(repo, "@") {
+		abs, err := filepath.Abs(repo)
+		if err != nil {
+			return "", func() {}
+		}
+		return abs, func() {}
+	}
+	cache := DefaultCacheDir()
+	if cache == "" {
+		return "", func() {}
+	}
+	ws, err := runner.OpenWorkspace(ctx, repo, cache)
+	if err != nil {
+		log.Warn("follow-ups: tracked repository", "repo", repo, "err", err)
+		return "", func() {}
+	}
+	return filepath.Join(ws.Dir, "repo.git"), func() { ws.Close() }
+}
+
+// announcedBy returns the request whose answer announced a change point:
+// one that landed as the change point's first commit and called that
+// benchmark better or worse the same way.
+func (s *Service) announcedBy(ctx context.Context, c store.ChangePoint) (string, bool) {
+	all, err := s.st.FollowUps(ctx, "")
+	if err != nil {
+		return "", false
+	}
+	for _, f := range all {
+		if f.Landed != c.Commit {
+			continue
+		}
+		claims, err := s.st.RunVerdicts(ctx, f.RunID, string(compare.Better), string(compare.Worse))
+		if err == nil && track.Announced(c, f.Landed, claims) {
+			return f.Key, true
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,165 @@
+package track
+
+import (
+	"encoding/json"
+	"fmt"
+	"html"
+	"strings"
+
+	"github.com/perfbot/perfbot/bench"
+	"github.com/perfbot/perfbot/report"
+	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/store"
+)
+
+// Verdict follow-up. A request's answer called some benchmarks better or
+// worse (its claims). Once the request landed on a tracked branch, the
+// tracked runs from the one that measured the landing commit on are read
+// in order: a claim is confirmed by the first of them whose own verdict
+// on the same benchmark row (name, parameters, unit, metric) is the same
+// significant direction, and retracted when window runs passed without
+// one. Each tracked run compares its commit with the commit measured
+// before it, so "significant" is that run's verdict, with its multiple
+// testing control. The follow-up is decided once every claim is.
+
+// PostRun is one tracked run after a landing: the commit it measured and
+// its verdicts.
+type PostRun struct {
+	Commit   string
+	Verdicts []store.Verdict
+}
+
+// FollowUp decides the follow-up of claims (the answer's better and worse
+// verdicts) over runs, the tracked runs from the landing commit's on, in
+// order, at most window of which count. It returns one line per claim and
+// whether every claim is decided; until then the lines are nil.
+func FollowUp(branch string, claims []store.Verdict, runs []PostRun, window int) ([]string, bool) {
+	if window < 1 {
+		window = 1
+	}
+	if len(runs) > window {
+		runs = runs[:window]
+	}
+	var lines []string
+	for _, c := range claims {
+		line := ""
+	scan:
+		for _, r := range runs {
+			for _, v := range r.Verdicts {
+				if v.Key == c.Key && v.Verdict == c.Verdict {
+					line = fmt.Sprintf("%s: confirmed on %s at %s: %+.1f%%", Label(c.Key), branch, shortSHA(r.Commit), v.DeltaPct)
+					break scan
+				}
+			}
+		}
+		if line == "" {
+			if len(runs) < window {
+				return nil, false
+			}
+			line = fmt.Sprintf("%s: not seen on %s after %d commits", Label(c.Key), branch, window)
+		}
+		lines = append(lines, line)
+	}
+	return lines, len(lines) > 0
+}
+
+// Announced reports whether a change point is one that claims announced:
+// the same benchmark row, changed the same way (better or worse by the
+// claim's sign), first seen in the landing run's commit.
+func Announced(c store.ChangePoint, landed string, claims []store.Verdict) bool {
+	if c.Commit != landed {
+		return false
+	}
+	key, err := c.Key()
+	if err != nil {
+		return false
+	}
+	for _, v := range claims {
+		if sameRow(v.Key, key) && (v.DeltaPct < 0) == (c.DeltaPct < 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// sameRow compares two series keys, their params as parsed JSON: the
+// store writes params in one order, a change point's come back parsed.
+func sameRow(a, b store.SeriesKey) bool {
+	if a.Benchmark != b.Benchmark || a.Group != b.Group || a.Unit != b.Unit || a.Metric != b.Metric {
+		return false
+	}
+	return paramsOf(a.Params).String() == paramsOf(b.Params).String()
+}
+
+func paramsOf(s string) bench.Params {
+	var p bench.Params
+	if s != "" {
+		_ = json.Unmarshal([]byte(s), &p) // unreadable params read as none
+	}
+	return p
+}
+
+// Label names a benchmark row in one line: name, parameters, and the
+// metric and unit in parentheses.
+func Label(k store.SeriesKey) string {
+	name := k.Benchmark
+	if p := paramsOf(k.Params).String(); p != "" {
+		name += " " + p
+	}
+	u := k.Unit
+	if k.Metric != "" {
+		u = k.Metric + " " + u
+	}
+	return oneLine(name + " (" + u + ")")
+}
+
+func shortSHA(c string) string {
+	if len(c) > 7 {
+		return c[:7]
+	}
+	return c
+}
+
+// followUpHeading starts the follow-up in Markdown; a benchmark name in
+// the answer is escaped, so it cannot write it.
+const followUpHeading = "**Follow-up after merge**"
+
+// HasFollowUp reports whether an answer carries a follow-up already.
+func HasFollowUp(msg review.Message) bool {
+	return strings.Contains(msg.Markdown, followUpHeading) || strings.Contains(msg.JIRA, "*Follow-up after merge*")
+}
+
+// WithFollowUp returns an answer with the follow-up's lines appended to
+// each of its renderings, escaped for each; the lines carry benchmark
+// names, which come from benchmark output.
+func WithFollowUp(msg review.Message, lines []string) review.Message {
+	if len(lines) == 0 {
+		return msg
+	}
+	md, rb, jira, text, htm := "\n\n"+followUpHeading+"\n", "\n\n"+followUpHeading+"\n",
+		"\n\n*Follow-up after merge*\n", "\n\nFollow-up after merge\n", "<p><b>Follow-up after merge</b></p><ul>"
+	for _, l := range lines {
+		md += "- " + report.MarkdownEscape(l) + "\n"
+		rb += "- " + report.ReviewBoardEscape(l) + "\n"
+		jira += "* " + report.JIRAEscape(l) + "\n"
+		text += "- " + l + "\n"
+		htm += "<li>" + html.EscapeString(l) + "</li>"
+	}
+	add := func(s *string, tail string) {
+		if *s != "" {
+			*s = strings.TrimRight(*s, "\n") + tail
+		}
+	}
+	add(&msg.Markdown, md)
+	add(&msg.ShortMarkdown, md)
+	add(&msg.ReviewBoardMarkdown, rb)
+	add(&msg.JIRA, jira)
+	add(&msg.ShortJIRA, jira)
+	add(&msg.Text, text)
+	if i := strings.LastIndex(msg.HTML, "</body>"); i >= 0 {
+		msg.HTML = msg.HTML[:i] + htm + "</ul>" + msg.HTML[i:]
+	} else if msg.HTML != "" {
+		msg.HTML += htm + "</ul>"
+	}
+	return msg
+}
