@@ -210,6 +210,7 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues config.Venues, log *sl
 		}
 		if len(cfg.Track.Branches) > 0 {
 			in.OnPush = svc.TrackPush
+			in.OnMerged = svc.RecordMerge
 		}
 		if v.GitHub.Webhook() {
 			ws := v.GitHub.WebhookSecret()

@@ -40,6 +40,8 @@ func (in *Intake) dispatch(ctx context.Context, delivery, event string, payload 
 		return code, result, text, nil
 	case *gh.IssueCommentEvent:
 		return in.onIssueComment(ctx, e)
+	case *gh.PullRequestEvent:
+		return in.onPullRequest(ctx, e)
 	case *gh.CheckRunEvent:
 		return in.onCheckRun(ctx, delivery, e)
 	case *gh.CheckSuiteEvent:
@@ -117,6 +119,8 @@ func repoOf(ev any) string {
 	case *gh.CheckSuiteEvent:
 		return e.GetRepo().GetFullName()
 	case *gh.PushEvent:
+		return e.GetRepo().GetFullName()
+	case *gh.PullRequestEvent:
 		return e.GetRepo().GetFullName()
 	}
 	return "-" // events that are ignored need none

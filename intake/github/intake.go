@@ -47,6 +47,9 @@ type Intake struct {
 	// OnPush, if set, receives pushes ("owner/name", ref, old and new
 	// head) and reports whether the branch is tracked.
 	OnPush func(ctx context.Context, repo, ref, before, after string) (bool, error)
+	// OnMerged, if set, receives merged pull requests ("owner/name", the
+	// number, merge_commit_sha); an error has GitHub deliver it again.
+	OnMerged func(ctx context.Context, repo string, number int, commit string) error
 	// Command is the command word (default "/perfbot").
 	Command string
 	// CheckName, when set, is the name of perfbot's check run: a
