@@ -31,7 +31,8 @@ type PostRun struct {
 
 // FollowUp decides the follow-up of claims (the answer's better and worse
 // verdicts) over runs, the tracked runs from the landing commit's on, in
-// order, at most window of which count. It returns one line per claim and
+// order, at most window of which count. It returns one line per claim,
+// the benchmark's Label and what became of it separated by a tab, and
 // whether every claim is decided; until then the lines are nil.
 func FollowUp(branch string, claims []store.Verdict, runs []PostRun, window int) ([]string, bool) {
 	if window < 1 {
@@ -47,7 +48,7 @@ func FollowUp(branch string, claims []store.Verdict, runs []PostRun, window int)
 		for _, r := range runs {
 			for _, v := range r.Verdicts {
 				if v.Key == c.Key && v.Verdict == c.Verdict {
-					line = fmt.Sprintf("%s: confirmed on %s at %s: %+.1f%%", Label(c.Key), branch, shortSHA(r.Commit), v.DeltaPct)
+					line = Label(c.Key) + "\t" + fmt.Sprintf("confirmed on %s at %s: %+.1f%%", branch, shortSHA(r.Commit), v.DeltaPct)
 					break scan
 				}
 			}
@@ -56,7 +57,7 @@ func FollowUp(branch string, claims []store.Verdict, runs []PostRun, window int)
 			if len(runs) < window {
 				return nil, false
 			}
-			line = fmt.Sprintf("%s: not seen on %s after %d commits", Label(c.Key), branch, window)
+			line = Label(c.Key) + "\t" + fmt.Sprintf("not seen on %s after %d commits", branch, window)
 		}
 		lines = append(lines, line)
 	}
@@ -139,11 +140,14 @@ func WithFollowUp(msg review.Message, lines []string) review.Message {
 	md, rb, jira, text, htm := "\n\n"+followUpHeading+"\n", "\n\n"+followUpHeading+"\n",
 		"\n\n*Follow-up after merge*\n", "\n\nFollow-up after merge\n", "<p><b>Follow-up after merge</b></p><ul>"
 	for _, l := range lines {
-		md += "- " + report.MarkdownEscape(l) + "\n"
-		rb += "- " + report.ReviewBoardEscape(l) + "\n"
-		jira += "* " + report.JIRAEscape(l) + "\n"
-		text += "- " + l + "\n"
-		htm += "<li>" + html.EscapeString(l) + "</li>"
+		// The label is the benchmark's, from its output: escaped. The
+		// rest is perfbot's words, the branch name and a short commit id.
+		label, what, _ := strings.Cut(l, "\t")
+		md += "- " + report.MarkdownEscape(label) + ": " + what + "\n"
+		rb += "- " + report.ReviewBoardEscape(label) + ": " + what + "\n"
+		jira += "* " + report.JIRAEscape(label) + ": " + what + "\n"
+		text += "- " + label + ": " + what + "\n"
+		htm += "<li>" + html.EscapeString(label+": "+what) + "</li>"
 	}
 	add := func(s *string, tail string) {
 		if *s != "" {
