@@ -64,8 +64,11 @@ func TestMergedWebhook(t *testing.T) {
 			t.Errorf("case %d: %d, want 202", i, code)
 		}
 	}
-	if code, _ := deliver("m2", `{"action":"closed","number":13,"pull_request":{"merged":true},"repository":{"full_name":"acme/store"}}`); code != http.StatusBadRequest {
-		t.Errorf("merged without merge_commit_sha: %d", code)
+	for i, pr := range []string{`{"merged":true}`, `{"merged":true,"merge_commit_sha":"--upload-pack=x"}`} {
+		body := `{"action":"closed","number":13,"pull_request":` + pr + `,"repository":{"full_name":"acme/store"}}`
+		if code, _ := deliver("m2-"+strconv.Itoa(i), body); code != http.StatusBadRequest {
+			t.Errorf("merged without a merge_commit_sha (%s): %d", pr, code)
+		}
 	}
 	mu.Lock()
 	fail = io.ErrUnexpectedEOF
