@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -106,13 +107,7 @@ func (s *Service) followUps(ctx context.Context, log *slog.Logger, name string, 
 		if f.Landed == "" {
 			continue
 		}
-		start := -1
-		for i, r := range runs {
-			if r.CandidateCommit == f.Landed || dir != "" && track.IsAncestor(ctx, dir, f.Landed, r.CandidateCommit) {
-				start = i
-				break
-			}
-		}
+		start := landingRun(ctx, dir, runs, f.Landed)
 		if start < 0 {
 			continue // not on this branch yet
 		}
@@ -139,6 +134,23 @@ func (s *Service) followUps(ctx context.Context, log *slog.Logger, name string, 
 		}
 	}
 	s.putFollowUps(ctx, log)
+}
+
+// landingRun returns the index of the first tracked run whose commit is
+// landed or, when the repository can be read, descends from it; -1 when
+// none does yet. The runs follow the branch's first-parent line, so the
+// runs descending from landed are a suffix of them: a binary search asks
+// git about a few.
+func landingRun(ctx context.Context, dir string, runs []store.Run, landed string) int {
+	for i, r := range runs {
+		if r.CandidateCommit == landed {
+			return i
+		}
+	}
+	if dir == "" || !track.IsAncestor(ctx, dir, landed, runs[len(runs)-1].CandidateCommit) {
+		return -1
+	}
+	return sort.Search(len(runs), func(i int) bool { return track.IsAncestor(ctx, dir, landed, runs[i].CandidateCommit) })
 }
 
 // putFollowUps edits the answers of the decided follow-ups: the answer

@@ -46,6 +46,7 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[benchArgs]) error
 		if err != nil {
 			return err
 		}
+		s.openFollowUp(ctx, log, spec, prev)
 		return w.answer(ctx, log, spec, cmp, "", prev.ID)
 	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
