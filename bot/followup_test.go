@@ -138,8 +138,14 @@ func levelsComparison(base, cand string, b, c map[string]float64) *compare.Compa
 // without it, and its comment says so. Append's
 // change point, which pull request 3 announced, is not announced again;
 // Read's, which no request announced, is posted to the list, once. A
-// restart edits nothing twice.
+// restart edits nothing twice. On SQLite and PostgreSQL.
 func TestVerdictFollowUp(t *testing.T) {
+	for _, driver := range []string{store.SQLite, store.Postgres} {
+		t.Run(driver, func(t *testing.T) { testVerdictFollowUp(t, driver) })
+	}
+}
+
+func testVerdictFollowUp(t *testing.T, driver string) {
 	r := gitrepo.New(t)
 	var mu sync.Mutex
 	levels := map[string]map[string]float64{}
@@ -188,8 +194,11 @@ func TestVerdictFollowUp(t *testing.T) {
 		defer mu.Unlock()
 		return levelsComparison(base, spec.CandidateRef, levels[base], levels[spec.CandidateRef]), nil
 	})
-	dbPath := filepath.Join(t.TempDir(), "perfbot.db")
-	cfg := testConfig("serve", store.SQLite, dbPath, true)
+	dsn := filepath.Join(t.TempDir(), "perfbot.db")
+	if driver == store.Postgres {
+		dsn = pgDSN(t)
+	}
+	cfg := testConfig("serve", driver, dsn, true)
 	// The tracked branch is the project's, whose GitHub repository is
 	// acme/store: commit messages naming its pull requests count.
 	cfg.Venues.GitHub.Repo = "acme/store"
