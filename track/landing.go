@@ -85,7 +85,7 @@ func MatchLandings(open []store.FollowUp, commits []LandedCommit, pullOf func(st
 // gitEnv is the scrubbed environment of the git commands matching runs.
 func gitEnv() []string {
 	return []string{"PATH=" + os.Getenv("PATH"), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1",
-		"GIT_CONFIG_GLOBAL=/dev/null", "HOME=/nonexistent"}
+		"GIT_CONFIG_GLOBAL=/dev/null", "HOME=/nonexistent", "GIT_CEILING_DIRECTORIES=/"}
 }
 
 func git(ctx context.Context, dir string, stdin []byte, args ...string) ([]byte, error) {
@@ -112,7 +112,9 @@ func git(ctx context.Context, dir string, stdin []byte, args ...string) ([]byte,
 // PatchID returns git patch-id --stable of a patch (a mail, a diff); ""
 // when it holds no diff.
 func PatchID(ctx context.Context, patch []byte) (string, error) {
-	out, err := git(ctx, os.TempDir(), patch, "patch-id", "--stable")
+	// No repository is needed: from the root, with discovery stopped
+	// there, no directory's .git (and its config) is read.
+	out, err := git(ctx, "/", patch, "patch-id", "--stable")
 	if err != nil {
 		return "", err
 	}
