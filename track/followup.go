@@ -43,10 +43,11 @@ func FollowUp(branch string, claims []store.Verdict, runs []PostRun, window int)
 	}
 	var lines []string
 	for _, c := range claims {
-		line := ""
+		line, measured := "", false
 	scan:
 		for _, r := range runs {
 			for _, v := range r.Verdicts {
+				measured = measured || v.Key == c.Key
 				if v.Key == c.Key && v.Verdict == c.Verdict {
 					line = Label(c.Key) + "\t" + fmt.Sprintf("confirmed on %s at %s: %+.1f%%", branch, shortSHA(r.Commit), v.DeltaPct)
 					break scan
@@ -58,6 +59,11 @@ func FollowUp(branch string, claims []store.Verdict, runs []PostRun, window int)
 				return nil, false
 			}
 			line = Label(c.Key) + "\t" + fmt.Sprintf("not seen on %s after %d commits", branch, window)
+			if !measured {
+				// The tracked suites do not run it: nothing was seen
+				// either way.
+				line = Label(c.Key) + "\t" + fmt.Sprintf("not measured on %s in %d commits", branch, window)
+			}
 		}
 		lines = append(lines, line)
 	}

@@ -36,6 +36,9 @@ func TestFollowUp(t *testing.T) {
 			run("abcdef0123", store.Verdict{Key: key("Append"), DeltaPct: -94.2, Verdict: "better"}, same("Scan")),
 			run("1111111111", same("Append"), same("Scan")),
 		}, 2, []string{"Append (ns/op)\tconfirmed on main at abcdef0: -94.2%", "Scan (ns/op)\tnot seen on main after 2 commits"}},
+		{"a benchmark the track does not run", []PostRun{
+			run("6666666666", same("Append")),
+		}, 1, []string{"Append (ns/op)\tnot seen on main after 1 commits", "Scan (ns/op)\tnot measured on main in 1 commits"}},
 		{"the other direction does not confirm", []PostRun{
 			run("2222222222", store.Verdict{Key: key("Append"), DeltaPct: 30, Verdict: "worse"}, store.Verdict{Key: key("Scan"), DeltaPct: -20, Verdict: "better"}),
 		}, 1, []string{"Append (ns/op)\tnot seen on main after 1 commits", "Scan (ns/op)\tnot seen on main after 1 commits"}},
