@@ -117,7 +117,8 @@ func (s *Service) followUps(ctx context.Context, log *slog.Logger, name string, 
 			continue
 		}
 		var post []track.PostRun
-		for _, r := range runs[start:] {
+		window := s.cfg.Track.FollowupWindow()
+		for _, r := range runs[start:min(start+window, len(runs))] {
 			vs, err := s.st.RunVerdicts(ctx, r.ID)
 			if err != nil {
 				log.Error("follow-ups: tracked verdicts", "run", r.ID, "err", err)
@@ -125,7 +126,7 @@ func (s *Service) followUps(ctx context.Context, log *slog.Logger, name string, 
 			}
 			post = append(post, track.PostRun{Commit: r.CandidateCommit, Verdicts: vs})
 		}
-		lines, ok := track.FollowUp(b.Branch, claims, post, s.cfg.Track.FollowupWindow())
+		lines, ok := track.FollowUp(b.Branch, claims, post, window)
 		if !ok {
 			continue
 		}
