@@ -94,8 +94,9 @@ func (s *Service) followUps(ctx context.Context, log *slog.Logger, name string, 
 			for key, m := range track.MatchLandings(open, commits, func(f store.FollowUp) int { return s.pullOf(*b, f) }) {
 				if err := s.st.LandFollowUp(ctx, key, m[0], m[1]); err != nil {
 					log.Error("follow-ups: landing", "key", key, "err", err)
+				} else {
+					log.Info("request landed", "key", key, "commit", m[0], "how", m[1])
 				}
-				log.Info("request landed", "key", key, "commit", m[0], "how", m[1])
 			}
 			if open, err = s.st.FollowUps(ctx, store.FollowUpOpen); err != nil {
 				log.Error("follow-ups", "err", err)
