@@ -29,10 +29,15 @@ import (
 // again.
 
 // openFollowUp remembers a finished request's better and worse verdicts,
-// when branches are tracked. Failures are logged: the answer stands.
+// when branches are tracked and the request can be linked to a landing
+// (a pull request, or a patch whose patch-id can be matched). Failures
+// are logged: the answer stands.
 func (s *Service) openFollowUp(ctx context.Context, log *slog.Logger, spec JobSpec, run *store.Run) {
 	if spec.Track != "" || len(s.cfg.Track.Branches) == 0 || run.Venue == "" {
 		return
+	}
+	if spec.Patch == "" && run.Venue != "github" {
+		return // nothing could link it to a landing: a schedule's run, say
 	}
 	claims, err := s.st.RunVerdicts(ctx, run.ID, string(compare.Better), string(compare.Worse))
 	if err != nil || len(claims) == 0 {
