@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/review"
@@ -200,13 +201,13 @@ func (s *Service) putFollowUp(ctx context.Context, f store.FollowUp) error {
 			targets = append(targets, t)
 		}
 	}
-	var fresh *review.Message
+	var fresh *answer.Answer
 	for _, t := range targets {
 		target, err := review.ParseTarget(t)
 		if err != nil || !liveVenue(target.Venue) {
 			continue
 		}
-		var msg review.Message
+		var msg answer.Answer
 		old, err := s.st.GetAnswer(ctx, f.Key, target.String())
 		switch {
 		case err == nil:
@@ -243,10 +244,10 @@ func (s *Service) putFollowUp(ctx context.Context, f store.FollowUp) error {
 }
 
 // renderStored renders a stored run's answer again.
-func (s *Service) renderStored(ctx context.Context, key string, runID int64) (review.Message, error) {
+func (s *Service) renderStored(ctx context.Context, key string, runID int64) (answer.Answer, error) {
 	cmp, err := s.st.Comparison(ctx, runID)
 	if err != nil {
-		return review.Message{}, err
+		return answer.Answer{}, err
 	}
 	msg := s.deps.Scrub.Message(s.deps.Render(s.deps.Scrub.Comparison(cmp)))
 	if url := RunURL(s.cfg.Service.URL, runID); url != "" {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
@@ -171,7 +172,7 @@ func testVerdictFollowUp(t *testing.T, driver string) {
 		t.Fatal(err)
 	}
 	list := &recordingPoster{}
-	poster := PosterFunc(func(ctx context.Context, to review.Target, msg review.Message) (string, error) {
+	poster := PosterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
 		if to.Venue == "github" {
 			return gp.Post(ctx, to.Where, msg)
 		}

@@ -6,9 +6,9 @@ import (
 	"html"
 	"strings"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/report"
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/store"
 )
 
@@ -132,44 +132,53 @@ func shortSHA(c string) string {
 const followUpHeading = "**Follow-up after merge**"
 
 // HasFollowUp reports whether an answer carries a follow-up already.
-func HasFollowUp(msg review.Message) bool {
-	return strings.Contains(msg.Markdown, followUpHeading) || strings.Contains(msg.JIRA, "*Follow-up after merge*")
+func HasFollowUp(msg answer.Answer) bool {
+	return strings.Contains(msg.Full(answer.MarkdownGFM), followUpHeading) ||
+		strings.Contains(msg.Full(answer.JIRAWiki), "*Follow-up after merge*")
 }
 
 // WithFollowUp returns an answer with the follow-up's lines appended to
-// each of its renderings, escaped for each; the lines carry benchmark
-// names, which come from benchmark output.
-func WithFollowUp(msg review.Message, lines []string) review.Message {
+// each of its renderings, full and short, escaped for each; the lines
+// carry benchmark names, which come from benchmark output.
+func WithFollowUp(msg answer.Answer, lines []string) answer.Answer {
 	if len(lines) == 0 {
 		return msg
 	}
-	md, rb, jira, text, htm := "\n\n"+followUpHeading+"\n", "\n\n"+followUpHeading+"\n",
-		"\n\n*Follow-up after merge*\n", "\n\nFollow-up after merge\n", "<p><b>Follow-up after merge</b></p><ul>"
+	tails := map[answer.Format]string{
+		answer.MarkdownGFM: "\n\n" + followUpHeading + "\n",
+		answer.MarkdownRB:  "\n\n" + followUpHeading + "\n",
+		answer.JIRAWiki:    "\n\n*Follow-up after merge*\n",
+		answer.Text:        "\n\nFollow-up after merge\n",
+		answer.HTML:        "<p><b>Follow-up after merge</b></p><ul>",
+	}
 	for _, l := range lines {
 		// The label is the benchmark's, from its output: escaped. The
 		// rest is perfbot's words, the branch name and a short commit id.
 		label, what, _ := strings.Cut(l, "\t")
-		md += "- " + report.MarkdownEscape(label) + ": " + what + "\n"
-		rb += "- " + report.ReviewBoardEscape(label) + ": " + what + "\n"
-		jira += "* " + report.JIRAEscape(label) + ": " + what + "\n"
-		text += "- " + label + ": " + what + "\n"
-		htm += "<li>" + html.EscapeString(label+": "+what) + "</li>"
+		tails[answer.MarkdownGFM] += "- " + report.MarkdownEscape(label) + ": " + what + "\n"
+		tails[answer.MarkdownRB] += "- " + report.ReviewBoardEscape(label) + ": " + what + "\n"
+		tails[answer.JIRAWiki] += "* " + report.JIRAEscape(label) + ": " + what + "\n"
+		tails[answer.Text] += "- " + label + ": " + what + "\n"
+		tails[answer.HTML] += "<li>" + html.EscapeString(label+": "+what) + "</li>"
 	}
-	add := func(s *string, tail string) {
-		if *s != "" {
-			*s = strings.TrimRight(*s, "\n") + tail
+	tails[answer.HTML] += "</ul>"
+	add := func(f answer.Format, s string) string {
+		if s == "" {
+			return s
 		}
+		if f == answer.HTML {
+			if i := strings.LastIndex(s, "</body>"); i >= 0 {
+				return s[:i] + tails[f] + s[i:]
+			}
+			return s + tails[f]
+		}
+		return strings.TrimRight(s, "\n") + tails[f]
 	}
-	add(&msg.Markdown, md)
-	add(&msg.ShortMarkdown, md)
-	add(&msg.ReviewBoardMarkdown, rb)
-	add(&msg.JIRA, jira)
-	add(&msg.ShortJIRA, jira)
-	add(&msg.Text, text)
-	if i := strings.LastIndex(msg.HTML, "</body>"); i >= 0 {
-		msg.HTML = msg.HTML[:i] + htm + "</ul>" + msg.HTML[i:]
-	} else if msg.HTML != "" {
-		msg.HTML += htm + "</ul>"
+	for f, r := range msg.Renderings {
+		if _, ok := tails[f]; !ok {
+			continue
+		}
+		msg.Set(f, answer.Rendering{Full: add(f, r.Full), Short: add(f, r.Short)})
 	}
 	return msg
 }

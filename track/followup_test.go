@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/internal/gitrepo"
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/store"
 )
 
@@ -127,7 +127,11 @@ func TestLandingByPatchID(t *testing.T) {
 // TestWithFollowUp: the lines are appended to every rendering, the
 // benchmark's name escaped for each, and an answer that has them is known.
 func TestWithFollowUp(t *testing.T) {
-	msg := review.Message{Markdown: "answer\n", JIRA: "answer", Text: "answer", HTML: "<html><body><p>answer</p></body></html>"}
+	var msg answer.Answer
+	msg.Set(answer.MarkdownGFM, answer.Rendering{Full: "answer\n", Short: "short\n"})
+	msg.Set(answer.JIRAWiki, answer.Rendering{Full: "answer"})
+	msg.Set(answer.Text, answer.Rendering{Full: "answer"})
+	msg.Set(answer.HTML, answer.Rendering{Full: "<html><body><p>answer</p></body></html>"})
 	if HasFollowUp(msg) {
 		t.Fatal("a plain answer has a follow-up")
 	}
@@ -140,10 +144,12 @@ func TestWithFollowUp(t *testing.T) {
 		t.Errorf("Label = %q", name)
 	}
 	got := WithFollowUp(msg, []string{name + "\tconfirmed on main at abc1234: -94.0%"})
-	if !HasFollowUp(got) || strings.Contains(got.Markdown, "<script>*x*") || strings.Contains(got.HTML, "<script>") ||
-		!strings.Contains(got.Markdown, "confirmed on main at abc1234: -94.0%") ||
-		!strings.Contains(got.Text, "- <script>*x* n=1 (ns/op): confirmed on main at abc1234: -94.0%") ||
-		!strings.HasSuffix(got.HTML, "</ul></body></html>") || got.ShortMarkdown != "" {
+	md, short := got.Full(answer.MarkdownGFM), got.Short(answer.MarkdownGFM)
+	if !HasFollowUp(got) || HasFollowUp(msg) || strings.Contains(md, "<script>*x*") ||
+		strings.Contains(got.Full(answer.HTML), "<script>") ||
+		!strings.Contains(md, "confirmed on main at abc1234: -94.0%") || !strings.HasPrefix(short, "short\n\n**Follow-up") ||
+		!strings.Contains(got.Full(answer.Text), "- <script>*x* n=1 (ns/op): confirmed on main at abc1234: -94.0%") ||
+		!strings.HasSuffix(got.Full(answer.HTML), "</ul></body></html>") || got.Full(answer.MarkdownRB) != "" {
 		t.Errorf("WithFollowUp = %+v", got)
 	}
 }
