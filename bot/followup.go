@@ -249,11 +249,7 @@ func (s *Service) renderStored(ctx context.Context, key string, runID int64) (an
 	if err != nil {
 		return answer.Answer{}, err
 	}
-	msg := s.deps.Scrub.Message(s.deps.Render(s.deps.Scrub.Comparison(cmp)))
-	if url := RunURL(s.cfg.Service.URL, runID); url != "" {
-		msg = LinkRun(msg, url, (&benchWorker{svc: s}).storedImages(ctx, runID))
-	}
-	msg.Key = key
+	msg := s.answerMessage(ctx, JobSpec{Key: key}, cmp, "", runID)
 	return msg, nil
 }
 
