@@ -2,7 +2,9 @@ package runner
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"strings"
 
@@ -18,10 +20,11 @@ var defaultGoBenchFiles = []string{"**/*_test.go"}
 // patch adds or changes runs on both sides. Go test files are copied only
 // when they define a benchmark. It returns the files copied and notes on
 // the files it left out (a symbolic link, a submodule, a file too large).
-// Reading follows no
-// symbolic link and is bounded; writing replaces what is in the baseline
-// and follows no link either.
-func overlayBenchFiles(patched, base string, changed []changedFile, globs []string) (copied, notes []string, err error) {
+// Each file copied keeps the baseline's own version, so that it can be
+// taken back when it does not build there. Reading follows no symbolic
+// link and is bounded; writing replaces what is in the baseline and
+// follows no link either.
+func overlayBenchFiles(patched, base string, changed []changedFile, globs []string) (copied []overlayFile, notes []string, err error) {
 	for _, f := range changed {
 		if !matchAny(globs, f.path) {
 			continue
@@ -42,10 +45,21 @@ func overlayBenchFiles(patched, base string, changed []changedFile, globs []stri
 		if strings.HasSuffix(f.path, "_test.go") && !bytes.Contains(data, []byte("func Benchmark")) {
 			continue
 		}
+		of := overlayFile{path: f.path}
+		orig, err := safefile.ReadFile(base, f.path, safefile.MaxSource)
+		switch {
+		case err == nil:
+			of.orig = orig
+		case errors.Is(err, fs.ErrNotExist):
+			of.added = true
+		default:
+			notes = append(notes, fmt.Sprintf("%v in the baseline; not laid over it", err))
+			continue
+		}
 		if err := safefile.WriteFile(base, f.path, data, 0o644); err != nil {
 			return copied, notes, fmt.Errorf("overlay: %w", err)
 		}
-		copied = append(copied, f.path)
+		copied = append(copied, of)
 	}
 	return copied, notes, nil
 }

@@ -136,6 +136,9 @@ type side struct {
 	commit   string
 	// settings are the variant's settings (nil: none).
 	settings *config.Variant
+	// overlays are the patches' benchmark files laid over this side
+	// (the baseline's), one per patch.
+	overlays []*overlay
 }
 
 // Run measures every suite on the baseline and each candidate. A patch that
@@ -200,7 +203,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 			return nil, fmt.Errorf("two variants are named %q: name them apart", c.Name)
 		}
 		names[c.Name] = true
-		s, prov, err := prepareCandidate(ctx, ws, c, baseCommit, baseDir, opts, progress, out)
+		s, prov, err := prepareCandidate(ctx, ws, c, sides[0], opts, progress, out)
 		if err != nil {
 			return nil, err
 		}
@@ -227,7 +230,8 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	return out, nil
 }
 
-func prepareCandidate(ctx context.Context, ws *Workspace, c Candidate, baseCommit, baseDir string, opts Options, progress io.Writer, out *Outcome) (*side, compare.Side, error) {
+func prepareCandidate(ctx context.Context, ws *Workspace, c Candidate, base *side, opts Options, progress io.Writer, out *Outcome) (*side, compare.Side, error) {
+	baseCommit, baseDir := base.commit, base.worktree
 	prov := compare.Side{Variant: c.Name}
 	if c.Patch == "" && c.Ref == "" {
 		// Same code, other settings: share the baseline's worktree.
@@ -295,9 +299,10 @@ func prepareCandidate(ctx context.Context, ws *Workspace, c Candidate, baseCommi
 		fmt.Fprintf(progress, "perfbot: %s\n", n)
 	}
 	if len(copied) > 0 {
-		msg := fmt.Sprintf("benchmark files from %s also laid over %s so both sides run them: %s", c.Patch, opts.BaseName, strings.Join(copied, ", "))
-		out.Warnings = append(out.Warnings, msg)
-		fmt.Fprintf(progress, "perfbot: %s\n", msg)
+		ov := &overlay{patch: c.Patch, files: copied, note: overlayNote(c.Patch, opts.BaseName, copied)}
+		base.overlays = append(base.overlays, ov)
+		out.Warnings = append(out.Warnings, ov.note)
+		fmt.Fprintf(progress, "perfbot: %s\n", ov.note)
 	}
 	return &side{name: c.Name, worktree: t.dir, commit: commit}, prov, nil
 }

@@ -117,3 +117,33 @@ func WriteFile(root, name string, data []byte, perm os.FileMode) error {
 	}
 	return nil
 }
+
+// Remove removes the file name (a slash path relative to root, without
+// "..") if it is there. It follows no symbolic link on the way; a link at
+// name is removed itself, not its target. A directory at name is refused.
+func Remove(root, name string) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	parts := components(name)
+	rootFD, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return &Error{Name: name, Problem: fmt.Sprintf("cannot open its directory %s: %v", root, err), Err: err}
+	}
+	defer unix.Close(rootFD)
+	dirFD := rootFD
+	if len(parts) > 1 {
+		dirFD, err = openBeneath(rootFD, strings.Join(parts[:len(parts)-1], "/"), unix.O_RDONLY|unix.O_DIRECTORY)
+		if errors.Is(err, unix.ENOENT) {
+			return nil
+		}
+		if err != nil {
+			return describe(root, name, err)
+		}
+		defer unix.Close(dirFD)
+	}
+	if err := unix.Unlinkat(dirFD, parts[len(parts)-1], 0); err != nil && !errors.Is(err, unix.ENOENT) {
+		return &Error{Name: name, Problem: fmt.Sprintf("cannot remove: %v", err), Err: err}
+	}
+	return nil
+}

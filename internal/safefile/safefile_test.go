@@ -160,3 +160,37 @@ func TestWriteFile(t *testing.T) {
 		t.Errorf("a write went through a link: the file outside the tree reads %q", data)
 	}
 }
+
+func TestRemove(t *testing.T) {
+	root, outside := tree(t)
+	for _, c := range []struct {
+		name, file, problem string
+	}{
+		{name: "regular file", file: "pkg/ok_test.go"},
+		{name: "a link itself, not its target", file: "secret.json"},
+		{name: "missing file", file: "pkg/none_test.go"},
+		{name: "missing directory", file: "none/x_test.go"},
+		{name: "symlinked directory on the way", file: "linkdir/secret", problem: "linkdir on its way is a symbolic link"},
+		{name: "dot dot", file: "pkg/../../x", problem: "climbs out of the tree"},
+		{name: "directory", file: "pkg/sub", problem: "cannot remove"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := Remove(root, c.file)
+			if c.problem != "" {
+				if err == nil || !strings.Contains(err.Error(), c.problem) {
+					t.Fatalf("Remove(%q) = %v, want an error containing %q", c.file, err, c.problem)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Lstat(filepath.Join(root, c.file)); !os.IsNotExist(err) {
+				t.Errorf("%s is still there: %v", c.file, err)
+			}
+		})
+	}
+	if data, _ := os.ReadFile(filepath.Join(outside, "secret")); string(data) != "token" {
+		t.Errorf("the file outside the tree reads %q after the removals", data)
+	}
+}
