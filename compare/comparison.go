@@ -222,6 +222,9 @@ type Side struct {
 	Variant string `json:"variant"`
 	Ref     string `json:"ref,omitempty"`
 	Commit  string `json:"commit,omitempty"`
+	// Why says why Commit is the side's when Ref did not choose it, as
+	// when a patch's base-commit chose the baseline.
+	Why string `json:"why,omitempty"`
 	// Patch is the patch file or URL applied on top of Ref, if any.
 	Patch        string `json:"patch,omitempty"`
 	PatchSubject string `json:"patch_subject,omitempty"`

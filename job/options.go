@@ -131,6 +131,8 @@ func runnerOptions(ctx context.Context, spec Spec, o *Options, patch string) (ru
 	cfg := o.Config
 	opts.Repo = o.RepoSource()
 	opts.Base = spec.BaseRef
+	// A baseline asked for wins over the one a patch names.
+	opts.BaseFromPatch, opts.PatchBase = spec.BaseRef == "", spec.BaseCommit
 	if opts.Base == "" && cfg != nil {
 		opts.Base = cfg.Project.Branch
 	}

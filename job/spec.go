@@ -35,6 +35,11 @@ type Spec struct {
 	Suites []string `json:"suites,omitempty"`
 	// BaseRef is the baseline ref; empty means the project branch.
 	BaseRef string `json:"base_ref,omitempty"`
+	// BaseCommit is the commit a mailed series names as its base in its
+	// cover letter ("base-commit:", git format-patch --base), as written.
+	// Unless BaseRef is set, it, or the base-commit line of the patch
+	// itself, is the baseline when the repository has it.
+	BaseCommit string `json:"base_commit,omitempty"`
 	// CandidateRef is the ref to test (a branch, a pull ref); empty when
 	// the candidate is BaseRef plus Patch.
 	CandidateRef string `json:"candidate_ref,omitempty"`

@@ -20,6 +20,7 @@ func provenanceFacts(p *compare.Provenance) []Fact {
 	for _, s := range p.Sides {
 		code := strings.TrimSpace(s.Ref + " " + s.Commit)
 		add(s.Variant, code, true)
+		add("why "+s.Variant, s.Why, false)
 		file, subj := s.Variant+" patch", s.Variant+" patch subject"
 		if s.Variant == "patch" {
 			file, subj = "patch file", "patch subject"

@@ -45,6 +45,16 @@ type Options struct {
 	Base string
 	// BaseName is the baseline's variant name (default "base").
 	BaseName string
+	// BaseFromPatch lets the patches choose the baseline: when their
+	// patch files name one base commit ("base-commit:", git format-patch
+	// --base), or PatchBase does, and the repository has it (fetched from
+	// a remote source if needed), it is the baseline instead of Base. A
+	// commit the repository lacks leaves Base, with a warning; a
+	// malformed one is a *BaseCommitError.
+	BaseFromPatch bool
+	// PatchBase is a base commit named outside the patch files, such as
+	// in a mailed series' cover letter.
+	PatchBase string
 	// BaseSettings are the baseline's settings, if it is a configured
 	// variant.
 	BaseSettings *config.Variant
@@ -190,13 +200,42 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(progress, "perfbot: baseline %s is %s\n", opts.Base, short(baseCommit))
+	baseRef, baseWhy := opts.Base, ""
+	if opts.BaseFromPatch {
+		sha, why, note, err := patchBase(opts)
+		if err != nil {
+			return nil, err
+		}
+		if sha != "" {
+			if c := ws.resolveBase(ctx, sha); c != "" {
+				baseWhy = fmt.Sprintf("%s, instead of %s (%s)", why, opts.Base, short(baseCommit))
+				baseCommit, baseRef = c, ""
+			} else {
+				who := "The patch names"
+				if opts.PatchBase != "" {
+					who = "The series' cover letter names"
+				}
+				note = fmt.Sprintf("%s base-commit %s (git format-patch --base), which is not in the repository, so the patch was applied on %s (%s) instead", who, short(sha), opts.Base, short(baseCommit))
+			}
+		}
+		if note != "" {
+			out.Warnings = append(out.Warnings, note)
+			fmt.Fprintf(progress, "perfbot: %s\n", note)
+		}
+	}
+	if baseWhy != "" {
+		// The candidates are applied on, and name, the commit itself.
+		opts.Base = baseCommit
+		fmt.Fprintf(progress, "perfbot: baseline is %s: %s\n", short(baseCommit), baseWhy)
+	} else {
+		fmt.Fprintf(progress, "perfbot: baseline %s is %s\n", opts.Base, short(baseCommit))
+	}
 	baseDir, err := ws.Worktree(ctx, opts.BaseName, baseCommit)
 	if err != nil {
 		return nil, err
 	}
 	sides := []*side{{name: opts.BaseName, worktree: baseDir, commit: baseCommit, settings: opts.BaseSettings}}
-	out.Provenance.Sides = append(out.Provenance.Sides, compare.Side{Variant: opts.BaseName, Ref: opts.Base, Commit: baseCommit, Settings: opts.BaseSettings.Settings()})
+	out.Provenance.Sides = append(out.Provenance.Sides, compare.Side{Variant: opts.BaseName, Ref: baseRef, Commit: baseCommit, Why: baseWhy, Settings: opts.BaseSettings.Settings()})
 	names := map[string]bool{opts.BaseName: true}
 	for _, c := range opts.Candidates {
 		if names[c.Name] {

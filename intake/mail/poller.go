@@ -170,6 +170,7 @@ func (p *Poller) job(s *Series) job.Spec {
 		Requester:  first.From,
 		InReplyTo:  s.Root,
 		References: threadRefs(first),
+		BaseCommit: s.BaseCommit(),
 		Source:     "mail",
 	}
 }

@@ -1,9 +1,12 @@
 package mail
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/perfbot/perfbot/runner"
 )
 
 // Series is a complete patch series: every part 1..n of one version in one
@@ -32,6 +35,22 @@ func (s *Series) RootMail() *Message {
 		return s.Patches[0]
 	}
 	return nil
+}
+
+// BaseCommit is the base-commit a series' cover letter names (git
+// format-patch --base --cover-letter writes it there), as written: the
+// job refuses a value that is not a commit hash. A series without a cover
+// letter carries it in its first patch, which the job reads itself.
+func (s *Series) BaseCommit() string {
+	if s.Cover == nil {
+		return ""
+	}
+	sha, err := runner.PatchBaseCommit([]byte(s.Cover.Body), "cover letter")
+	var bad *runner.BaseCommitError
+	if errors.As(err, &bad) {
+		return bad.Value
+	}
+	return sha
 }
 
 // Key is the job key of the series.
