@@ -133,3 +133,28 @@ func TestRunPatchBaseCommitUnknown(t *testing.T) {
 		t.Errorf("err = %v, want a BaseCommitError for HEAD~1", err)
 	}
 }
+
+// TestResolveBaseFetches: a remote's commit that no fetched branch or tag
+// reaches (a patch made on a commit later rewritten away) is fetched by
+// its hash.
+func TestResolveBaseFetches(t *testing.T) {
+	r := gitrepo.New(t)
+	r.Commit("one", map[string]string{"a": "1\n"})
+	old := r.Commit("two", map[string]string{"a": "2\n"})
+	r.Git("update-ref", "refs/keep/old", old)
+	r.Git("reset", "-q", "--hard", "HEAD~1")
+	ws, err := OpenWorkspace(context.Background(), "file://"+r.Dir, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if _, err := ws.Resolve(context.Background(), old); err == nil {
+		t.Fatal("the clone has the commit already; the test needs one it must fetch")
+	}
+	if got := ws.resolveBase(context.Background(), old); got != old {
+		t.Errorf("resolveBase = %q, want %s fetched", got, old)
+	}
+	if got := ws.resolveBase(context.Background(), "0123456789abcdef0123456789abcdef01234567"); got != "" {
+		t.Errorf("resolveBase of an unknown commit = %q", got)
+	}
+}
