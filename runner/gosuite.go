@@ -145,26 +145,37 @@ func prepareGo(ctx context.Context, suite *config.Suite, s *side, vr *variantRun
 			return nil, nil, fmt.Errorf("suite %s: build %s on %s: %w", suite.Name, pkg.importPath, s.name, err)
 		}
 		also := ""
-		if !build.OK() && build.Limit == "" {
-			// A patch's benchmark file laid over this package may call
-			// what only the patch has: build the package again without it.
-			notes, gone, err := s.dropOverlay(rel, root, string(build.Stdout)+string(build.Stderr), out)
+		// A patch's benchmark file laid over this package may call what
+		// only the patch has: build the package again without the files
+		// the compiler names, then, if it still fails, without the rest.
+		var notes []string
+		gone := false
+		for {
+			if build.OK() || build.Limit != "" {
+				break
+			}
+			more, empty, err := s.dropOverlay(rel, root, string(build.Stdout)+string(build.Stderr), out)
 			if err != nil {
 				return nil, nil, fmt.Errorf("suite %s: %s on %s: %w", suite.Name, pkg.importPath, s.name, err)
 			}
-			if gone {
-				addNotes(notes, out, opts.Progress)
-				continue
+			if len(more) == 0 {
+				break
 			}
-			if len(notes) > 0 {
-				if build, err = opts.Sandbox.Run(ctx, spec); err != nil {
-					return nil, nil, fmt.Errorf("suite %s: build %s on %s: %w", suite.Name, pkg.importPath, s.name, err)
-				}
-				if build.OK() {
-					addNotes(notes, out, opts.Progress)
-				}
-				also = ", also without the patch's benchmark files"
+			notes = append(notes, more...)
+			if gone = empty; gone {
+				break
 			}
+			if build, err = opts.Sandbox.Run(ctx, spec); err != nil {
+				return nil, nil, fmt.Errorf("suite %s: build %s on %s: %w", suite.Name, pkg.importPath, s.name, err)
+			}
+			also = ", also without the patch's benchmark files"
+		}
+		if gone {
+			addNotes(notes, out, opts.Progress)
+			continue
+		}
+		if build.OK() {
+			addNotes(notes, out, opts.Progress)
 		}
 		if !build.OK() {
 			out.Failures = append(out.Failures, compare.Failure{Variant: s.name, Stage: "build", Message: fmt.Sprintf("suite %s: go test -c %s failed%s", suite.Name, pkg.importPath, also), LogTail: tailOf(build, 30), Limit: build.Limit})

@@ -141,15 +141,7 @@ var anyError = regexp.MustCompile(`(?mi)^.*\berror\b.*$`)
 func firstCompileError(output, worktree, dir string) string {
 	msg := ""
 	if m := goError.FindStringSubmatch(output); m != nil {
-		file := m[1]
-		if filepath.IsAbs(file) {
-			if rel, err := filepath.Rel(worktree, file); err == nil && filepath.IsLocal(rel) {
-				file = filepath.ToSlash(rel)
-			}
-		} else if rel, err := filepath.Rel(worktree, filepath.Join(dir, file)); err == nil && filepath.IsLocal(rel) {
-			file = filepath.ToSlash(rel)
-		}
-		msg = fmt.Sprintf("%s:%s: %s", file, m[2], m[3])
+		msg = fmt.Sprintf("%s:%s: %s", relFile(m[1], worktree, dir), m[2], m[3])
 	} else if m := anyError.FindString(output); m != "" {
 		msg = strings.TrimSpace(m)
 	} else {
@@ -196,7 +188,19 @@ func (s *side) dropOverlay(rel, dir, output string, out *Outcome) (notes []strin
 		if len(fs) == 0 {
 			continue
 		}
+		// Only the files the compiler names, when it names some: a
+		// file beside them that builds stays laid over.
+		named := compileErrorFiles(output, s.worktree, dir)
+		if some := slices.DeleteFunc(slices.Clone(fs), func(f overlayFile) bool { return !named[f.path] }); len(some) > 0 {
+			fs = some
+		}
 		why := firstCompileError(output, s.worktree, dir)
+		for _, m := range goError.FindAllStringSubmatch(output, -1) {
+			if slices.ContainsFunc(fs, func(f overlayFile) bool { return f.path == relFile(m[1], s.worktree, dir) }) {
+				why = firstCompileError(m[0], s.worktree, dir)
+				break
+			}
+		}
 		empty, err := o.takeBack(s.worktree, fs, s.name, out)
 		if err != nil {
 			return nil, false, err
@@ -220,4 +224,27 @@ func addNotes(notes []string, out *Outcome, progress io.Writer) {
 			}
 		}
 	}
+}
+
+// relFile names a file of a compiler message (relative to dir, where the
+// build ran, or absolute) by its slash path in the worktree, when it is
+// in the worktree.
+func relFile(file, worktree, dir string) string {
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(dir, file)
+	}
+	if rel, err := filepath.Rel(worktree, file); err == nil && filepath.IsLocal(rel) {
+		return filepath.ToSlash(rel)
+	}
+	return file
+}
+
+// compileErrorFiles are the files the compiler messages of output name,
+// by their slash paths in the worktree.
+func compileErrorFiles(output, worktree, dir string) map[string]bool {
+	files := map[string]bool{}
+	for _, m := range goError.FindAllStringSubmatch(output, -1) {
+		files[relFile(m[1], worktree, dir)] = true
+	}
+	return files
 }

@@ -35,7 +35,9 @@ func TestRunBenchmarkCallsWhatOnlyThePatchHas(t *testing.T) {
 	patch := r.Patch("work: rename Work to Crunch", map[string]string{
 		"work/work.go":      strings.Replace(gitrepo.WorkSource(100000), "func Work()", "func Crunch()", 1),
 		"work/work_test.go": strings.Replace(gitrepo.WorkBench, "\t\tWork()", "\t\tCrunch()", 1),
-		// A benchmark that builds on the baseline stays laid over it.
+		// Benchmarks that build on the baseline stay laid over it: in
+		// another package, and beside the file that does not build.
+		"work/bä_test.go": strings.Replace(strings.Replace(gitrepo.WorkBench, "func BenchmarkWork(b *testing.B) {\n\tfor i := 0; i < b.N; i++ {\n\t\tWork()\n\t}\n}\n", "", 1), "BenchmarkOther", "BenchmarkÜber", 1),
 		"more/more_test.go": "package more\n\nimport \"testing\"\n\nfunc BenchmarkMore(b *testing.B) {\n\tfor i := 0; i < b.N; i++ {\n\t\tMore()\n\t}\n}\n\nfunc BenchmarkMoreThrice(b *testing.B) {\n\tfor i := 0; i < b.N; i++ {\n\t\tMore()\n\t\tMore()\n\t\tMore()\n\t}\n}\n",
 	}, true)
 	out := runPatch(t, r, patch)
@@ -43,7 +45,7 @@ func TestRunBenchmarkCallsWhatOnlyThePatchHas(t *testing.T) {
 		t.Fatalf("failures: %+v", out.Failures)
 	}
 	m := medians(out.Results)
-	for _, k := range []string{"base Work", "patch Work", "base Other", "patch Other", "base MoreThrice", "patch MoreThrice"} {
+	for _, k := range []string{"base Work", "patch Work", "base Other", "patch Other", "base MoreThrice", "patch MoreThrice", "base Über", "patch Über"} {
 		if len(m[k]) != 2 {
 			t.Errorf("%s: %d samples, want 2 (have %v)", k, len(m[k]), keys(m))
 		}
@@ -56,8 +58,8 @@ func TestRunBenchmarkCallsWhatOnlyThePatchHas(t *testing.T) {
 	if !strings.Contains(warnings, want) {
 		t.Errorf("warnings:\n%s\nwant the sentence\n%s", warnings, want)
 	}
-	if !strings.Contains(warnings, "also laid over base so both sides run them: more/more_test.go\n") && !strings.HasSuffix(warnings, "also laid over base so both sides run them: more/more_test.go") {
-		t.Errorf("warnings:\n%s\nwant the overlay note to list only more/more_test.go", warnings)
+	if !strings.Contains(warnings, "also laid over base so both sides run them: more/more_test.go, work/bä_test.go\n") {
+		t.Errorf("warnings:\n%s\nwant the overlay note to list more/more_test.go and work/bä_test.go", warnings)
 	}
 }
 
