@@ -37,7 +37,7 @@ func TestRunBenchmarkCallsWhatOnlyThePatchHas(t *testing.T) {
 		"work/work_test.go": strings.Replace(gitrepo.WorkBench, "\t\tWork()", "\t\tCrunch()", 1),
 		// Benchmarks that build on the baseline stay laid over it: in
 		// another package, and beside the file that does not build.
-		"work/bä_test.go": strings.Replace(strings.Replace(gitrepo.WorkBench, "func BenchmarkWork(b *testing.B) {\n\tfor i := 0; i < b.N; i++ {\n\t\tWork()\n\t}\n}\n", "", 1), "BenchmarkOther", "BenchmarkÜber", 1),
+		"work/bä_test.go":   strings.Replace(strings.Replace(gitrepo.WorkBench, "func BenchmarkWork(b *testing.B) {\n\tfor i := 0; i < b.N; i++ {\n\t\tWork()\n\t}\n}\n", "", 1), "BenchmarkOther", "BenchmarkÜber", 1),
 		"more/more_test.go": "package more\n\nimport \"testing\"\n\nfunc BenchmarkMore(b *testing.B) {\n\tfor i := 0; i < b.N; i++ {\n\t\tMore()\n\t}\n}\n\nfunc BenchmarkMoreThrice(b *testing.B) {\n\tfor i := 0; i < b.N; i++ {\n\t\tMore()\n\t\tMore()\n\t\tMore()\n\t}\n}\n",
 	}, true)
 	out := runPatch(t, r, patch)
