@@ -270,9 +270,11 @@ func hasVariants(opts runner.Options) bool {
 }
 
 // IsRequestError reports whether err means the job cannot be done as
-// asked: a patch that does not apply, a suite the config lacks.
+// asked: a patch that does not apply or names a malformed base-commit, a
+// suite the config lacks.
 func IsRequestError(err error) bool {
 	var re *RequestError
 	var pe *runner.PatchError
-	return errors.As(err, &re) || errors.As(err, &pe)
+	var be *runner.BaseCommitError
+	return errors.As(err, &re) || errors.As(err, &pe) || errors.As(err, &be)
 }
