@@ -71,7 +71,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var f compareFlags
 	fs := newFlagSet("compare", stderr)
 	f.addRunFlags(fs)
-	fs.StringVar(&f.base, "base", "", "baseline ref (default: the config's project.branch, else HEAD)")
+	fs.StringVar(&f.base, "base", "", "baseline ref (default: the base-commit a --patch names (git format-patch --base) when the repository has it, else the config's project.branch, else HEAD)")
 	fs.Var(&f.patches, "patch", "patch file applied on the baseline (repeatable: one column each)")
 	fs.Var(&f.heads, "head", "ref compared against the baseline (repeatable: one column each)")
 	fs.StringVar(&f.format, "format", "text", "output format: text, markdown, jira or json")
