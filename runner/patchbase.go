@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -41,13 +40,13 @@ var mboxFrom = regexp.MustCompile(`^From \S+ (Mon|Tue|Wed|Thu|Fri|Sat|Sun) `)
 // full commit hash. Lines of the later messages of an mbox are not read:
 // git writes the line into the first one only.
 func PatchBaseCommit(data []byte, name string) (string, error) {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	sha := ""
 	var bad *BaseCommitError
 	prevBlank := false
-	for n := 1; sc.Scan(); n++ {
-		l := strings.TrimRight(sc.Text(), "\r")
+	for n := 1; len(data) > 0; n++ {
+		var line []byte
+		line, data, _ = bytes.Cut(data, []byte("\n"))
+		l := strings.TrimRight(string(line), "\r")
 		if n > 1 && prevBlank && mboxFrom.MatchString(l) {
 			break
 		}
@@ -69,7 +68,6 @@ func PatchBaseCommit(data []byte, name string) (string, error) {
 	if bad != nil {
 		return "", bad
 	}
-	// A line too long for the scanner ends the scan; what was read stands.
 	return sha, nil
 }
 

@@ -24,6 +24,7 @@ func TestPatchBaseCommit(t *testing.T) {
 		{"the last one wins over one in the message", head + "base-commit: " + b + "\n" + diff + "\nbase-commit: " + a + "\n-- \n", a, ""},
 		{"only the first message counts", head + diff + "-- \n2.47.1\n\n" + head + diff + "\nbase-commit: " + a + "\n-- \n", "", ""},
 		{"the mbox the mail intake writes", "From perfbot Mon Sep 17 00:00:00 2001\n" + head[strings.Index(head, "\n")+1:] + diff + "\nbase-commit: " + a + "\n-- \n\nFrom perfbot Mon Sep 17 00:00:00 2001\n" + head + diff + "\nbase-commit: " + b + "\n", a, ""},
+		{"after a line of 2 MiB", head + diff + "+" + strings.Repeat("x", 2<<20) + "\n\nbase-commit: " + a + "\n", a, ""},
 		{"a diff's added line is not one", head + diff + "+base-commit: " + a + "\n", "", ""},
 		{"abbreviated", head + diff + "\nbase-commit: 63c6e1e\n", "", `change.patch:15: base-commit "63c6e1e" is not a commit hash`},
 		{"an option", head + diff + "\nbase-commit: --upload-pack=touch /tmp/x\n", "", `base-commit "--upload-pack=touch /tmp/x" is not a commit hash`},
