@@ -83,11 +83,3 @@ func roundDuration(d time.Duration) string {
 	}
 	return d.Round(time.Second).String()
 }
-
-func oneLineCut(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
