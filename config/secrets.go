@@ -13,6 +13,7 @@ const (
 	DefaultJIRAToken        = "JIRA_TOKEN"
 	DefaultJIRAPAT          = "JIRA_PAT"
 	DefaultReviewBoardToken = "REVIEWBOARD_TOKEN"
+	DefaultGerritPassword   = "GERRIT_HTTP_PASSWORD"
 	DefaultSMTPUser         = "SMTP_USER"
 	DefaultSMTPPassword     = "SMTP_PASSWORD"
 )
@@ -120,6 +121,11 @@ func (r ReviewBoard) Token() Secret {
 	return secret("venues.reviewboard.token", r.TokenEnv, r.TokenFile, DefaultReviewBoardToken)
 }
 
+// Password is the Gerrit account's HTTP password.
+func (g Gerrit) Password() Secret {
+	return secret("venues.gerrit.password", g.PasswordEnv, g.PasswordFile, DefaultGerritPassword)
+}
+
 // UserSecret is the SMTP account when User does not name it.
 func (m Mail) UserSecret() Secret { return secret("venues.mail.user", m.UserEnv, "", DefaultSMTPUser) }
 
@@ -179,6 +185,9 @@ func (c *Config) Secrets() []Secret {
 	}
 	if v.ReviewBoard.URL != "" || v.ReviewBoard.Poll {
 		add(v.ReviewBoard.Token())
+	}
+	if v.Gerrit.URL != "" || v.Gerrit.Poll {
+		add(v.Gerrit.Password())
 	}
 	if v.Mail.SMTP != "" {
 		if v.Mail.User == "" {

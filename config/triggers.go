@@ -67,10 +67,10 @@ func (t Triggers) check(v *validator, pollJIRA, pollReviewBoard bool) {
 		}
 	}
 	for i, a := range t.Allow {
-		venueOK("allow", i, a, trigger.GitHub, trigger.GitLab, trigger.JIRA, trigger.ReviewBoard)
+		venueOK("allow", i, a, trigger.GitHub, trigger.GitLab, trigger.JIRA, trigger.ReviewBoard, trigger.Gerrit)
 	}
 	for i, u := range t.TrackerUsers {
-		venueOK("tracker_users", i, u, trigger.JIRA, trigger.ReviewBoard)
+		venueOK("tracker_users", i, u, trigger.JIRA, trigger.ReviewBoard, trigger.Gerrit)
 	}
 	for i, s := range t.Senders {
 		if err := checkSender(s); err != nil {

@@ -261,6 +261,7 @@ func (c *Config) checkVenues(v *validator) {
 	r := c.Venues.ReviewBoard
 	checkURL(v, "venues.reviewboard.url", r.URL, "http", "https")
 	checkEnvName(v, "venues.reviewboard.token_env", r.TokenEnv)
+	c.checkGerrit(v)
 	m := c.Venues.Mail
 	checkHostPort(v, "venues.mail.smtp", m.SMTP)
 	checkHostPort(v, "venues.mail.imap", m.IMAP)

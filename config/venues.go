@@ -14,6 +14,7 @@ type Venues struct {
 	GitHub      GitHub      `yaml:"github"`
 	JIRA        JIRA        `yaml:"jira"`
 	ReviewBoard ReviewBoard `yaml:"reviewboard"`
+	Gerrit      Gerrit      `yaml:"gerrit"`
 	Mail        Mail        `yaml:"mail"`
 	GitLab      GitLab      `yaml:"gitlab"`
 }
@@ -106,6 +107,45 @@ type ReviewBoard struct {
 	Poll bool `yaml:"poll"`
 }
 
+// Gerrit is venues.gerrit (see docs/gerrit.md).
+type Gerrit struct {
+	// URL is the site (https://review.example.org).
+	// Environment: PERFBOT_GERRIT_URL.
+	URL string `yaml:"url"`
+	// User is perfbot's account; PasswordEnv (default
+	// GERRIT_HTTP_PASSWORD) or PasswordFile holds its HTTP password
+	// (Settings → HTTP Credentials).
+	User         string `yaml:"user"`
+	PasswordEnv  string `yaml:"password_env"`
+	PasswordFile string `yaml:"password_file"`
+	// Query selects the changes polled (Gerrit search syntax), such as
+	// "status:open project:store branch:main"; its new patch sets are
+	// run (subject to triggers), and comments on its changes are read for
+	// "/perfbot run".
+	Query string `yaml:"query"`
+	// Label, when set, is voted with each result: +1 when nothing got
+	// worse, -1 when something did.
+	Label string `yaml:"label"`
+	// Group names a Gerrit group (UUID, id or name) whose members may
+	// start runs, besides the users triggers.tracker_users lists as
+	// "gerrit:NAME".
+	Group string `yaml:"group"`
+	// Commands turns off ("false") reading "/perfbot run" comments;
+	// default on when polling.
+	Commands *bool `yaml:"commands"`
+	// PatchSets turns off ("false") running every new patch set, leaving
+	// comment commands; default on when polling.
+	PatchSets *bool `yaml:"patch_sets"`
+	// Poll turns polling on.
+	Poll bool `yaml:"poll"`
+}
+
+// ReadsCommands reports whether polling reads "/perfbot run" comments.
+func (g Gerrit) ReadsCommands() bool { return g.Commands == nil || *g.Commands }
+
+// RunsPatchSets reports whether polling runs every new patch set.
+func (g Gerrit) RunsPatchSets() bool { return g.PatchSets == nil || *g.PatchSets }
+
 // Mail is venues.mail: sending answers and digests by SMTP, reading list
 // patches from a maildir or IMAP.
 type Mail struct {
@@ -172,6 +212,7 @@ const (
 	EnvGitHubURL      = "PERFBOT_GITHUB_URL"
 	EnvJIRAURL        = "PERFBOT_JIRA_URL"
 	EnvReviewBoardURL = "PERFBOT_REVIEWBOARD_URL"
+	EnvGerritURL      = "PERFBOT_GERRIT_URL"
 	EnvSMTP           = "PERFBOT_SMTP"
 	EnvMailFrom       = "PERFBOT_MAIL_FROM"
 )
@@ -195,6 +236,7 @@ func (v Venues) WithEnv(getenv func(string) string) Venues {
 	fill(&v.GitHub.URL, EnvGitHubURL)
 	fill(&v.JIRA.URL, EnvJIRAURL)
 	fill(&v.ReviewBoard.URL, EnvReviewBoardURL)
+	fill(&v.Gerrit.URL, EnvGerritURL)
 	fill(&v.Mail.SMTP, EnvSMTP)
 	fill(&v.Mail.From, EnvMailFrom)
 	fill(&v.GitLab.BaseURL, EnvGitLabURL)

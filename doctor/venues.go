@@ -64,6 +64,9 @@ func Venues(ctx context.Context, cfg *config.Config, opt Options) []Result {
 	if v.ReviewBoard.URL != "" || v.ReviewBoard.Poll {
 		viaRouter("reviewboard", "reviewboard")
 	}
+	if v.Gerrit.URL != "" || v.Gerrit.Poll {
+		viaRouter("gerrit", "gerrit")
+	}
 	if v.Mail.SMTP != "" || v.Mail.From != "" {
 		viaRouter("mail smtp", "mail")
 	}

@@ -23,7 +23,7 @@ import (
 // from by default; their values are redacted from every command's output
 // and refused in any command's environment or arguments. The variables
 // config.yaml names (venues' *_env keys) are added to them.
-var secretVars = []string{"GITHUB_TOKEN", "GITLAB_TOKEN", "JIRA_TOKEN", "JIRA_PASSWORD", "REVIEWBOARD_TOKEN", "SMTP_PASSWORD",
+var secretVars = []string{"GITHUB_TOKEN", "GITLAB_TOKEN", "JIRA_TOKEN", "JIRA_PASSWORD", "REVIEWBOARD_TOKEN", "GERRIT_HTTP_PASSWORD", "SMTP_PASSWORD",
 	"PERFBOT_WEBHOOK_SECRET", "PERFBOT_DATABASE_URL", "GITHUB_APP_PRIVATE_KEY"}
 
 // allowedEnv names the host variables builds and benchmarks may see.

@@ -1,7 +1,7 @@
 // Package review holds what every venue client shares: the destination an
 // answer goes to and the Poster interface. The answer itself is
 // answer.Answer; each client posts the format its venue reads. The clients themselves live in review/github, review/jira,
-// review/reviewboard and mail.
+// review/reviewboard, review/gerrit and mail.
 package review
 
 import (
@@ -13,9 +13,9 @@ import (
 )
 
 // Target is a parsed --post destination: "github:OWNER/REPO#N",
-// "gitlab:GROUP/PROJECT!N", "jira:KEY-123", "reviewboard:ID" or "mail:ADDRESS[,ADDRESS][?cc=ADDRESS[,ADDRESS]]".
+// "gitlab:GROUP/PROJECT!N", "jira:KEY-123", "reviewboard:ID", "gerrit:CHANGE[/PATCHSET]" or "mail:ADDRESS[,ADDRESS][?cc=ADDRESS[,ADDRESS]]".
 type Target struct {
-	Venue string // "github", "jira", "reviewboard", "mail"
+	Venue string // "github", "gitlab", "jira", "reviewboard", "gerrit", "mail"
 	Where string // the rest, as the venue reads it
 }
 
@@ -25,12 +25,12 @@ func (t Target) String() string { return t.Venue + ":" + t.Where }
 func ParseTarget(s string) (Target, error) {
 	venue, where, ok := strings.Cut(s, ":")
 	if !ok || where == "" {
-		return Target{}, fmt.Errorf("post target %q: want VENUE:ADDRESS, such as github:OWNER/REPO#N, gitlab:GROUP/PROJECT!N, jira:KEY-123, reviewboard:ID or mail:ADDRESS", s)
+		return Target{}, fmt.Errorf("post target %q: want VENUE:ADDRESS, such as github:OWNER/REPO#N, gitlab:GROUP/PROJECT!N, jira:KEY-123, reviewboard:ID, gerrit:CHANGE[/PATCHSET] or mail:ADDRESS", s)
 	}
 	switch venue {
-	case "github", "gitlab", "jira", "reviewboard", "mail":
+	case "github", "gitlab", "jira", "reviewboard", "gerrit", "mail":
 	default:
-		return Target{}, fmt.Errorf("post target %q: unknown venue %q (want github, gitlab, jira, reviewboard or mail)", s, venue)
+		return Target{}, fmt.Errorf("post target %q: unknown venue %q (want github, gitlab, jira, reviewboard, gerrit or mail)", s, venue)
 	}
 	return Target{Venue: venue, Where: where}, nil
 }

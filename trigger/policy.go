@@ -61,6 +61,7 @@ const (
 	GitHub      = "github"
 	JIRA        = "jira"
 	ReviewBoard = "reviewboard"
+	Gerrit      = "gerrit"
 )
 
 // GitHub permission levels, as the collaborator permission API reports
@@ -175,6 +176,8 @@ func venueName(venue string) string {
 		return "JIRA"
 	case ReviewBoard:
 		return "Review Board"
+	case Gerrit:
+		return "Gerrit"
 	case GitHub:
 		return "GitHub"
 	}
@@ -209,6 +212,9 @@ func trackerRefusal(venue, user string) string {
 	where := "patches attached to issues"
 	if strings.EqualFold(venue, ReviewBoard) {
 		where = "diffs on review requests"
+	}
+	if strings.EqualFold(venue, Gerrit) {
+		where = "patch sets of changes"
 	}
 	return greet + " perfbot benchmarks " + where + " only for the users listed in its configuration, " +
 		"so it has not run this one. To have your patches benchmarked, ask a maintainer of this project's " +

@@ -79,7 +79,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.Float64Var(&f.alpha, "alpha", 0.05, "significance level")
 	fs.Float64Var(&f.floor, "noise-floor", 5, "percent: a row without a significant change is same only when its change's interval rules out changes this large (else noisy), and adaptive sampling runs a benchmark until it does")
 	fs.StringVar(&f.method, "method", "perfbot", "verdict method: perfbot or benchstat")
-	fs.Var(&f.posts, "post", "post the report: github:OWNER/REPO#N, gitlab:GROUP/PROJECT!N, jira:KEY-123, reviewboard:ID or mail:ADDRESS[,ADDRESS][?cc=ADDRESS] (repeatable)")
+	fs.Var(&f.posts, "post", "post the report: github:OWNER/REPO#N, gitlab:GROUP/PROJECT!N, jira:KEY-123, reviewboard:ID, gerrit:CHANGE[/PS] or mail:ADDRESS[,ADDRESS][?cc=ADDRESS] (repeatable)")
 	fs.IntVar(&f.tune.MaxCount, "max-count", 0, "adaptive sampling: add rounds while a benchmark is undecided, up to this many per side")
 	fs.Var(&f.tune.Budget, "budget", "adaptive sampling: run the undecided benchmarks again while this lasts: rounds (10x: the runs of 10 rounds of every benchmark) or a time per suite (5m)")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the rounds' random order, to repeat a run's order (default: random; the report's provenance names it)")

@@ -26,7 +26,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	floor := fs.Float64("noise-floor", 5, "percent: a row without a significant change is same only when its change's interval rules out changes this large, else noisy")
 	method := fs.String("method", "perfbot", "verdict method: perfbot (tests by data kind, false-discovery control) or benchstat (Mann-Whitney per row, as benchstat)")
 	var posts multiFlag
-	fs.Var(&posts, "post", "post the report: github:OWNER/REPO#N, gitlab:GROUP/PROJECT!N, jira:KEY-123, reviewboard:ID or mail:ADDRESS[,ADDRESS][?cc=ADDRESS] (repeatable)")
+	fs.Var(&posts, "post", "post the report: github:OWNER/REPO#N, gitlab:GROUP/PROJECT!N, jira:KEY-123, reviewboard:ID, gerrit:CHANGE[/PS] or mail:ADDRESS[,ADDRESS][?cc=ADDRESS] (repeatable)")
 	key := fs.String("key", "", "stable key of the answer, so a rerun edits it (default: derived from the --post targets)")
 	configFile := fs.String("config", "", "config file whose venues section says where and how to post")
 	fs.Usage = func() {

@@ -19,12 +19,14 @@ import (
 	ghintake "github.com/perfbot/perfbot/intake/github"
 	jiraintake "github.com/perfbot/perfbot/intake/jira"
 	mailintake "github.com/perfbot/perfbot/intake/mail"
+	gerritintake "github.com/perfbot/perfbot/intake/gerrit"
 	rbintake "github.com/perfbot/perfbot/intake/reviewboard"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/report"
 	ghreview "github.com/perfbot/perfbot/review/github"
 	"github.com/perfbot/perfbot/review/jira"
 	"github.com/perfbot/perfbot/review/post"
+	"github.com/perfbot/perfbot/review/gerrit"
 	"github.com/perfbot/perfbot/review/reviewboard"
 	"github.com/perfbot/perfbot/runner"
 )
@@ -285,6 +287,20 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues config.Venues, log *sl
 			Repository: v.ReviewBoard.Repository, Log: log.With("intake", "reviewboard"),
 			Policy: &policy, Poster: svc.Poster(), Metrics: svc.Metrics()}
 		svc.AddPoller("reviewboard", every, func(ctx context.Context) error { _, err := p.Poll(ctx); return err })
+	}
+	if v.Gerrit.Poll {
+		pass, err := readSecret(v.Gerrit.Password())
+		if err != nil {
+			return fmt.Errorf("gerrit intake: %w", err)
+		}
+		c, err := gerrit.New(gerrit.Config{BaseURL: venues.Gerrit.URL, User: v.Gerrit.User, Password: pass})
+		if err != nil {
+			return fmt.Errorf("gerrit intake: %w", err)
+		}
+		p := &gerritintake.Poller{Gerrit: c, Queue: svc, Tested: svc.Store(), Marks: svc.Store(), Query: v.Gerrit.Query,
+			PatchSets: v.Gerrit.RunsPatchSets(), Commands: v.Gerrit.ReadsCommands(), Group: v.Gerrit.Group,
+			Policy: &policy, Poster: svc.Poster(), Metrics: svc.Metrics(), Log: log.With("intake", "gerrit")}
+		svc.AddPoller("gerrit", every, func(ctx context.Context) error { _, err := p.Poll(ctx); return err })
 	}
 	var src mailintake.Source
 	switch {

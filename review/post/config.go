@@ -17,6 +17,8 @@ type (
 	JIRA = config.JIRA
 	// ReviewBoard configures reviewboard: targets.
 	ReviewBoard = config.ReviewBoard
+	// Gerrit configures gerrit: targets.
+	Gerrit = config.Gerrit
 	// Mail configures mail: targets.
 	Mail = config.Mail
 	// MailFormat is what answers to one list hold besides plain text.

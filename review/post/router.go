@@ -11,6 +11,7 @@ import (
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/mail"
 	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/review/gerrit"
 	"github.com/perfbot/perfbot/review/github"
 	"github.com/perfbot/perfbot/review/gitlab"
 	"github.com/perfbot/perfbot/review/jira"
@@ -65,6 +66,7 @@ func NewRouter(cfg Config, opt Options) *Router {
 	add(orNil(newGitHub(cfg.GitHub, s, opt)))
 	add(orNil(newJIRA(cfg.JIRA, s, opt)))
 	add(orNil(newReviewBoard(cfg.ReviewBoard, s, opt)))
+	add(orNil(newGerrit(cfg.Gerrit, s, opt)))
 	add(orNil(newMail(cfg.Mail, s, opt)))
 	add(orNil(newGitLab(cfg.GitLab, s, opt)))
 	return r
@@ -85,7 +87,7 @@ func (r *Router) Post(ctx context.Context, t review.Target, msg answer.Answer) (
 		if err, ok := r.errs[t.Venue]; ok {
 			return "", fmt.Errorf("post %s: %w", t, err)
 		}
-		return "", fmt.Errorf("post %s: unknown venue %q (want github, gitlab, jira, reviewboard or mail)", t, t.Venue)
+		return "", fmt.Errorf("post %s: unknown venue %q (want github, gitlab, jira, reviewboard, gerrit or mail)", t, t.Venue)
 	}
 	where := t.Where
 	if t.Venue == "github" && strings.HasPrefix(where, "#") {
@@ -194,6 +196,24 @@ func newReviewBoard(c ReviewBoard, s config.Env, opt Options) (string, *reviewbo
 	}
 	cl, err := reviewboard.New(reviewboard.Config{BaseURL: c.URL, Token: tok, HTTPClient: opt.HTTPClient, Retry: opt.Retry})
 	return "reviewboard", cl, err
+}
+
+func newGerrit(c config.Gerrit, s config.Env, opt Options) (string, *gerrit.Client, error) {
+	if c.URL == "" {
+		return "gerrit", nil, fmt.Errorf("gerrit is not configured: no site address (set %s or venues.gerrit.url)", config.EnvGerritURL)
+	}
+	if c.User == "" {
+		return "gerrit", nil, fmt.Errorf("gerrit is not configured: no account (venues.gerrit.user)")
+	}
+	pass, err := c.Password().Read(s)
+	if err != nil {
+		return "gerrit", nil, fmt.Errorf("gerrit: %w", err)
+	}
+	if pass == "" {
+		return "gerrit", nil, fmt.Errorf("gerrit is not configured: no HTTP password in %s", c.Password().Source())
+	}
+	cl, err := gerrit.New(gerrit.Config{BaseURL: c.URL, User: c.User, Password: pass, Label: c.Label, HTTPClient: opt.HTTPClient, Retry: opt.Retry})
+	return "gerrit", cl, err
 }
 
 func newMail(c Mail, s config.Env, opt Options) (string, *mail.Sender, error) {
