@@ -91,7 +91,9 @@ func CommandKey(change, ps int, messageID string) string {
 }
 
 // Target is where a patch set's answer goes.
-func Target(change, ps int) string { return fmt.Sprintf("gerrit:%d/%d", change, ps) }
+func Target(change, ps int) review.Target {
+	return review.Target{Venue: "gerrit", Where: fmt.Sprintf("%d/%d", change, ps)}
+}
 
 // Poll reads the changes updated since the mark and admits their new
 // patch sets and commands; it returns how many jobs it queued. The mark
@@ -218,7 +220,7 @@ func (p *Poller) admit(ctx context.Context, adm *intake.Admitter, ch rg.Change, 
 	return adm.Admit(ctx, intake.Request{
 		Job: job.Spec{
 			Key:       key,
-			Targets:   []string{target},
+			Targets:   []string{target.String()},
 			PatchURL:  p.Gerrit.PatchURL(number, ps),
 			Title:     title,
 			Requester: login,
@@ -226,7 +228,7 @@ func (p *Poller) admit(ctx context.Context, adm *intake.Admitter, ch rg.Change, 
 		},
 		Once:     &intake.Once{Venue: "gerrit", Item: number, Revision: once},
 		Decide:   func(ctx context.Context) (trigger.Decision, error) { return p.decide(ctx, who) },
-		Refuse:   adm.PostRefusal(review.Target{Venue: "gerrit", Where: target}, key+"/refused", title, nil),
+		Refuse:   adm.PostRefusal(target, key+"/refused", title, nil),
 		Throttle: fmt.Sprintf("refusal:gerrit:%d:%s:%s", ch.Number, kind, login),
 		Prepare: func(ctx context.Context, spec *job.Spec) error {
 			patch, err := p.Gerrit.Patch(ctx, number, ps)
@@ -278,7 +280,7 @@ func (p *Poller) usage(ctx context.Context, adm *intake.Admitter, ch rg.Change, 
 	}
 	key := CommandKey(ch.Number, m.Revision, m.ID) + "/usage"
 	text := "perfbot understands one command here: \"/perfbot run\" on a line of its own, which benchmarks the patch set the comment is on."
-	_, err := p.Poster.Post(ctx, review.Target{Venue: "gerrit", Where: Target(ch.Number, m.Revision)},
+	_, err := p.Poster.Post(ctx, Target(ch.Number, m.Revision),
 		intake.RefusalMessage(key, "usage", text))
 	if err != nil && adm.Tested != nil {
 		err = errors.Join(err, adm.Tested.UnmarkTested(context.WithoutCancel(ctx), "gerrit", number, "message:"+m.ID))

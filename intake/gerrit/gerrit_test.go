@@ -1,0 +1,211 @@
+package gerrit
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfbot/perfbot/internal/storetest"
+	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/review"
+	rg "github.com/perfbot/perfbot/review/gerrit"
+	"github.com/perfbot/perfbot/review/gerrit/gerrittest"
+	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/trigger"
+)
+
+const patch = "From 1111 Mon Sep 17 00:00:00 2001\nSubject: [PATCH] wal: batch fsync\n\n---\ndiff --git a/wal.go b/wal.go\n--- a/wal.go\n+++ b/wal.go\n@@ -1 +1 @@\n-a\n+b\n"
+
+var (
+	alice   = gerrittest.Account{ID: 1001, Username: "alice", Email: "alice@example.org"}
+	mallory = gerrittest.Account{ID: 1666, Username: "mallory"}
+	carol   = gerrittest.Account{ID: 1003, Username: "carol"}
+)
+
+type fakeQueue struct{ jobs []job.Spec }
+
+func (q *fakeQueue) Enqueue(ctx context.Context, spec job.Spec) (int64, bool, error) {
+	for _, j := range q.jobs {
+		if j.Key == spec.Key {
+			return 0, true, nil
+		}
+	}
+	q.jobs = append(q.jobs, spec)
+	return int64(len(q.jobs)), false, nil
+}
+
+// clientPoster posts refusals through the Gerrit client, as the router
+// does in the service.
+type clientPoster struct{ c *rg.Client }
+
+func (p clientPoster) Post(ctx context.Context, to review.Target, msg review.Message) (string, error) {
+	return p.c.Post(ctx, to.Where, msg)
+}
+
+type site struct {
+	f  *gerrittest.Server
+	c  *rg.Client
+	st *store.Store
+	q  *fakeQueue
+}
+
+func newSite(t *testing.T) *site {
+	f := gerrittest.New(t)
+	c, err := rg.New(rg.Config{BaseURL: f.URL, User: f.User, Password: f.Password})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.AddChange(gerrittest.Change{Number: 1234, Project: "store", Branch: "main", ChangeID: "I8473b95934b5732ac55d26311a706c9c2bde9940",
+		Subject: "wal: batch fsync", Owner: alice})
+	f.AddPatchSet(1234, gerrittest.PatchSet{SHA: "aaaa111122223333444455556666777788889999", Uploader: alice, Patch: patch})
+	f.Groups["perf-team"] = []int{}
+	return &site{f: f, c: c, st: storetest.SQLite(t), q: &fakeQueue{}}
+}
+
+// poller is a fresh poller on the site's store, as after a restart.
+func (s *site) poller(patchSets, commands bool) *Poller {
+	policy := trigger.Policy{RequireWrite: true, ListedOnly: true, AllowUsers: []string{"gerrit:alice"}}
+	return &Poller{Gerrit: s.c, Queue: s.q, Tested: s.st, Marks: s.st, Query: "status:open project:store",
+		PatchSets: patchSets, Commands: commands, Group: "perf-team", Policy: &policy,
+		Poster: clientPoster{s.c}, Now: s.f.Now}
+}
+
+func poll(t *testing.T, p *Poller) int {
+	t.Helper()
+	n, err := p.Poll(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestNewPatchSets: each new patch set of an allowed uploader is queued
+// once, with its patch, across polls and a restart.
+func TestNewPatchSets(t *testing.T) {
+	s := newSite(t)
+	p := s.poller(true, true)
+	if n := poll(t, p); n != 1 {
+		t.Fatalf("first poll queued %d, want 1", n)
+	}
+	j := s.q.jobs[0]
+	if j.Key != "gerrit:1234/1" || j.Targets[0] != "gerrit:1234/1" || j.Patch != patch || j.Requester != "alice" || j.Source != "gerrit" {
+		t.Errorf("job %+v", j)
+	}
+	s.f.Tick(time.Minute)
+	if n := poll(t, p); n != 0 {
+		t.Fatalf("second poll queued %d, want 0", n)
+	}
+	s.f.Tick(time.Minute)
+	s.f.AddPatchSet(1234, gerrittest.PatchSet{SHA: "bbbb111122223333444455556666777788889999", Uploader: alice, Patch: patch})
+	// A restart: a new poller reads the mark from the store.
+	p = s.poller(true, true)
+	if n := poll(t, p); n != 1 || s.q.jobs[1].Key != "gerrit:1234/2" {
+		t.Fatalf("after patch set 2: queued %d, jobs %v", len(s.q.jobs), s.q.jobs)
+	}
+	qs := s.f.Queries()
+	if qs[0] != "(status:open project:store)" || !strings.HasPrefix(qs[len(qs)-1], `(status:open project:store) since:"2026-12-01 09:00:00"`) {
+		t.Errorf("queries %q", qs)
+	}
+	if n := len(s.f.ByPerfbot(1234)); n != 0 {
+		t.Errorf("perfbot posted %d messages on queued patch sets", n)
+	}
+}
+
+// TestCommands: "/perfbot run" from a user without permission is refused
+// once, on the change; from a group member it queues the patch set the
+// comment is on; a malformed one gets the usage once.
+func TestCommands(t *testing.T) {
+	s := newSite(t)
+	s.f.Groups["perf-team"] = []int{carol.ID}
+	p := s.poller(false, true)
+	s.f.Tick(time.Minute)
+	s.f.Comment(1234, 1, mallory, "/perfbot run")
+	if n := poll(t, p); n != 0 {
+		t.Fatalf("mallory's command queued %d jobs", n)
+	}
+	got := s.f.ByPerfbot(1234)
+	if len(got) != 1 || !strings.Contains(got[0].Message, "mallory") || !strings.Contains(got[0].Message, "tracker_users") || got[0].Tag != rg.Tag {
+		t.Fatalf("refusal: %+v", got)
+	}
+	// Read again, and once more after a restart: no second refusal.
+	poll(t, p)
+	poll(t, s.poller(false, true))
+	if n := len(s.f.ByPerfbot(1234)); n != 1 {
+		t.Fatalf("%d refusals, want 1", n)
+	}
+	s.f.Tick(time.Minute)
+	s.f.Comment(1234, 1, carol, "Looks plausible.\n\n/perfbot run\n")
+	s.f.Comment(1234, 1, carol, "> /perfbot run\nquoted, not a command")
+	s.f.Comment(1234, 1, alice, "/perfbot please")
+	if n := poll(t, p); n != 1 {
+		t.Fatalf("carol's command queued %d, want 1", n)
+	}
+	j := s.q.jobs[0]
+	if !strings.HasPrefix(j.Key, "gerrit:1234/1/message/") || j.Targets[0] != "gerrit:1234/1" || j.Requester != "carol" || j.Patch != patch {
+		t.Errorf("job %+v", j)
+	}
+	got = s.f.ByPerfbot(1234)
+	if len(got) != 2 || !strings.Contains(got[1].Message, `"/perfbot run"`) {
+		t.Fatalf("usage: %+v", got)
+	}
+	poll(t, p)
+	if len(s.q.jobs) != 1 || len(s.f.ByPerfbot(1234)) != 2 {
+		t.Errorf("a second poll acted again: %d jobs, %d messages", len(s.q.jobs), len(s.f.ByPerfbot(1234)))
+	}
+}
+
+// TestPatchSetRefused: a patch set uploaded by someone not allowed is
+// refused on the change once, and not queued.
+func TestPatchSetRefused(t *testing.T) {
+	s := newSite(t)
+	s.f.Tick(time.Minute)
+	s.f.AddPatchSet(1234, gerrittest.PatchSet{SHA: "bbbb111122223333444455556666777788889999", Uploader: mallory, Patch: patch})
+	p := s.poller(true, false)
+	if n := poll(t, p); n != 0 {
+		t.Fatalf("queued %d", n)
+	}
+	poll(t, p)
+	if got := s.f.ByPerfbot(1234); len(got) != 1 || got[0].Revision != 2 {
+		t.Errorf("refusals %+v", got)
+	}
+}
+
+// TestNotAPatch: a patch set whose patch is not one is skipped, never
+// answered.
+func TestNotAPatch(t *testing.T) {
+	s := newSite(t)
+	s.f.Tick(time.Minute)
+	s.f.AddPatchSet(1234, gerrittest.PatchSet{SHA: "bbbb111122223333444455556666777788889999", Uploader: alice, Patch: "<html>Sign in</html>"})
+	if n := poll(t, s.poller(true, false)); n != 0 || len(s.f.ByPerfbot(1234)) != 0 {
+		t.Errorf("queued %d, messages %d", n, len(s.f.ByPerfbot(1234)))
+	}
+}
+
+func TestParseCommand(t *testing.T) {
+	for in, want := range map[string]Command{
+		"Patch Set 3:\n\n/perfbot run":                    Run,
+		"Patch Set 3: Code-Review+1\n\n/perfbot  run  \n": Run,
+		"/perfbot run please":                             Unknown,
+		"/perfbot":                                        Unknown,
+		"/perfbotrun":                                     NoCommand,
+		"> /perfbot run":                                  NoCommand,
+		"please /perfbot run":                             NoCommand,
+		"":                                                NoCommand,
+	} {
+		if got := ParseCommand(in); got != want {
+			t.Errorf("ParseCommand(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+func FuzzParseCommand(f *testing.F) {
+	f.Add("Patch Set 3:\n\n/perfbot run")
+	f.Add("> /perfbot run\n/perfbot x")
+	f.Fuzz(func(t *testing.T, s string) {
+		c := ParseCommand(s)
+		if c == Run && !strings.Contains(s, "/perfbot") {
+			t.Errorf("%q is a run command without /perfbot", s)
+		}
+	})
+}
