@@ -130,7 +130,9 @@ func (s *Server) AddPatchSet(n int, ps PatchSet) {
 
 // Comment posts a change message by author on patch set ps, as a
 // reviewer's reply does ("Patch Set N:\n\n" then the text).
-func (s *Server) Comment(n, ps int, author Account, text string) { s.CommentTagged(n, ps, author, text, "") }
+func (s *Server) Comment(n, ps int, author Account, text string) {
+	s.CommentTagged(n, ps, author, text, "")
+}
 
 // CommentTagged posts a change message with a tag, as a review through
 // the REST API may (ReviewInput.tag).
