@@ -104,7 +104,7 @@ func TestNewPatchSets(t *testing.T) {
 		t.Fatalf("after patch set 2: queued %d, jobs %v", len(s.q.jobs), s.q.jobs)
 	}
 	qs := s.f.Queries()
-	if qs[0] != "(status:open project:store)" || !strings.HasPrefix(qs[len(qs)-1], `(status:open project:store) since:"2026-12-01 09:00:00"`) {
+	if qs[0] != "(status:open project:store)" || !strings.HasPrefix(qs[len(qs)-1], `(status:open project:store) since:"2026-12-01 09:00:00 +0000"`) {
 		t.Errorf("queries %q", qs)
 	}
 	if n := len(s.f.ByPerfbot(1234)); n != 0 {
@@ -179,6 +179,25 @@ func TestNotAPatch(t *testing.T) {
 	s.f.AddPatchSet(1234, gerrittest.PatchSet{SHA: "bbbb111122223333444455556666777788889999", Uploader: alice, Patch: "<html>Sign in</html>"})
 	if n := poll(t, s.poller(true, false)); n != 0 || len(s.f.ByPerfbot(1234)) != 0 {
 		t.Errorf("queued %d, messages %d", n, len(s.f.ByPerfbot(1234)))
+	}
+}
+
+// TestOldCommands: on the first poll, commands older than an hour are
+// ignored, also by later polls whose mark is older than them.
+func TestOldCommands(t *testing.T) {
+	s := newSite(t)
+	s.f.Comment(1234, 1, alice, "/perfbot run")
+	p := s.poller(false, true)
+	p.Now = func() time.Time { return s.f.Now().Add(2 * time.Hour) }
+	poll(t, p)
+	poll(t, p)
+	if len(s.q.jobs) != 0 {
+		t.Errorf("an old command was obeyed: %v", s.q.jobs)
+	}
+	s.f.Tick(3 * time.Hour)
+	s.f.Comment(1234, 1, alice, "/perfbot run")
+	if n := poll(t, p); n != 1 {
+		t.Errorf("a new command queued %d", n)
 	}
 }
 

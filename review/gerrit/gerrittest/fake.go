@@ -259,7 +259,12 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) {
 	s.queries = append(s.queries, q)
 	var since time.Time
 	if m := sinceOp.FindStringSubmatch(q); m != nil {
-		t, err := time.ParseInLocation("2006-01-02 15:04:05", m[1], time.UTC)
+		// Gerrit's format: 2006-01-02[ 15:04:05[.890][ -0700]], UTC when
+		// the zone is left out.
+		t, err := time.Parse("2006-01-02 15:04:05 -0700", m[1])
+		if err != nil {
+			t, err = time.ParseInLocation("2006-01-02 15:04:05", m[1], time.UTC)
+		}
 		if err != nil {
 			fail(w, 400, "Bad Request: "+err.Error())
 			return
