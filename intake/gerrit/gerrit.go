@@ -32,7 +32,7 @@ import (
 // Gerrit is what the poller asks of the site; *review/gerrit.Client is
 // one.
 type Gerrit interface {
-	Query(ctx context.Context, q string, max int) ([]rg.Change, error)
+	Query(ctx context.Context, q string, limit int) ([]rg.Change, error)
 	Messages(ctx context.Context, change string) ([]rg.ChangeMessage, error)
 	Patch(ctx context.Context, change string, ps int) (string, error)
 	PatchURL(change string, ps int) string
@@ -181,7 +181,11 @@ func (p *Poller) change(ctx context.Context, adm *intake.Admitter, ch rg.Change,
 			queued++
 		}
 	}
-	if ps := ch.PatchSet(); p.PatchSets && ps > 0 && strings.EqualFold(ch.Status, "NEW") {
+	if !strings.EqualFold(ch.Status, "NEW") {
+		// Merged or abandoned: nothing to benchmark as a patch.
+		return 0, nil
+	}
+	if ps := ch.PatchSet(); p.PatchSets && ps > 0 {
 		rev := ch.Revisions[ch.CurrentRevision]
 		who := rev.Uploader
 		if who.ID == 0 {

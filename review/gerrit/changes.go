@@ -102,8 +102,8 @@ type ChangeMessage struct {
 // Query returns the changes matching q, with their current revision and
 // owner (GET /changes/?q=Q&o=CURRENT_REVISION&o=DETAILED_ACCOUNTS), most
 // recently updated first, paging with S= while Gerrit says
-// _more_changes, at most max of them.
-func (c *Client) Query(ctx context.Context, q string, max int) ([]Change, error) {
+// _more_changes, at most limit of them.
+func (c *Client) Query(ctx context.Context, q string, limit int) ([]Change, error) {
 	var out []Change
 	for {
 		v := url.Values{"q": {q}, "o": {"CURRENT_REVISION", "DETAILED_ACCOUNTS"}, "n": {"100"}}
@@ -118,12 +118,12 @@ func (c *Client) Query(ctx context.Context, q string, max int) ([]Change, error)
 			return nil, err
 		}
 		out = append(out, page...)
-		if len(page) == 0 || !page[len(page)-1].MoreChanges || len(out) >= max {
+		if len(page) == 0 || !page[len(page)-1].MoreChanges || len(out) >= limit {
 			break
 		}
 	}
-	if len(out) > max {
-		out = out[:max]
+	if len(out) > limit {
+		out = out[:limit]
 	}
 	return out, nil
 }
@@ -132,15 +132,6 @@ func (c *Client) Query(ctx context.Context, q string, max int) ([]Change, error)
 // "project~branch~Change-Id"), escaped as one path segment.
 func changePath(id string) string {
 	return "changes/" + url.PathEscape(id)
-}
-
-// GetChange returns change id with its current revision.
-func (c *Client) GetChange(ctx context.Context, id string) (Change, error) {
-	var ch Change
-	err := c.call(ctx, "gerrit: change "+id, func(ctx context.Context) error {
-		return c.get(ctx, changePath(id)+"/?o=CURRENT_REVISION&o=DETAILED_ACCOUNTS", &ch)
-	})
-	return ch, err
 }
 
 // Messages returns the messages of change id, oldest first (GET

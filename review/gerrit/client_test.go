@@ -3,9 +3,11 @@ package gerrit_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/gerrit"
@@ -238,5 +240,34 @@ func TestBody(t *testing.T) {
 	b = gerrit.Body(review.Message{Text: "x\n[click](https://evil.example)\n"})
 	if !strings.Contains(b, "\n    [click](https://evil.example)\n") {
 		t.Errorf("%q", b)
+	}
+}
+
+// TestQueryPages reads a query's answer page by page (n=, S=, and
+// _more_changes on the last change of a page).
+func TestQueryPages(t *testing.T) {
+	f := gerrittest.New(t)
+	for i := 1; i <= 230; i++ {
+		f.Tick(time.Second)
+		f.AddChange(gerrittest.Change{Number: i, Project: "store", Branch: "main", Subject: "c", Owner: alice})
+		f.AddPatchSet(i, gerrittest.PatchSet{SHA: fmt.Sprintf("%040x", i), Uploader: alice})
+	}
+	f.AddChange(gerrittest.Change{Number: 999, Project: "store", Branch: "main", Status: "MERGED"})
+	cs, err := newClient(t, f, "").Query(context.Background(), "status:open", 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]bool{}
+	for _, c := range cs {
+		seen[c.Number] = true
+		if c.PatchSet() != 1 || c.Owner.Login() != "alice" || c.Updated.IsZero() {
+			t.Fatalf("change %+v", c)
+		}
+	}
+	if len(cs) != 230 || len(seen) != 230 || cs[0].Number != 230 {
+		t.Errorf("%d changes (%d distinct), first %d", len(cs), len(seen), cs[0].Number)
+	}
+	if cs, _ := newClient(t, f, "").Query(context.Background(), "status:open", 120); len(cs) != 120 {
+		t.Errorf("limit 120: %d changes", len(cs))
 	}
 }
