@@ -185,8 +185,12 @@ func (p *Poller) change(ctx context.Context, adm *intake.Admitter, ch rg.Change,
 		// Merged or abandoned: nothing to benchmark as a patch.
 		return 0, nil
 	}
-	if ps := ch.PatchSet(); p.PatchSets && ps > 0 {
-		rev := ch.Revisions[ch.CurrentRevision]
+	rev := ch.Revisions[ch.CurrentRevision]
+	// A patch set that changes only the commit message (NO_CODE_CHANGE)
+	// or nothing (NO_CHANGE) would measure the same code again; a
+	// "/perfbot run" on it still runs.
+	sameCode := rev.Kind == "NO_CODE_CHANGE" || rev.Kind == "NO_CHANGE"
+	if ps := ch.PatchSet(); p.PatchSets && ps > 0 && !sameCode {
 		who := rev.Uploader
 		if who.ID == 0 {
 			who = ch.Owner

@@ -155,6 +155,24 @@ func TestCommands(t *testing.T) {
 	}
 }
 
+// TestSameCode: a patch set that only edits the commit message is not run
+// again, unless asked.
+func TestSameCode(t *testing.T) {
+	s := newSite(t)
+	p := s.poller(true, true)
+	poll(t, p)
+	s.f.Tick(time.Minute)
+	s.f.AddPatchSet(1234, gerrittest.PatchSet{SHA: "bbbb111122223333444455556666777788889999", Uploader: alice, Patch: patch, Kind: "NO_CODE_CHANGE"})
+	if n := poll(t, p); n != 0 {
+		t.Errorf("a message-only patch set queued %d", n)
+	}
+	s.f.Tick(time.Minute)
+	s.f.Comment(1234, 2, alice, "/perfbot run")
+	if n := poll(t, p); n != 1 || !strings.HasPrefix(s.q.jobs[1].Key, "gerrit:1234/2/message/") {
+		t.Errorf("asked for: queued %d, jobs %v", n, s.q.jobs)
+	}
+}
+
 // TestPatchSetRefused: a patch set uploaded by someone not allowed is
 // refused on the change once, and not queued.
 func TestPatchSetRefused(t *testing.T) {

@@ -35,6 +35,8 @@ type PatchSet struct {
 	SHA      string
 	Uploader Account
 	Patch    string // the format-patch text /patch serves (base64-encoded)
+	// Kind is the ChangeKind (default REWORK).
+	Kind string
 }
 
 // Message is a ChangeMessageInfo.
@@ -310,9 +312,13 @@ func (s *Server) info(c *Change) map[string]any {
 	}
 	if n := len(c.Sets); n > 0 {
 		cur := c.Sets[n-1]
+		kind := cur.Kind
+		if kind == "" {
+			kind = "REWORK"
+		}
 		m["current_revision"] = cur.SHA
 		m["revisions"] = map[string]any{cur.SHA: map[string]any{
-			"kind": "REWORK", "_number": n, "uploader": cur.Uploader,
+			"kind": kind, "_number": n, "uploader": cur.Uploader,
 			"ref": fmt.Sprintf("refs/changes/%02d/%d/%d", c.Number%100, c.Number, n),
 		}}
 	}
