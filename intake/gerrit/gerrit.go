@@ -135,6 +135,12 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	if len(changes) >= maxChanges {
+		// Gerrit lists the newest first: older updates past the limit
+		// are not read.
+		log.Warn("gerrit poll: the query matched more changes than one poll reads; older updates are skipped, narrow venues.gerrit.query",
+			"limit", maxChanges, "since", mark)
+	}
 	adm := &intake.Admitter{Queue: p.Queue, Tested: p.Tested, Claims: claimsOf(p.Tested), Poster: p.Poster, Metrics: p.Metrics, Log: log}
 	queued := 0
 	var errs []error
