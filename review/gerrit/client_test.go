@@ -231,7 +231,7 @@ func TestDecode(t *testing.T) {
 }
 
 func TestBody(t *testing.T) {
-	long := strings.Repeat("BenchmarkX  1.0  2.0\n", 2000)
+	long := strings.Repeat("BenchmarkX  1.0 ± 2%  2.0µs\n", 2000)
 	b := gerrit.Body(review.Message{Text: "WORSE: 1 worse\n\n" + long + "\nRun page (every table): https://p.example.org/runs/1\n"})
 	if len(b) > gerrit.MessageLimit || !strings.HasPrefix(b, "    WORSE: 1 worse\n") || !strings.HasSuffix(b, "\nRun page (every table): https://p.example.org/runs/1\n") || !strings.Contains(b, "cut to fit") {
 		t.Errorf("long body (%d chars) starts %q ends %q", len(b), b[:40], b[len(b)-80:])
