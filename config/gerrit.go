@@ -39,6 +39,6 @@ func (c *Config) checkGerrit(v *validator) {
 	}
 	p := c.Triggers.Policy()
 	if g.Group == "" && !p.AnyTrackerUser && !c.Triggers.namesUsersOf(trigger.Gerrit) {
-		v.add("venues.gerrit.poll", `venues.gerrit.poll is on but neither venues.gerrit.group nor triggers.tracker_users ("gerrit:NAME", or "*") names anyone whose changes may run`)
+		v.add("venues.gerrit.poll", `is on but neither venues.gerrit.group nor triggers.tracker_users ("gerrit:NAME", or "*") names anyone whose changes may run`)
 	}
 }
