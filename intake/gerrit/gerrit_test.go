@@ -2,6 +2,7 @@ package gerrit
 
 import (
 	"context"
+	"github.com/perfbot/perfbot/answer"
 	"strings"
 	"testing"
 	"time"
@@ -39,7 +40,7 @@ func (q *fakeQueue) Enqueue(ctx context.Context, spec job.Spec) (int64, bool, er
 // does in the service.
 type clientPoster struct{ c *rg.Client }
 
-func (p clientPoster) Post(ctx context.Context, to review.Target, msg review.Message) (string, error) {
+func (p clientPoster) Post(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
 	return p.c.Post(ctx, to.Where, msg)
 }
 

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/perfbot/perfbot/answer"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/gerrit"
 	"github.com/perfbot/perfbot/review/gerrit/gerrittest"
 )
@@ -35,9 +35,9 @@ func newClient(t *testing.T, f *gerrittest.Server, label string) *gerrit.Client 
 	return c
 }
 
-func result(summary string, state review.State, provenance string) review.Message {
-	return review.Message{Key: "gerrit:1234/2", Summary: summary, State: state,
-		Text: "WORSE: BenchmarkWAL 4.1 -> 3.6 ms\n\nname  old  new\nBenchmarkWAL  4.1ms  3.6ms\n\nstarted: " + provenance + "\n\nRun page (every table, charts, flame graphs, raw results): https://perfbot.example.org/runs/7\n"}
+func result(summary string, state answer.State, provenance string) answer.Answer {
+	return answer.Answer{Key: "gerrit:1234/2", Summary: summary, State: state,
+		Renderings: map[answer.Format]answer.Rendering{answer.Text: {Full: "WORSE: BenchmarkWAL 4.1 -> 3.6 ms\n\nname  old  new\nBenchmarkWAL  4.1ms  3.6ms\n\nstarted: " + provenance + "\n\nRun page (every table, charts, flame graphs, raw results): https://perfbot.example.org/runs/7\n"}}}
 }
 
 // TestPostAndRerun: a patch set gets one review message (tagged, voting
@@ -48,7 +48,7 @@ func TestPostAndRerun(t *testing.T) {
 	f := newSite(t)
 	c := newClient(t, f, "Performance")
 	ctx := context.Background()
-	link, err := c.Post(ctx, "1234", result("0 better, 1 worse", review.StateFailure, "09:00"))
+	link, err := c.Post(ctx, "1234", result("0 better, 1 worse", answer.StateFailure, "09:00"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestPostAndRerun(t *testing.T) {
 	}
 	// A retry of the same delivery and a rerun with the same verdict.
 	for _, at := range []string{"09:00", "10:30"} {
-		if _, err := c.Post(ctx, "1234/2", result("0 better, 1 worse", review.StateFailure, at)); err != nil {
+		if _, err := c.Post(ctx, "1234/2", result("0 better, 1 worse", answer.StateFailure, at)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -81,14 +81,14 @@ func TestPostAndRerun(t *testing.T) {
 		t.Fatalf("after the rerun with the same verdict: %d messages, want 1", n)
 	}
 	// The verdict changed: a new message, the old one left alone.
-	if _, err := c.Post(ctx, "1234/2", result("0 better, 0 worse", review.StateSuccess, "11:00")); err != nil {
+	if _, err := c.Post(ctx, "1234/2", result("0 better, 0 worse", answer.StateSuccess, "11:00")); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.ByPerfbot(1234); len(got) != 2 || got[0].Message != m.Message || !strings.HasPrefix(got[1].Message, "Patch Set 2: Performance+1\n\n") {
 		t.Fatalf("after a changed verdict: %+v", got)
 	}
 	// Patch set 1, named by the full change id: its own message.
-	if _, err := c.Post(ctx, "platform/store~main~I8473b95934b5732ac55d26311a706c9c2bde9940/1", result("0 better, 0 worse", review.StateSuccess, "12:00")); err != nil {
+	if _, err := c.Post(ctx, "platform/store~main~I8473b95934b5732ac55d26311a706c9c2bde9940/1", result("0 better, 0 worse", answer.StateSuccess, "12:00")); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.ByPerfbot(1234); len(got) != 3 || got[2].Revision != 1 {
@@ -101,10 +101,10 @@ func TestPostAndRerun(t *testing.T) {
 func TestPostNoLabel(t *testing.T) {
 	f := newSite(t)
 	ctx := context.Background()
-	if _, err := newClient(t, f, "").Post(ctx, "1234", result("1 worse", review.StateFailure, "x")); err != nil {
+	if _, err := newClient(t, f, "").Post(ctx, "1234", result("1 worse", answer.StateFailure, "x")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := newClient(t, f, "Performance").Post(ctx, "1234/1", result("build failed", review.StateError, "x")); err != nil {
+	if _, err := newClient(t, f, "Performance").Post(ctx, "1234/1", result("build failed", answer.StateError, "x")); err != nil {
 		t.Fatal(err)
 	}
 	if v := f.Change(1234).Votes; len(v) != 0 {
@@ -121,7 +121,7 @@ func TestForgedFooter(t *testing.T) {
 	f := newSite(t)
 	c := newClient(t, f, "")
 	ctx := context.Background()
-	msg := result("1 worse", review.StateFailure, "x")
+	msg := result("1 worse", answer.StateFailure, "x")
 	if _, err := c.Post(ctx, "1234", msg); err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestPostErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = bad.Post(ctx, "1234", result("1 worse", review.StateFailure, "x"))
+	_, err = bad.Post(ctx, "1234", result("1 worse", answer.StateFailure, "x"))
 	var ae *gerrit.APIError
 	if !errors.As(err, &ae) || ae.Status != http.StatusUnauthorized || strings.Contains(err.Error(), "wrong-password") {
 		t.Errorf("wrong password: %v", err)
@@ -159,16 +159,16 @@ func TestPostErrors(t *testing.T) {
 	if who, err := c.Check(ctx); err != nil || who != "signed in as perfbot" {
 		t.Errorf("check: %q %v", who, err)
 	}
-	if _, err := c.Post(ctx, "9999", result("x", review.StateFailure, "x")); !errors.As(err, &ae) || ae.Status != 404 {
+	if _, err := c.Post(ctx, "9999", result("x", answer.StateFailure, "x")); !errors.As(err, &ae) || ae.Status != 404 {
 		t.Errorf("unknown change: %v", err)
 	}
-	if _, err := c.Post(ctx, "1234/7", result("x", review.StateFailure, "x")); !errors.As(err, &ae) || ae.Status != 404 {
+	if _, err := c.Post(ctx, "1234/7", result("x", answer.StateFailure, "x")); !errors.As(err, &ae) || ae.Status != 404 {
 		t.Errorf("unknown patch set: %v", err)
 	}
-	if _, err := c.Post(ctx, "1234", review.Message{Text: "x"}); err == nil {
+	if _, err := c.Post(ctx, "1234", answer.Answer{Renderings: map[answer.Format]answer.Rendering{answer.Text: {Full: "x"}}}); err == nil {
 		t.Error("a message without a key was posted")
 	}
-	if _, err := newClient(t, f, "Nonexistent").Post(ctx, "1234", result("x", review.StateFailure, "x")); err == nil || !strings.Contains(err.Error(), "not a configured label") {
+	if _, err := newClient(t, f, "Nonexistent").Post(ctx, "1234", result("x", answer.StateFailure, "x")); err == nil || !strings.Contains(err.Error(), "not a configured label") {
 		t.Errorf("unknown label: %v", err)
 	}
 	for _, cfg := range []gerrit.Config{{}, {BaseURL: "ftp://x"}, {BaseURL: f.URL}, {BaseURL: f.URL, User: "u"}} {
@@ -232,12 +232,12 @@ func TestDecode(t *testing.T) {
 
 func TestBody(t *testing.T) {
 	long := strings.Repeat("BenchmarkX  1.0 ± 2%  2.0µs\n", 2000)
-	b := gerrit.Body(review.Message{Text: "WORSE: 1 worse\n\n" + long + "\nRun page (every table): https://p.example.org/runs/1\n"})
+	b := gerrit.Body(answer.Answer{Renderings: map[answer.Format]answer.Rendering{answer.Text: {Full: "WORSE: 1 worse\n\n" + long + "\nRun page (every table): https://p.example.org/runs/1\n"}}})
 	if len(b) > gerrit.MessageLimit || !strings.HasPrefix(b, "    WORSE: 1 worse\n") || !strings.HasSuffix(b, "\nRun page (every table): https://p.example.org/runs/1\n") || !strings.Contains(b, "cut to fit") {
 		t.Errorf("long body (%d chars) starts %q ends %q", len(b), b[:40], b[len(b)-80:])
 	}
 	// Markup in benchmark names stays inside the preformatted block.
-	b = gerrit.Body(review.Message{Text: "x\n[click](https://evil.example)\n"})
+	b = gerrit.Body(answer.Answer{Renderings: map[answer.Format]answer.Rendering{answer.Text: {Full: "x\n[click](https://evil.example)\n"}}})
 	if !strings.Contains(b, "\n    [click](https://evil.example)\n") {
 		t.Errorf("%q", b)
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/perfbot/perfbot/answer"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -53,11 +54,11 @@ var footer = regexp.MustCompile(`(?m)^\[perfbot ([^\s\]]+) ([0-9a-f]{16})\]\s*\z
 
 // Vote is the label value for an answer's state: +1 when compared and
 // nothing got worse, -1 when something did, 0 (no vote) otherwise.
-func Vote(s review.State) int {
+func Vote(s answer.State) int {
 	switch s {
-	case review.StateSuccess:
+	case answer.StateSuccess:
 		return 1
-	case review.StateFailure:
+	case answer.StateFailure:
 		return -1
 	}
 	return 0
@@ -69,8 +70,8 @@ func Vote(s review.State) int {
 // text, so columns stay aligned and nothing in benchmark names or output is
 // read as markup. The closing "Run page" line is left as text so that
 // Gerrit links it. Too long a text keeps its first line and its end.
-func Body(msg review.Message) string {
-	text := strings.TrimRight(strings.ReplaceAll(msg.Text, "\r", ""), "\n")
+func Body(msg answer.Answer) string {
+	text := strings.TrimRight(strings.ReplaceAll(msg.Full(answer.Text), "\r", ""), "\n")
 	lines := strings.Split(text, "\n")
 	runPage := ""
 	if n := len(lines); n > 1 && strings.HasPrefix(lines[n-1], "Run page (") {
@@ -112,9 +113,9 @@ func Body(msg review.Message) string {
 // digest sums what a rerun compares: for a result, its verdict line,
 // state and vote (its provenance and run page differ on every run); for
 // anything else (a refusal, a usage note), the text itself.
-func digest(msg review.Message, body, label string, vote int) string {
+func digest(msg answer.Answer, body, label string, vote int) string {
 	what := body
-	if msg.Summary != "" && (msg.State == review.StateSuccess || msg.State == review.StateFailure || msg.State == review.StateError) {
+	if msg.Summary != "" && (msg.State == answer.StateSuccess || msg.State == answer.StateFailure || msg.State == answer.StateError) {
 		what = "summary\x00" + msg.Summary + "\x00" + string(msg.State)
 	}
 	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%d", what, label, vote)))
@@ -151,7 +152,7 @@ type reviewInput struct {
 // new message when it changed. A retried delivery thus never posts twice,
 // a rerun of a patch set speaks only when its verdict moved, and a new
 // patch set always gets its own message.
-func (c *Client) Post(ctx context.Context, where string, msg review.Message) (string, error) {
+func (c *Client) Post(ctx context.Context, where string, msg answer.Answer) (string, error) {
 	change, ps, err := ParseWhere(where)
 	if err != nil {
 		return "", err

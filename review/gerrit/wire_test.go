@@ -2,6 +2,7 @@ package gerrit_test
 
 import (
 	"context"
+	"github.com/perfbot/perfbot/answer"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/gerrit"
 	"github.com/perfbot/perfbot/review/internal/wiretest"
 	"github.com/perfbot/perfbot/review/retry"
@@ -24,10 +24,10 @@ func TestWire(t *testing.T) {
 	f.Config.Handler = rec.Wrap(f.Config.Handler)
 	c := newClient(t, f, "Performance")
 	ctx := context.Background()
-	for _, m := range []review.Message{
-		{Key: "gerrit:1234/2", Summary: "1 worse", State: review.StateFailure, Text: "WORSE: BenchmarkWAL +12%\n\nBenchmarkWAL  4.1ms  4.6ms  +12%  worse\n"},
-		{Key: "gerrit:1234/2", Summary: "1 worse", State: review.StateFailure, Text: "WORSE: BenchmarkWAL +12%\n\nBenchmarkWAL  4.1ms  4.6ms  +12%  worse\n"},
-		{Key: "gerrit:1234/2", Summary: "all same", State: review.StateSuccess, Text: "SAME\n"},
+	for _, m := range []answer.Answer{
+		{Key: "gerrit:1234/2", Summary: "1 worse", State: answer.StateFailure, Renderings: map[answer.Format]answer.Rendering{answer.Text: {Full: "WORSE: BenchmarkWAL +12%\n\nBenchmarkWAL  4.1ms  4.6ms  +12%  worse\n"}}},
+		{Key: "gerrit:1234/2", Summary: "1 worse", State: answer.StateFailure, Renderings: map[answer.Format]answer.Rendering{answer.Text: {Full: "WORSE: BenchmarkWAL +12%\n\nBenchmarkWAL  4.1ms  4.6ms  +12%  worse\n"}}},
+		{Key: "gerrit:1234/2", Summary: "all same", State: answer.StateSuccess, Renderings: map[answer.Format]answer.Rendering{answer.Text: {Full: "SAME\n"}}},
 	} {
 		if _, err := c.Post(ctx, "1234", m); err != nil {
 			t.Fatal(err)
@@ -69,7 +69,7 @@ func TestRetries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Post(context.Background(), "1234", result("1 worse", review.StateFailure, "x")); err != nil {
+	if _, err := c.Post(context.Background(), "1234", result("1 worse", answer.StateFailure, "x")); err != nil {
 		t.Fatal(err)
 	}
 	if len(waits) != 3 || waits[1] < 3*time.Second || len(f.ByPerfbot(1234)) != 1 {

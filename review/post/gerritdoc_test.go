@@ -2,6 +2,7 @@ package post_test
 
 import (
 	"context"
+	"github.com/perfbot/perfbot/answer"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -54,7 +55,7 @@ func TestGerritDocExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Post(context.Background(), to, review.Message{Key: "k", Summary: "1 worse", State: review.StateFailure, Text: "WORSE\n"}); err != nil {
+	if _, err := r.Post(context.Background(), to, answer.Answer{Key: "k", Summary: "1 worse", State: answer.StateFailure, Renderings: map[answer.Format]answer.Rendering{answer.Text: {Full: "WORSE\n"}}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.Change(1234).Votes; len(got) != 1 || got[0] != "Performance-1" {
