@@ -99,6 +99,7 @@ func Open(ctx context.Context, cfg *Config, mode Mode, deps Deps) (*Service, err
 	river.AddWorker(workers, &benchWorker{svc: s})
 	river.AddWorker(workers, &digestWorker{svc: s})
 	river.AddWorker(workers, &bisectWorker{svc: s})
+	river.AddWorker(workers, &confirmWorker{svc: s})
 	work := map[string]int{}
 	if mode == ModeWorker || *cfg.Service.EmbeddedWorkers {
 		if deps.Benchmarker == nil || deps.Poster == nil {

@@ -47,6 +47,9 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[benchArgs]) error
 			return err
 		}
 		s.openFollowUp(ctx, log, spec, prev)
+		if s.queueConfirm(ctx, log, spec, cmp, prev.ID) {
+			return nil // the confirm job posts the verdict
+		}
 		return w.answer(ctx, log, spec, cmp, "", prev.ID)
 	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
@@ -156,6 +159,9 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[benchArgs]) error
 		s.afterTrackedRun(ctx, log, spec.Track)
 	}
 	s.openFollowUp(ctx, log, spec, run)
+	if s.queueConfirm(ctx, log, spec, cmp, run.ID) {
+		return nil // the confirm job posts the verdict
+	}
 	if err := w.answer(ctx, log, spec, cmp, "", run.ID); err != nil {
 		return err
 	}

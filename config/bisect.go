@@ -45,3 +45,32 @@ func (c *Config) checkBisect(v *validator) {
 		v.add("service.bisect.min_change", "expected a percentage above 0 such as 10%%, got %v", float64(b.MinChange))
 	}
 }
+
+// Confirm configures a confirmation rerun: when a benchmark job's
+// comparison finds a benchmark worse by at least MinChange percent, the
+// verdict is not posted until a second host (a "perfbot worker --queue
+// QUEUE") has measured the same benchmarks again. Absent: no rerun.
+type Confirm struct {
+	// Queue is the queue the second host's worker takes confirm jobs
+	// from; required, and not service.queue.
+	Queue string `yaml:"queue"`
+	// MinChange is the smallest worse change, in percent, that is
+	// confirmed, written 5 or "5%"; required.
+	MinChange Percent `yaml:"min_change"`
+}
+
+func (c *Config) checkConfirm(v *validator) {
+	cf := c.Service.Confirm
+	if cf == nil {
+		return
+	}
+	switch {
+	case strings.TrimSpace(cf.Queue) == "":
+		v.add("service.confirm.queue", "expected the queue of the second host's worker (perfbot worker --queue NAME)")
+	case cf.Queue == c.Service.Queue || (c.Service.Queue == "" && cf.Queue == "benchmark"):
+		v.add("service.confirm.queue", "expected a queue other than service.queue (%q): the second host needs its own", cf.Queue)
+	}
+	if !(cf.MinChange > 0) {
+		v.add("service.confirm.min_change", "expected a percentage above 0 such as 5%%, got %v", float64(cf.MinChange))
+	}
+}

@@ -56,6 +56,9 @@ type Service struct {
 	// Bisect, when set, bisects a series whose comparison moved a
 	// benchmark by at least its min_change (see Bisect).
 	Bisect *Bisect `yaml:"bisect"`
+	// Confirm, when set, has a second host rerun a comparison that found
+	// a benchmark worse before the verdict is posted (see Confirm).
+	Confirm *Confirm `yaml:"confirm"`
 }
 
 // Store says where the history and the queue live.

@@ -54,6 +54,7 @@ func (c *Config) check() Errors {
 	c.checkSandbox(v)
 	c.checkService(v)
 	c.checkBisect(v)
+	c.checkConfirm(v)
 	c.checkStore(v)
 	c.Triggers.check(v, c.Venues.JIRA.Poll, c.Venues.ReviewBoard.Poll)
 	c.checkSchedules(v)

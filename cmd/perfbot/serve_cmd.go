@@ -44,6 +44,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 type serviceFlags struct {
 	config string
 	listen string
+	queue  string
 	db     string
 	name   string
 	json   bool
@@ -58,6 +59,8 @@ func runService(ctx context.Context, name string, mode bot.Mode, args []string, 
 	fs.BoolVar(&f.json, "log-json", false, "log JSON lines instead of text")
 	if mode == bot.ModeServe {
 		fs.StringVar(&f.listen, "listen", "", "HTTP address for webhooks, /healthz and /metrics (overrides service.listen)")
+	} else {
+		fs.StringVar(&f.queue, "queue", "", "queue to take jobs from (overrides service.queue), such as service.confirm.queue on a second host")
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -146,6 +149,9 @@ func loadServiceConfig(f serviceFlags) (*bot.Config, error) {
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if f.queue != "" {
+		cfg.Service.Queue = f.queue
 	}
 	if cfg.Store.Driver == "postgres" && cfg.StoreDSN() == "" {
 		return nil, fmt.Errorf("%s: store.url_env names %s, which is empty: no PostgreSQL URL", cfg.File, cfg.Store.URLEnv)
