@@ -1,0 +1,151 @@
+package bot
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/internal/gitrepo"
+	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/review/github"
+	"github.com/perfbot/perfbot/review/retry"
+	"github.com/perfbot/perfbot/store"
+)
+
+// confirmServices runs two processes on one SQLite store, each with its
+// own River client: "first-host" serves and works the benchmark queue,
+// "second-host" is a worker on service.confirm's queue. Both measure for
+// real through job.Run a repository whose main has level 1000 and whose
+// branch pr has level 10000. With onlyFirst, the level is read only while
+// a marker file exists, which it does only during the first host's runs:
+// elsewhere every tree measures 1000.
+func confirmServices(t *testing.T, f *fakeGitHubComments, onlyFirst bool) *Service {
+	t.Helper()
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	marker := filepath.Join(t.TempDir(), "first-host")
+	r := gitrepo.New(t)
+	r.Commit("base", map[string]string{"level": "1000\n"})
+	r.Git("checkout", "-q", "-b", "pr")
+	r.Commit("slower", map[string]string{"level": "10000\n"})
+	r.Git("checkout", "-q", "main")
+	level := `$(cat level)`
+	if onlyFirst {
+		level = `$( [ -e ` + marker + ` ] && cat level || echo 1000 )`
+	}
+	yaml := `project: {repo: ` + r.Dir + `, branch: main}
+suites:
+  level:
+    command: 'L=` + level + `; echo "BenchmarkLevel 1 $(( L + ({round} * 37 % 13) * L / 200 )) ns/op"'
+    parser: gobench
+    count: 6
+service:
+  confirm: {queue: confirm, min_change: 5%}
+sandbox: {mode: none}
+`
+	file := filepath.Join(t.TempDir(), "perfbot.yaml")
+	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Service.Confirm == nil || cfg.Service.Confirm.Queue != "confirm" || cfg.Service.Confirm.MinChange != 5 {
+		t.Fatalf("service.confirm read as %+v", cfg.Service.Confirm)
+	}
+	db := filepath.Join(t.TempDir(), "perfbot.db")
+	base := testConfig("first-host", store.SQLite, db, true)
+	confirm := cfg.Service.Confirm
+	cfg.Service, cfg.Store = base.Service, base.Store
+	cfg.Service.Confirm = confirm
+	cfg.Service.JobTimeout = 5 * time.Minute
+	cfg.Service.MaxAttempts = 1
+	second := *cfg
+	second.Service.Name, second.Service.Queue = "second-host", confirm.Queue
+
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	gp, err := github.New(github.Config{BaseURL: srv.URL + "/api/v3/", Token: "t0ken", Retry: retry.Policy{Attempts: 2, Base: time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	poster := PosterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
+		return gp.Post(ctx, to.Where, msg)
+	})
+	run := func(cfg *Config, mark bool) Benchmarker {
+		return BenchmarkerFunc(func(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
+			if mark {
+				if err := os.WriteFile(marker, nil, 0o644); err != nil {
+					return nil, err
+				}
+				defer os.Remove(marker)
+			}
+			out, err := job.Run(ctx, spec, job.Options{Config: cfg, NoSandbox: true, Progress: progress})
+			if err != nil {
+				return nil, err
+			}
+			return out.Comparison, nil
+		})
+	}
+	start := func(cfg *Config, mode Mode, mark bool) *Service {
+		svc, err := Open(context.Background(), cfg, mode, Deps{Benchmarker: run(cfg, mark), Poster: poster})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- svc.Run(ctx) }()
+		t.Cleanup(func() {
+			cancel()
+			<-done
+			svc.Close()
+		})
+		return svc
+	}
+	first := start(cfg, ModeServe, true)
+	start(&second, ModeWorker, false)
+	return first
+}
+
+// TestConfirmAgrees: a patch ten times slower is measured worse on the
+// first host, confirmed on the second, and answered once, with the table
+// and the confirmation.
+func TestConfirmAgrees(t *testing.T) {
+	f := &fakeGitHubComments{comments: map[int64]string{}}
+	svc := confirmServices(t, f, false)
+	spec := JobSpec{Key: "github:acme/store#3/comment/1", Targets: []string{"github:acme/store#3"}, Title: "slower",
+		BaseRef: "main", CandidateRef: "pr", Source: "github"}
+	if _, _, err := svc.Enqueue(context.Background(), spec); err != nil {
+		t.Fatal(err)
+	}
+	body := waitComment(t, f, "Confirmed on a second host")
+	t.Logf("answer:\n%s", body)
+	if !strings.Contains(body, "WORSE: Level") || !strings.Contains(body, "second-host") || !strings.Contains(body, "Level +900%") || strings.Contains(body, "not confirmed") || !strings.HasPrefix(body, github.Marker(spec.Key)) {
+		t.Errorf("confirmed answer:\n%s", body)
+	}
+}
+
+// TestConfirmDisagrees: a benchmark slower only on the first host is not
+// called worse: the answer says the second host did not confirm it.
+func TestConfirmDisagrees(t *testing.T) {
+	f := &fakeGitHubComments{comments: map[int64]string{}}
+	svc := confirmServices(t, f, true)
+	spec := JobSpec{Key: "github:acme/store#3/comment/1", Targets: []string{"github:acme/store#3"}, Title: "slower here",
+		BaseRef: "main", CandidateRef: "pr", Source: "github"}
+	if _, _, err := svc.Enqueue(context.Background(), spec); err != nil {
+		t.Fatal(err)
+	}
+	body := waitComment(t, f, "Regression not confirmed on a second host")
+	t.Logf("answer:\n%s", body)
+	if strings.Contains(body, "WORSE") || !strings.Contains(body, "0 worse") || !strings.Contains(body, "Level same") || strings.Contains(body, "Confirmed on") {
+		t.Errorf("an unconfirmed regression is still called worse:\n%s", body)
+	}
+}
