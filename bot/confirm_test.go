@@ -149,3 +149,61 @@ func TestConfirmDisagrees(t *testing.T) {
 		t.Errorf("an unconfirmed regression is still called worse:\n%s", body)
 	}
 }
+
+// TestConfirmNotQueued: only a worse change of at least min_change, with
+// service.confirm set, waits for a second host; anything else is answered
+// at once.
+func TestConfirmNotQueued(t *testing.T) {
+	cfg := testConfig("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
+	cmpOf := func(v compare.Verdict, pct float64) *compare.Comparison {
+		return &compare.Comparison{Base: "base", Candidates: []string{"pr"}, Rows: []compare.Row{{Benchmark: "Level", Unit: "ns/op",
+			Base: &compare.Cell{Center: 100}, Candidates: []compare.Candidate{{Variant: "pr", Cell: compare.Cell{Center: 100 + pct},
+				DeltaPct: pct, Ratio: 1 + pct/100, P: 0.002, Significant: true, Verdict: v, Presence: compare.Both}}}}}
+	}
+	svc, err := Open(context.Background(), cfg, ModeServe, Deps{Benchmarker: BenchmarkerFunc(func(context.Context, job.Spec, job.ProgressFunc) (*compare.Comparison, error) {
+		return nil, nil
+	}), Poster: PosterFunc(func(context.Context, review.Target, answer.Answer) (string, error) { return "", nil })})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	ctx := context.Background()
+	pr := JobSpec{Key: "k", Targets: []string{"github:acme/store#3"}, BaseRef: "a", CandidateRef: "b", Source: "github"}
+	tracked := pr
+	tracked.Key, tracked.Track, tracked.Targets = "t", "main", nil
+	for i, tc := range []struct {
+		name   string
+		min    float64
+		spec   JobSpec
+		cmp    *compare.Comparison
+		queued bool
+	}{
+		{"no service.confirm", 0, pr, cmpOf(compare.Worse, 20), false},
+		{"below min_change", 25, pr, cmpOf(compare.Worse, 20), false},
+		{"better", 5, pr, cmpOf(compare.Better, -20), false},
+		{"a tracked branch", 5, tracked, cmpOf(compare.Worse, 20), false},
+		{"worse", 5, pr, cmpOf(compare.Worse, 20), true},
+	} {
+		cfg.Service.Confirm = nil
+		if tc.min > 0 {
+			cfg.Service.Confirm = &config.Confirm{Queue: "confirm", MinChange: config.Percent(tc.min)}
+		}
+		if got := svc.queueConfirm(ctx, svc.log, tc.spec, tc.cmp, int64(i+1)); got != tc.queued {
+			t.Errorf("%s: queued %v, want %v", tc.name, got, tc.queued)
+		}
+		var n int
+		if err := svc.st.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM river_job WHERE kind = 'perfbot_confirm' AND queue = 'confirm'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]int{false: 0, true: 1}[tc.queued]; n != want {
+			t.Errorf("%s: %d confirm jobs, want %d", tc.name, n, want)
+		}
+	}
+	a, err := svc.st.GetAnswer(ctx, "k", "github:acme/store#3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Final || !strings.Contains(string(a.Message), "measured worse here (Level); confirming on a second host") {
+		t.Errorf("answer while confirming (final %v): %s", a.Final, a.Message)
+	}
+}
