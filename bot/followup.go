@@ -26,7 +26,8 @@ import (
 // on a tracked branch (RecordMerge, or a tracked commit matched by message
 // or patch-id, track.MatchLandings) the tracked runs after it decide the
 // follow-up, and the answer is edited with its lines through the outbox,
-// once. A change point that such a request announced is not announced
+// once; where an answer cannot be edited (mail, Review Board, Gerrit) a
+// short reply carries them instead, once. A change point that such a request announced is not announced
 // again.
 
 // openFollowUp remembers a finished request's better and worse verdicts,
@@ -164,8 +165,8 @@ func landingRun(ctx context.Context, dir string, runs []store.Run, landed string
 // putFollowUps edits the answers of the decided follow-ups: the answer
 // each target holds gets the follow-up's lines, as a new final version of
 // the same key, which the venue's poster edits in place. Venues that
-// cannot edit an answer (mail, Review Board) are left alone rather than
-// sent a second one.
+// cannot edit an answer (mail, Review Board, Gerrit) get a short reply
+// instead (putFollowUpReply).
 func (s *Service) putFollowUps(ctx context.Context, log *slog.Logger) {
 	decided, err := s.st.FollowUps(ctx, store.FollowUpDecided)
 	if err != nil {
@@ -204,7 +205,13 @@ func (s *Service) putFollowUp(ctx context.Context, f store.FollowUp) error {
 	var fresh *answer.Answer
 	for _, t := range targets {
 		target, err := review.ParseTarget(t)
-		if err != nil || !liveVenue(target.Venue) {
+		if err != nil {
+			continue
+		}
+		if !liveVenue(target.Venue) {
+			if err := s.putFollowUpReply(ctx, f, target); err != nil {
+				return err
+			}
 			continue
 		}
 		var msg answer.Answer
@@ -241,6 +248,66 @@ func (s *Service) putFollowUp(ctx context.Context, f store.FollowUp) error {
 		}
 	}
 	return nil
+}
+
+// followUpSuffix ends the key of a follow-up reply: the request's key
+// plus it is the reply's outbox row (and its Message-ID, its Review Board
+// marker), so it is delivered with retries and recognised if resent.
+const followUpSuffix = "/followup"
+
+// putFollowUpReply puts the follow-up as a reply of its own for a venue
+// whose answers cannot be edited: a mail in the thread of perfbot's
+// earlier answer ("Re: " its subject, In-Reply-To and References naming
+// it), a new review on a Review Board request, a new Gerrit message. A
+// reply already in the outbox (put before a restart) is not put again.
+func (s *Service) putFollowUpReply(ctx context.Context, f store.FollowUp, target review.Target) error {
+	key := f.Key + followUpSuffix
+	if _, err := s.st.GetAnswer(ctx, key, target.String()); err == nil {
+		return nil
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	var orig answer.Answer
+	link := ""
+	old, err := s.st.GetAnswer(ctx, f.Key, target.String())
+	switch {
+	case err == nil:
+		if err := json.Unmarshal(old.Message, &orig); err != nil {
+			return fmt.Errorf("answer of %s: %w", f.Key, err)
+		}
+		link = old.Link
+	case errors.Is(err, store.ErrNotFound):
+		if orig, err = s.renderStored(ctx, f.Key, f.RunID); err != nil {
+			return err
+		}
+	default:
+		return err
+	}
+	if link == "" {
+		posts, err := s.st.PostsByKey(ctx, f.Key)
+		if err != nil {
+			return err
+		}
+		for _, p := range posts {
+			if p.Venue == target.Venue && p.Target == target.Where {
+				link = p.Link
+			}
+		}
+	}
+	reply := track.FollowUpReply(orig, key, f.Lines)
+	if target.Venue == "mail" && strings.HasPrefix(link, "<") && strings.HasSuffix(link, ">") {
+		// Under perfbot's earlier answer, itself under the patch.
+		if orig.InReplyTo != "" {
+			reply.References = append(append([]string(nil), orig.References...), orig.InReplyTo)
+		}
+		reply.InReplyTo = link
+	}
+	data, err := json.Marshal(reply)
+	if err != nil {
+		return fmt.Errorf("follow-up of %s: %w", f.Key, err)
+	}
+	_, err = s.st.PutAnswer(ctx, key, target.String(), string(reply.State), true, data, s.now(), time.Time{})
+	return err
 }
 
 // renderStored renders a stored run's answer again.

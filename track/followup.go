@@ -182,3 +182,30 @@ func WithFollowUp(msg answer.Answer, lines []string) answer.Answer {
 	}
 	return msg
 }
+
+// FollowUpReply is the follow-up as an answer of its own, for venues
+// whose answers cannot be edited (a mail, a Review Board review, a Gerrit
+// message): a short reply under key, with orig's subject and thread,
+// plain text and one line per claim, such as
+//
+//	- Append (ns/op): confirmed on main at 7cc11a0: -94.0%
+//
+// It carries orig's state, so a venue showing one keeps it.
+func FollowUpReply(orig answer.Answer, key string, lines []string) answer.Answer {
+	intro := "Follow-up after merge of the change perfbot measured earlier in this thread:\n\n"
+	out := answer.Answer{Key: key, Subject: orig.Subject, Summary: "follow-up after merge", State: orig.State,
+		InReplyTo: orig.InReplyTo, References: append([]string(nil), orig.References...)}
+	text, gfm, rb, wiki := intro, intro, intro, intro
+	for _, l := range lines {
+		label, what, _ := strings.Cut(l, "\t")
+		text += "- " + label + ": " + what + "\n"
+		gfm += "- " + report.MarkdownEscape(label) + ": " + what + "\n"
+		rb += "- " + report.ReviewBoardEscape(label) + ": " + what + "\n"
+		wiki += "* " + report.JIRAEscape(label) + ": " + what + "\n"
+	}
+	out.Set(answer.Text, answer.Rendering{Full: text})
+	out.Set(answer.MarkdownGFM, answer.Rendering{Full: gfm})
+	out.Set(answer.MarkdownRB, answer.Rendering{Full: rb})
+	out.Set(answer.JIRAWiki, answer.Rendering{Full: wiki})
+	return out
+}

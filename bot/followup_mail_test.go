@@ -1,0 +1,214 @@
+package bot
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"mime/quotedprintable"
+	"net/mail"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/internal/gitrepo"
+	"github.com/perfbot/perfbot/job"
+	perfmail "github.com/perfbot/perfbot/mail"
+	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/review/retry"
+	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/track"
+)
+
+// TestVerdictFollowUpMail: a mailed patch answered "Append -95%" lands on
+// the tracked branch as a commit of its own (matched by patch-id); the
+// tracked run of that commit shows -94%, and the list gets one short
+// reply in the thread of perfbot's answer, through SMTP. A restart and
+// more commits send nothing more.
+func TestVerdictFollowUpMail(t *testing.T) {
+	r := gitrepo.New(t)
+	var mu sync.Mutex
+	levels := map[string]map[string]float64{}
+	cur := map[string]float64{"Append": 100, "Read": 100, "Scan": 100}
+	commit := func(msg string, files map[string]string) string {
+		c := r.Commit(msg, files)
+		l := map[string]float64{}
+		for k, v := range cur {
+			l[k] = v
+		}
+		mu.Lock()
+		levels[c] = l
+		mu.Unlock()
+		return c
+	}
+	first := commit("commit 0", map[string]string{"n": "0"})
+
+	sink := &smtpSink{}
+	sink.start(t)
+	defer sink.stop()
+	sender, err := perfmail.NewSender(perfmail.SMTPConfig{Addr: sink.addr, From: "perfbot <perfbot@example.org>",
+		StartTLS: perfmail.StartTLSOff, Timeout: 5 * time.Second, Retry: retry.Policy{Attempts: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	poster := PosterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
+		if to.Venue != "mail" {
+			return "", fmt.Errorf("unexpected target %s", to)
+		}
+		return sender.Post(ctx, to.Where, msg)
+	})
+	bencher := BenchmarkerFunc(func(ctx context.Context, spec JobSpec, _ job.ProgressFunc) (*compare.Comparison, error) {
+		if spec.Track == "" { // the patch's claim
+			b := map[string]float64{"Append": 100, "Read": 100, "Scan": 100}
+			return levelsComparison("base", "patch", b, map[string]float64{"Append": 5, "Read": 100, "Scan": 100}), nil
+		}
+		base := r.Git("rev-parse", spec.BaseRef)
+		mu.Lock()
+		defer mu.Unlock()
+		return levelsComparison(base, spec.CandidateRef, levels[base], levels[spec.CandidateRef]), nil
+	})
+	cfg := testConfig("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
+	cfg.Project.Repo = r.Dir
+	cfg.Track.Branches = []config.TrackedBranch{{Branch: "main", From: first}}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	start := func() (*Service, func()) {
+		ctx, cancel := context.WithCancel(context.Background())
+		svc, err := Open(ctx, cfg, ModeServe, Deps{Poster: poster, Benchmarker: bencher})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- svc.Run(ctx) }()
+		return svc, func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Error(err)
+			}
+			svc.Close()
+		}
+	}
+	ctx := context.Background()
+	name := track.Name(r.Dir, "main")
+	measure := func(svc *Service, c string) {
+		t.Helper()
+		if err := svc.PollTracked(ctx); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			have, err := svc.Store().TrackedCommits(ctx, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if have[c] {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("commit %.7s was not measured", c)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitMails := func(n int) []string {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			got := sink.received()
+			if len(got) > n {
+				t.Fatalf("%d mails, want %d: %q", len(got), n, got)
+			}
+			if len(got) == n {
+				return got
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d mails after 30s, want %d: %q", len(got), n, got)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+
+	// The patch, as mailed, is the diff of the commit that lands later
+	// (applied by git am: another commit id, the same patch-id).
+	landing := commit("append: grow in place", map[string]string{"append.go": "package store // faster\n"})
+	patch := r.Git("diff", first, landing)
+	r.Git("reset", "--hard", first)
+
+	svc, stop := start()
+	key := "mail:<patch-1@example.org>"
+	spec := JobSpec{Key: key, Targets: []string{"mail:dev@example.org"}, Title: "append", Source: "mail",
+		Patch: patch, Subject: "[PATCH] append: grow in place", InReplyTo: "patch-1@example.org"}
+	if _, _, err := svc.Enqueue(ctx, spec); err != nil {
+		t.Fatal(err)
+	}
+	waitAnswered(t, svc.Store(), key)
+	answerMail := parseMail(t, waitMails(1)[0])
+	answerID := answerMail.Header.Get("Message-Id")
+
+	cur["Append"] = 5.9 // the patch's -95% shows as -94%
+	landed := commit("append: grow in place\n\nApplied from the list.", map[string]string{"append.go": "package store // faster\n"})
+	measure(svc, landed)
+	reply := parseMail(t, waitMails(2)[1])
+	body := mailBody(t, reply)
+	if !regexp.MustCompile(fmt.Sprintf(`- Append \(ns/op\): confirmed on main at %.7s: -94\.[0-9]%%`, landed)).MatchString(body) {
+		t.Errorf("follow-up reply body %q", body)
+	}
+	if got := reply.Header.Get("Subject"); got != "Re: [PATCH] append: grow in place" {
+		t.Errorf("follow-up subject %q", got)
+	}
+	if got := reply.Header.Get("In-Reply-To"); got != answerID || answerID == "" {
+		t.Errorf("follow-up In-Reply-To %q, want perfbot's answer %q", got, answerID)
+	}
+	if got := reply.Header.Get("References"); got != "<patch-1@example.org> "+answerID {
+		t.Errorf("follow-up References %q", got)
+	}
+	if ct := reply.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
+		t.Errorf("follow-up Content-Type %q, want plain text", ct)
+	}
+	if reply.Header.Get("Message-Id") == answerID {
+		t.Error("follow-up reuses the answer's Message-ID")
+	}
+	fu, err := svc.Store().GetFollowUp(ctx, key)
+	if err != nil || fu.Landed != landed || fu.LandedHow != store.LandedPatchID || fu.State != store.FollowUpPosted {
+		t.Errorf("follow-up: %+v, %v; want landed at %.7s by patch-id, posted", fu, err, landed)
+	}
+	waitAnswered(t, svc.Store(), key+"/followup")
+
+	// A restart and more commits send nothing more.
+	stop()
+	svc, stop = start()
+	defer stop()
+	for i := 1; i <= 3; i++ {
+		measure(svc, commit(fmt.Sprintf("commit %d", i), map[string]string{"n": fmt.Sprint(i)}))
+	}
+	time.Sleep(300 * time.Millisecond)
+	if got := sink.received(); len(got) != 2 {
+		t.Errorf("after a restart: %d mails, want 2", len(got))
+	}
+}
+
+func parseMail(t *testing.T, raw string) *mail.Message {
+	t.Helper()
+	m, err := mail.ReadMessage(strings.NewReader(raw))
+	if err != nil {
+		t.Fatalf("%v: %q", err, raw)
+	}
+	return m
+}
+
+// mailBody is a single-part text mail's body, quoted-printable decoded.
+func mailBody(t *testing.T, m *mail.Message) string {
+	t.Helper()
+	var b strings.Builder
+	r := quotedprintable.NewReader(m.Body)
+	if _, err := io.Copy(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
