@@ -188,7 +188,7 @@ func WithFollowUp(msg answer.Answer, lines []string) answer.Answer {
 // message): a short reply under key, with orig's subject and thread,
 // plain text and one line per claim, such as
 //
-//	- Append (ns/op): confirmed on main at 7cc11a0: -94.0%
+//   - Append (ns/op): confirmed on main at 7cc11a0: -94.0%
 //
 // It carries orig's state, so a venue showing one keeps it.
 func FollowUpReply(orig answer.Answer, key string, lines []string) answer.Answer {
