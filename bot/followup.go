@@ -32,13 +32,13 @@ import (
 
 // openFollowUp remembers a finished request's better and worse verdicts,
 // when branches are tracked and the request can be linked to a landing
-// (a pull request, or a patch whose patch-id can be matched). Failures
+// (a pull or merge request, or a patch whose patch-id can be matched). Failures
 // are logged: the answer stands.
 func (s *Service) openFollowUp(ctx context.Context, log *slog.Logger, spec JobSpec, run *store.Run) {
 	if spec.Track != "" || len(s.cfg.Track.Branches) == 0 || run.Venue == "" {
 		return
 	}
-	if spec.Patch == "" && run.Venue != "github" {
+	if spec.Patch == "" && run.Venue != "github" && run.Venue != "gitlab" {
 		return // nothing could link it to a landing: a schedule's run, say
 	}
 	claims, err := s.st.RunVerdicts(ctx, run.ID, string(compare.Better), string(compare.Worse))
@@ -69,6 +69,22 @@ func (s *Service) RecordMerge(ctx context.Context, repo string, number int, comm
 	n, err := s.st.LandTarget(ctx, "github", fmt.Sprintf("%s#%d", repo, number), commit, store.LandedMerged)
 	if err == nil && n > 0 {
 		s.log.Info("request landed", "pull", fmt.Sprintf("%s#%d", repo, number), "commit", commit, "follow_ups", n)
+	}
+	return err
+}
+
+// RecordGitLabMerge records that merge request iid of the GitLab project
+// ("group/project") was merged as commit (the Merge Request Hook's
+// merge_commit_sha); its open follow-ups wait for the tracked runs after
+// that commit.
+func (s *Service) RecordGitLabMerge(ctx context.Context, project string, iid int64, commit string) error {
+	if !isCommitID(commit) {
+		return fmt.Errorf("merge of %s!%d: %q is not a commit id", project, iid, commit)
+	}
+	target := fmt.Sprintf("%s!%d", project, iid)
+	n, err := s.st.LandTarget(ctx, "gitlab", target, commit, store.LandedMerged)
+	if err == nil && n > 0 {
+		s.log.Info("request landed", "merge_request", target, "commit", commit, "follow_ups", n)
 	}
 	return err
 }

@@ -212,3 +212,106 @@ func mailBody(t *testing.T, m *mail.Message) string {
 	}
 	return b.String()
 }
+
+// TestVerdictFollowUpGitLab: a merge request answered "Append -95%" is
+// merged (the Merge Request Hook's merge_commit_sha, RecordGitLabMerge);
+// the tracked run of that commit shows -94%, and the answer is edited
+// in place with the follow-up: the same key and target delivered again.
+func TestVerdictFollowUpGitLab(t *testing.T) {
+	r := gitrepo.New(t)
+	var mu sync.Mutex
+	levels := map[string]map[string]float64{}
+	cur := map[string]float64{"Append": 100, "Read": 100, "Scan": 100}
+	commit := func(msg string) string {
+		c := r.Commit(msg, map[string]string{"n": msg})
+		l := map[string]float64{}
+		for k, v := range cur {
+			l[k] = v
+		}
+		mu.Lock()
+		levels[c] = l
+		mu.Unlock()
+		return c
+	}
+	first := commit("commit 0")
+	list := &recordingPoster{}
+	bencher := BenchmarkerFunc(func(ctx context.Context, spec JobSpec, _ job.ProgressFunc) (*compare.Comparison, error) {
+		if spec.Track == "" {
+			b := map[string]float64{"Append": 100, "Read": 100, "Scan": 100}
+			return levelsComparison("base", "patch", b, map[string]float64{"Append": 5, "Read": 100, "Scan": 100}), nil
+		}
+		base := r.Git("rev-parse", spec.BaseRef)
+		mu.Lock()
+		defer mu.Unlock()
+		return levelsComparison(base, spec.CandidateRef, levels[base], levels[spec.CandidateRef]), nil
+	})
+	cfg := testConfig("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
+	cfg.Project.Repo = r.Dir
+	cfg.Track.Branches = []config.TrackedBranch{{Branch: "main", From: first}}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	svc, err := Open(ctx, cfg, ModeServe, Deps{Poster: list, Benchmarker: bencher})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- svc.Run(ctx) }()
+	defer func() {
+		cancel()
+		<-done
+		svc.Close()
+	}()
+	key := "gitlab:acme/db/store!12/note/7"
+	const target = "gitlab:acme/db/store!12"
+	if _, _, err := svc.Enqueue(context.Background(), JobSpec{Key: key, Targets: []string{target}, Title: "append", Source: "gitlab"}); err != nil {
+		t.Fatal(err)
+	}
+	waitAnswered(t, svc.Store(), key)
+	if err := svc.RecordGitLabMerge(context.Background(), "acme/db/store", 12, "HEAD"); err == nil {
+		t.Error("a merge at HEAD was recorded")
+	}
+	cur["Append"] = 5.9
+	landed := commit("Merge branch 'append' into 'main'")
+	if err := svc.RecordGitLabMerge(context.Background(), "acme/db/store", 12, landed); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.PollTracked(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		fu, err := svc.Store().GetFollowUp(context.Background(), key)
+		if err == nil && fu.State == store.FollowUpPosted {
+			if fu.Landed != landed || fu.LandedHow != store.LandedMerged {
+				t.Errorf("follow-up %+v, want landed at %.7s by merge", fu, landed)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("follow-up not put: %+v, %v", fu, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	waitAnswered(t, svc.Store(), key)
+	a, err := svc.Store().GetAnswer(context.Background(), key, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(a.Message), fmt.Sprintf("confirmed on main at %.7s: -94.", landed)) || a.DeliveredVersion != a.Version {
+		t.Errorf("answer not edited with the follow-up: version %d, delivered %d: %s", a.Version, a.DeliveredVersion, a.Message)
+	}
+	n := 0
+	for _, p := range list.list() {
+		if strings.HasPrefix(p, target+" "+key+" ") {
+			n++
+		}
+		if strings.Contains(p, "/followup") {
+			t.Errorf("a GitLab answer got a reply: %q", p)
+		}
+	}
+	if n < 2 {
+		t.Errorf("posts %q: want the answer and its edit", list.list())
+	}
+}

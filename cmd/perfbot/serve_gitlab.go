@@ -38,10 +38,14 @@ func addGitLabIntake(svc *bot.Service, cfg *bot.Config, venues config.Venues, lo
 		return fmt.Errorf("%s names %s, which is empty: the webhook cannot check deliveries", ws.Key, ws.Source())
 	}
 	policy := cfg.Triggers.Policy()
-	svc.Handle("POST /webhook/gitlab", &glintake.Intake{
+	in := &glintake.Intake{
 		Client: client, Queue: svc, Seen: svc.Store(), Control: svc, Secret: []byte(secret),
 		Project: g.Project, Policy: &policy, MinAccessLevel: g.AccessLevel(), MergeRequests: g.MergeRequests,
 		Login: g.Login, Command: cfg.Triggers.Command, Log: log.With("intake", "gitlab"), Metrics: svc.Metrics(),
-	})
+	}
+	if len(cfg.Track.Branches) > 0 {
+		in.OnMerged = svc.RecordGitLabMerge
+	}
+	svc.Handle("POST /webhook/gitlab", in)
 	return nil
 }

@@ -59,6 +59,10 @@ type Intake struct {
 	Command string
 	Log     *slog.Logger
 	Metrics intake.Metrics
+	// OnMerged, if set, receives merged merge requests ("GROUP/PROJECT",
+	// the IID and the merge_commit_sha the merge left on the target
+	// branch), so that their verdicts are followed up on a tracked branch.
+	OnMerged func(ctx context.Context, project string, iid int64, commit string) error
 	// ReadTimeout bounds the reading of one body (default 1m).
 	ReadTimeout time.Duration
 	// RefusalEvery is the least time between two refusals (or help

@@ -3,6 +3,7 @@ package gitlab
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -315,5 +316,50 @@ func TestMergeRequestHook(t *testing.T) {
 	}
 	if n := f.fake.Notes("acme/db/store", 12); len(n) != 0 {
 		t.Errorf("automatic runs posted notes: %+v", n)
+	}
+}
+
+// TestMergeHookRecordsLanding: a Merge Request Hook with action merge,
+// in GitLab's documented shape, reaches OnMerged with the project, the
+// IID and merge_commit_sha; without a tracked branch (no OnMerged), one
+// without merge_commit_sha and one of another project do not. A failing
+// OnMerged is answered 500 so that GitLab delivers it again.
+func TestMergeHookRecordsLanding(t *testing.T) {
+	f := newFixture(t)
+	const merged = "fedcba9876543210fedcba9876543210fedcba98"
+	merge := payload(t, "merge_request.json", map[string]any{"object_attributes.action": "merge",
+		"object_attributes.state": "merged", "object_attributes.merge_commit_sha": merged})
+	if w := f.deliver(t, "Merge Request Hook", secret, merge, ""); w.Code != http.StatusAccepted || !strings.Contains(w.Body.String(), "ignored") {
+		t.Errorf("no branch tracked: %d %s", w.Code, w.Body)
+	}
+	var got []string
+	var fail error
+	f.in.OnMerged = func(ctx context.Context, project string, iid int64, commit string) error {
+		got = append(got, fmt.Sprintf("%s!%d@%s", project, iid, commit))
+		return fail
+	}
+	if w := f.deliver(t, "Merge Request Hook", secret, merge, ""); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), "merge recorded") {
+		t.Errorf("merge: %d %s", w.Code, w.Body)
+	}
+	for name, set := range map[string]map[string]any{
+		"no merge_commit_sha":  {"object_attributes.action": "merge", "object_attributes.merge_commit_sha": nil},
+		"bad merge_commit_sha": {"object_attributes.action": "merge", "object_attributes.merge_commit_sha": "HEAD; rm -rf /"},
+		"another project": {"object_attributes.action": "merge", "object_attributes.merge_commit_sha": merged,
+			"project": map[string]any{"path_with_namespace": "acme/other"}},
+		"closed": {"object_attributes.action": "close", "object_attributes.merge_commit_sha": merged},
+	} {
+		if w := f.deliver(t, "Merge Request Hook", secret, payload(t, "merge_request.json", set), ""); w.Code == http.StatusOK {
+			t.Errorf("%s: %d %s", name, w.Code, w.Body)
+		}
+	}
+	fail = errors.New("store down")
+	if w := f.deliver(t, "Merge Request Hook", secret, merge, ""); w.Code != http.StatusInternalServerError {
+		t.Errorf("failing OnMerged: %d %s", w.Code, w.Body)
+	}
+	if want := "acme/db/store!12@" + merged; len(got) != 2 || got[0] != want || got[1] != want {
+		t.Errorf("OnMerged calls %q, want %q twice", got, want)
+	}
+	if len(f.queue.jobs) != 0 {
+		t.Errorf("a merge queued jobs: %+v", f.queue.jobs)
 	}
 }

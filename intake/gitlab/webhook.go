@@ -9,6 +9,8 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"regexp"
+	"strings"
 	"time"
 
 	gl "gitlab.com/gitlab-org/api/client-go"
@@ -161,6 +163,9 @@ func (in *Intake) onNote(ctx context.Context, e *gl.MergeCommentEvent) (int, str
 // update with oldrev: new commits).
 func (in *Intake) onMergeRequest(ctx context.Context, e *gl.MergeEvent) (int, string, string, error) {
 	a := e.ObjectAttributes
+	if a.Action == "merge" {
+		return in.onMerged(ctx, e)
+	}
 	switch {
 	case a.Action == "open", a.Action == "reopen", a.Action == "update" && a.OldRev != "":
 	default:
@@ -175,6 +180,33 @@ func (in *Intake) onMergeRequest(ctx context.Context, e *gl.MergeEvent) (int, st
 	mr := MergeRequest{IID: a.IID, Title: a.Title, SHA: a.LastCommit.ID}
 	return answered(in.HandleMergeRequest(ctx, e.Project.PathWithNamespace, mr, e.User.ID, e.User.Username))
 }
+
+// onMerged hands a merged merge request to OnMerged: GitLab sends the
+// Merge Request Hook with action "merge" once it merged, and
+// object_attributes.merge_commit_sha names the commit the merge left on
+// the target branch (the merge or squash commit). That commit links the
+// request to its landing, for the follow-up of its verdicts.
+func (in *Intake) onMerged(ctx context.Context, e *gl.MergeEvent) (int, string, string, error) {
+	if in.OnMerged == nil {
+		return http.StatusAccepted, "ignored", "merge ignored: no branch is tracked", nil
+	}
+	project := e.Project.PathWithNamespace
+	if !strings.EqualFold(project, in.Project) {
+		return http.StatusAccepted, "ignored", fmt.Sprintf("merge of %q ignored: not %s", project, in.Project), nil
+	}
+	a := e.ObjectAttributes
+	sha := strings.ToLower(a.MergeCommitSHA)
+	if a.IID <= 0 || !commitID.MatchString(sha) {
+		return http.StatusBadRequest, "bad_payload", "merge without iid or merge_commit_sha", nil
+	}
+	if err := in.OnMerged(ctx, in.Project, a.IID, sha); err != nil {
+		return 0, "", "", fmt.Errorf("merge of !%d: %w", a.IID, err)
+	}
+	return http.StatusOK, "merged", "merge recorded", nil
+}
+
+// commitID is a full SHA-1 or SHA-256 commit id.
+var commitID = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
 
 func answered(out Outcome, err error) (int, string, string, error) {
 	if err != nil {
