@@ -29,8 +29,14 @@ import (
 // the tracked branch as a commit of its own (matched by patch-id); the
 // tracked run of that commit shows -94%, and the list gets one short
 // reply in the thread of perfbot's answer, through SMTP. A restart and
-// more commits send nothing more.
+// more commits send nothing more. On SQLite and PostgreSQL.
 func TestVerdictFollowUpMail(t *testing.T) {
+	for _, driver := range []string{store.SQLite, store.Postgres} {
+		t.Run(driver, func(t *testing.T) { testVerdictFollowUpMail(t, driver) })
+	}
+}
+
+func testVerdictFollowUpMail(t *testing.T, driver string) {
 	r := gitrepo.New(t)
 	var mu sync.Mutex
 	levels := map[string]map[string]float64{}
@@ -72,7 +78,11 @@ func TestVerdictFollowUpMail(t *testing.T) {
 		defer mu.Unlock()
 		return levelsComparison(base, spec.CandidateRef, levels[base], levels[spec.CandidateRef]), nil
 	})
-	cfg := testConfig("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
+	dsn := filepath.Join(t.TempDir(), "perfbot.db")
+	if driver == store.Postgres {
+		dsn = pgDSN(t)
+	}
+	cfg := testConfig("serve", driver, dsn, true)
 	cfg.Project.Repo = r.Dir
 	cfg.Track.Branches = []config.TrackedBranch{{Branch: "main", From: first}}
 	if err := cfg.Validate(); err != nil {
@@ -313,5 +323,111 @@ func TestVerdictFollowUpGitLab(t *testing.T) {
 	}
 	if n < 2 {
 		t.Errorf("posts %q: want the answer and its edit", list.list())
+	}
+}
+
+// TestVerdictFollowUpReviewBoard: a patch answered on a Review Board
+// request lands (patch-id); its follow-up is a new review under a key of
+// its own, in Review Board's Markdown, and the answer is not posted again.
+func TestVerdictFollowUpReviewBoard(t *testing.T) {
+	r := gitrepo.New(t)
+	var mu sync.Mutex
+	levels := map[string]map[string]float64{}
+	cur := map[string]float64{"Append": 100, "Read": 100, "Scan": 100}
+	commit := func(msg string, files map[string]string) string {
+		c := r.Commit(msg, files)
+		l := map[string]float64{}
+		for k, v := range cur {
+			l[k] = v
+		}
+		mu.Lock()
+		levels[c] = l
+		mu.Unlock()
+		return c
+	}
+	first := commit("commit 0", map[string]string{"n": "0"})
+	var posts []answer.Answer
+	poster := PosterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
+		if to.String() != "reviewboard:42" {
+			return "", fmt.Errorf("unexpected target %s", to)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		posts = append(posts, msg)
+		return fmt.Sprintf("https://rb.example.org/r/42/#review%d", len(posts)), nil
+	})
+	bencher := BenchmarkerFunc(func(ctx context.Context, spec JobSpec, _ job.ProgressFunc) (*compare.Comparison, error) {
+		if spec.Track == "" {
+			b := map[string]float64{"Append": 100, "Read": 100, "Scan": 100}
+			return levelsComparison("base", "patch", b, map[string]float64{"Append": 5, "Read": 100, "Scan": 100}), nil
+		}
+		base := r.Git("rev-parse", spec.BaseRef)
+		mu.Lock()
+		defer mu.Unlock()
+		return levelsComparison(base, spec.CandidateRef, levels[base], levels[spec.CandidateRef]), nil
+	})
+	cfg := testConfig("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
+	cfg.Project.Repo = r.Dir
+	cfg.Track.Branches = []config.TrackedBranch{{Branch: "main", From: first}}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	landing := commit("append: grow in place", map[string]string{"append.go": "package store // faster\n"})
+	patch := r.Git("diff", first, landing)
+	r.Git("reset", "--hard", first)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	svc, err := Open(ctx, cfg, ModeServe, Deps{Poster: poster, Benchmarker: bencher})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- svc.Run(ctx) }()
+	defer func() {
+		cancel()
+		<-done
+		svc.Close()
+	}()
+	key := "reviewboard:42/diff/1"
+	if _, _, err := svc.Enqueue(context.Background(), JobSpec{Key: key, Targets: []string{"reviewboard:42"}, Title: "append",
+		Source: "reviewboard", Patch: patch}); err != nil {
+		t.Fatal(err)
+	}
+	waitAnswered(t, svc.Store(), key)
+	cur["Append"] = 5.9
+	landed := commit("append: grow in place", map[string]string{"append.go": "package store // faster\n"})
+	if err := svc.PollTracked(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if ok, _ := svc.Store().Answered(context.Background(), key+"/followup"); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no follow-up review; posts %d", len(posts))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	var answers, replies int
+	for _, p := range posts {
+		switch p.Key {
+		case key:
+			answers++
+		case key + "/followup":
+			replies++
+			want := fmt.Sprintf(`- Append \(ns/op\): confirmed on main at %.7s: -94.`, landed)
+			if !strings.Contains(p.Full(answer.MarkdownRB), want) {
+				t.Errorf("follow-up review %q, want %q", p.Full(answer.MarkdownRB), want)
+			}
+		default:
+			t.Errorf("post under key %q", p.Key)
+		}
+	}
+	if answers != 1 || replies != 1 {
+		t.Errorf("%d answers and %d follow-up reviews, want one of each", answers, replies)
 	}
 }

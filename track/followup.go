@@ -192,7 +192,7 @@ func WithFollowUp(msg answer.Answer, lines []string) answer.Answer {
 //
 // It carries orig's state, so a venue showing one keeps it.
 func FollowUpReply(orig answer.Answer, key string, lines []string) answer.Answer {
-	intro := "Follow-up after merge of the change perfbot measured earlier in this thread:\n\n"
+	intro := "Follow-up after merge of the change perfbot measured earlier:\n\n"
 	out := answer.Answer{Key: key, Subject: orig.Subject, Summary: "follow-up after merge", State: orig.State,
 		InReplyTo: orig.InReplyTo, References: append([]string(nil), orig.References...)}
 	text, gfm, rb, wiki := intro, intro, intro, intro
