@@ -38,11 +38,14 @@ func TestStorePatch(t *testing.T) {
 		t.Fatalf("%d time rows, want numTasks 10000, 50000 and 100000", len(pts))
 	}
 	sort.Slice(pts, func(i, j int) bool { return pts[i].n < pts[j].n })
-	for i, p := range pts {
+	for _, p := range pts {
 		t.Logf("numTasks=%d: index %.0fx faster than the scan", p.n, p.speedup)
-		if i > 0 && p.speedup <= pts[i-1].speedup {
-			t.Errorf("speedup at numTasks=%d is %.1fx, not more than %.1fx at %d: the scan's cost should grow with the task count and the index's should not",
-				p.n, p.speedup, pts[i-1].speedup, pts[i-1].n)
-		}
+	}
+	// The scan's cost grows with the task count and the index's does not:
+	// ten times the tasks gives a far larger speedup. Neighbouring counts
+	// are not compared, as one slow index round can reorder them.
+	if lo, hi := pts[0], pts[len(pts)-1]; hi.speedup <= 2*lo.speedup {
+		t.Errorf("speedup at numTasks=%d is %.1fx, not more than twice the %.1fx at %d: the scan's cost should grow with the task count and the index's should not",
+			hi.n, hi.speedup, lo.speedup, lo.n)
 	}
 }
