@@ -10,6 +10,7 @@ import (
 	gh "github.com/google/go-github/v60/github"
 
 	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/retry"
 )
 
@@ -41,11 +42,7 @@ func ParsePR(where string) (PR, error) {
 }
 
 // Marker is the hidden HTML comment that identifies the answer for key.
-func Marker(key string) string {
-	// "--" would end the HTML comment early; keep the key printable.
-	k := strings.NewReplacer("--", "-", ">", "", "\n", " ", "\r", "").Replace(key)
-	return "<!-- perfbot:" + k + " -->"
-}
+func Marker(key string) string { return review.HTMLCommentMarker(key) }
 
 // Post writes msg as a comment on the pull request where ("OWNER/REPO#N"),
 // editing the comment that carries msg.Key's marker when one exists, and

@@ -14,6 +14,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/retry"
 )
 
@@ -40,11 +41,7 @@ func ParseMR(where string) (MR, error) {
 }
 
 // Marker is the hidden HTML comment that identifies the answer for key.
-func Marker(key string) string {
-	// "--" would end the HTML comment early; keep the key printable.
-	k := strings.NewReplacer("--", "-", ">", "", "\n", " ", "\r", "").Replace(key)
-	return "<!-- perfbot:" + k + " -->"
-}
+func Marker(key string) string { return review.HTMLCommentMarker(key) }
 
 // Post writes msg as a note on the merge request where
 // ("GROUP/PROJECT!N"), editing the note that carries msg.Key's marker when
