@@ -117,13 +117,7 @@ func classify(err error) error {
 	}
 	var er *gl.ErrorResponse
 	if errors.As(err, &er) {
-		if er.Response == nil || !retry.HTTPStatusTransient(er.Response.StatusCode) {
-			return err
-		}
-		if d := retry.RetryAfter(er.Response.Header, time.Now()); d > 0 {
-			return retry.After(err, d)
-		}
-		return retry.Transient(err)
+		return retry.ByResponse(err, er.Response)
 	}
 	if retry.NetworkTransient(err) {
 		return retry.Transient(err)

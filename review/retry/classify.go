@@ -62,3 +62,14 @@ func NetworkTransient(err error) bool {
 	var op *net.OpError
 	return errors.As(err, &op)
 }
+
+// ByResponse marks err, a failure answered by resp, for Policy.Do: a
+// transient status (HTTPStatusTransient) retries after the Retry-After the
+// server named, or the usual backoff; any other answer, or none, leaves
+// err permanent.
+func ByResponse(err error, resp *http.Response) error {
+	if resp == nil || !HTTPStatusTransient(resp.StatusCode) {
+		return err
+	}
+	return After(err, RetryAfter(resp.Header, time.Now()))
+}

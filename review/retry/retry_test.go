@@ -163,3 +163,35 @@ func TestDoStopsOnExpiredContextAfterTimeout(t *testing.T) {
 		t.Fatalf("calls %d, err %v", calls, err)
 	}
 }
+
+func TestByResponse(t *testing.T) {
+	base := errors.New("answer")
+	for _, c := range []struct {
+		status     int
+		retryAfter string
+		transient  bool
+		after      time.Duration
+	}{
+		{404, "", false, 0},
+		{404, "7", false, 0},
+		{503, "", true, 0},
+		{503, "7", true, 7 * time.Second},
+		{429, "2", true, 2 * time.Second},
+	} {
+		resp := &http.Response{StatusCode: c.status, Header: http.Header{}}
+		if c.retryAfter != "" {
+			resp.Header.Set("Retry-After", c.retryAfter)
+		}
+		err := ByResponse(base, resp)
+		if IsTransient(err) != c.transient || !errors.Is(err, base) {
+			t.Errorf("%d Retry-After %q: %v transient %v, want %v", c.status, c.retryAfter, err, IsTransient(err), c.transient)
+		}
+		var te *transientError
+		if errors.As(err, &te) && te.after != c.after {
+			t.Errorf("%d Retry-After %q: waits %v, want %v", c.status, c.retryAfter, te.after, c.after)
+		}
+	}
+	if err := ByResponse(base, nil); IsTransient(err) {
+		t.Errorf("no response: %v is transient", err)
+	}
+}
