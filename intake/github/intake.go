@@ -20,8 +20,7 @@ import (
 type Seen interface {
 	intake.Tested
 	intake.Claims
-	DeliveryHandled(ctx context.Context, id string) (bool, error)
-	SeeDelivery(ctx context.Context, id string) (bool, error)
+	intake.DeliveryLog
 	ScheduleLast(ctx context.Context, name string) (time.Time, error)
 	SetScheduleLast(ctx context.Context, name string, t time.Time) error
 }
@@ -71,10 +70,9 @@ type Intake struct {
 	// the ones between are logged and counted, not posted.
 	RefusalEvery time.Duration
 
-	once     sync.Once
-	reads    chan struct{}
-	mu       sync.Mutex
-	inFlight map[string]bool // delivery ids being handled
+	once       sync.Once
+	reads      chan struct{}
+	deliveries intake.Deliveries
 }
 
 // Outcome is what became of a comment or delivery.

@@ -118,38 +118,14 @@ func (in *Intake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintln(w, text)
 }
 
-// handleDelivery acts on a verified delivery and says what to answer: the
-// status, the result counted in the metrics and the response text.
+// handleDelivery acts on a verified delivery, once (intake.Deliveries),
+// and says what to answer: the status, the result counted in the metrics
+// and the response text. A delivery whose handling fails is not recorded:
+// GitHub's redelivery of it is handled afresh.
 func (in *Intake) handleDelivery(ctx context.Context, delivery, event string, payload []byte) (int, string, string) {
-	if !in.beginDelivery(delivery) {
-		in.log().Warn("webhook delivery rejected", "reason", "in_flight", "status", http.StatusConflict, "delivery", delivery, "event", event)
-		return http.StatusConflict, "in_flight", "delivery is being handled"
-	}
-	defer in.endDelivery(delivery)
-	handled, err := in.Seen.DeliveryHandled(ctx, delivery)
-	if err != nil {
-		in.log().Error("look up delivery", "delivery", delivery, "err", err)
-		return http.StatusServiceUnavailable, "error", "internal error"
-	}
-	if handled {
-		return http.StatusOK, "replayed", "delivery already handled"
-	}
-	code, result, text, err := in.dispatch(ctx, delivery, event, payload)
-	if err != nil {
-		// Not recorded: GitHub's redelivery of this delivery is handled
-		// afresh.
-		in.log().Error("handle delivery", "delivery", delivery, "event", event, "err", err)
-		return http.StatusInternalServerError, "error", "internal error"
-	}
-	if code >= 400 {
-		in.log().Warn("webhook delivery rejected", "reason", result, "status", code, "detail", text,
-			"delivery", delivery, "event", event)
-	}
-	if _, err := in.Seen.SeeDelivery(ctx, delivery); err != nil {
-		in.log().Error("record delivery", "delivery", delivery, "result", result, "err", err)
-		return http.StatusInternalServerError, "error", "internal error"
-	}
-	return code, result, text
+	return in.deliveries.Handle(ctx, in.Seen, in.log(), delivery, event, func(ctx context.Context) (int, string, string, error) {
+		return in.dispatch(ctx, delivery, event, payload)
+	})
 }
 
 // mediaType is the media type of a delivery: JSON (also when the header is
@@ -168,7 +144,6 @@ func mediaType(header string) (string, error) {
 
 func (in *Intake) init() {
 	in.reads = make(chan struct{}, or(in.ReadSlots, defaultReadSlots))
-	in.inFlight = map[string]bool{}
 }
 
 // acquireRead waits up to ReadWait for one of the ReadSlots read slots.
@@ -190,24 +165,6 @@ func (in *Intake) acquireRead(ctx context.Context) bool {
 }
 
 func (in *Intake) releaseRead() { <-in.reads }
-
-// beginDelivery marks a delivery as being handled; it is false when the
-// same delivery is being handled already.
-func (in *Intake) beginDelivery(id string) bool {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	if in.inFlight[id] {
-		return false
-	}
-	in.inFlight[id] = true
-	return true
-}
-
-func (in *Intake) endDelivery(id string) {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	delete(in.inFlight, id)
-}
 
 func or[T comparable](v, def T) T {
 	var zero T

@@ -26,8 +26,7 @@ import (
 type Seen interface {
 	intake.Tested
 	intake.Claims
-	DeliveryHandled(ctx context.Context, id string) (bool, error)
-	SeeDelivery(ctx context.Context, id string) (bool, error)
+	intake.DeliveryLog
 }
 
 // Intake handles the webhook deliveries of one GitLab project.
@@ -68,6 +67,8 @@ type Intake struct {
 	// RefusalEvery is the least time between two refusals (or help
 	// texts) posted to one user on one merge request (default an hour).
 	RefusalEvery time.Duration
+
+	deliveries intake.Deliveries
 }
 
 // Outcome is what became of a note or delivery.

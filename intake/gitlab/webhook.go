@@ -92,36 +92,17 @@ func (in *Intake) tokenMatches(token string) bool {
 	return subtle.ConstantTimeCompare(got[:], want[:]) == 1
 }
 
-// handleDelivery acts on an authenticated delivery and says what to
-// answer: the status, the result counted and the response text.
+// handleDelivery acts on an authenticated delivery, once per
+// X-Gitlab-Event-UUID (intake.Deliveries), and says what to answer: the
+// status, the result counted and the response text.
 func (in *Intake) handleDelivery(ctx context.Context, delivery, event string, payload []byte) (int, string, string) {
 	id := ""
 	if delivery != "" {
 		id = "gitlab:" + delivery
-		handled, err := in.Seen.DeliveryHandled(ctx, id)
-		if err != nil {
-			in.log().Error("look up delivery", "delivery", delivery, "err", err)
-			return http.StatusServiceUnavailable, "error", "internal error"
-		}
-		if handled {
-			return http.StatusOK, "replayed", "delivery already handled"
-		}
 	}
-	code, result, text, err := in.dispatch(ctx, gl.EventType(event), payload)
-	if err != nil {
-		in.log().Error("handle delivery", "delivery", delivery, "event", event, "err", err)
-		return http.StatusInternalServerError, "error", "internal error"
-	}
-	if code >= 400 {
-		in.log().Warn("webhook delivery rejected", "reason", result, "status", code, "detail", text, "delivery", delivery, "event", event)
-	}
-	if id != "" {
-		if _, err := in.Seen.SeeDelivery(ctx, id); err != nil {
-			in.log().Error("record delivery", "delivery", delivery, "result", result, "err", err)
-			return http.StatusInternalServerError, "error", "internal error"
-		}
-	}
-	return code, result, text
+	return in.deliveries.Handle(ctx, in.Seen, in.log(), id, event, func(ctx context.Context) (int, string, string, error) {
+		return in.dispatch(ctx, gl.EventType(event), payload)
+	})
 }
 
 // dispatch parses the events the intake acts on and hands each to its
