@@ -269,11 +269,19 @@ func (s *search) step(pos int, c cell) Step {
 // BenchNames are the distinct top-level Go benchmark names of keys, for
 // a -bench filter: "Scan/small-8" gives "Scan".
 func BenchNames(keys []Key) []string {
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = k.Benchmark
+	}
+	return topNames(names)
+}
+
+// topNames are the distinct top-level names of benchmarks, sorted.
+func topNames(benchmarks []string) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, k := range keys {
-		name, _, _ := strings.Cut(k.Benchmark, "/")
-		name = procsSuffix.ReplaceAllString(name, "")
+	for _, b := range benchmarks {
+		name, _, _ := strings.Cut(Name(b), "/")
 		if name != "" && !seen[name] {
 			seen[name] = true
 			out = append(out, name)
@@ -283,16 +291,24 @@ func BenchNames(keys []Key) []string {
 	return out
 }
 
+// Name is a benchmark's name without the "Benchmark" prefix and the
+// GOMAXPROCS suffix go test appends ("BenchmarkScan/small-8" gives
+// "Scan/small"): the same on hosts with different numbers of cores.
+func Name(benchmark string) string {
+	return procsSuffix.ReplaceAllString(strings.TrimPrefix(benchmark, "Benchmark"), "")
+}
+
 var procsSuffix = regexp.MustCompile(`-\d+$`)
 
-// BenchFilter is a go test -bench regexp that selects exactly the named
-// top-level benchmarks.
+// BenchFilter is a go test -bench regexp that selects exactly the
+// top-level benchmarks of names (Name's form: "Scan/small" selects Scan).
 func BenchFilter(names []string) string {
-	if len(names) == 0 {
+	tops := topNames(names)
+	if len(tops) == 0 {
 		return ""
 	}
-	quoted := make([]string, len(names))
-	for i, n := range names {
+	quoted := make([]string, len(tops))
+	for i, n := range tops {
 		quoted[i] = regexp.QuoteMeta(n)
 	}
 	return "^Benchmark(" + strings.Join(quoted, "|") + ")$"

@@ -152,6 +152,14 @@ func TestSearchSeveral(t *testing.T) {
 	if f := BenchFilter([]string{"A.b", "C"}); f != `^Benchmark(A\.b|C)$` {
 		t.Errorf("BenchFilter = %s", f)
 	}
+	if f := BenchFilter([]string{"Scan/small", "Work", "Scan/big"}); f != `^Benchmark(Scan|Work)$` {
+		t.Errorf("BenchFilter of sub-benchmarks = %s", f)
+	}
+	for in, want := range map[string]string{"BenchmarkScan/small-8": "Scan/small", "Work-2": "Work", "Level": "Level"} {
+		if got := Name(in); got != want {
+			t.Errorf("Name(%q) = %q, want %q", in, got, want)
+		}
+	}
 }
 
 // A change made of small steps, none significant on its own, has no

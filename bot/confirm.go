@@ -35,7 +35,8 @@ func (confirmArgs) InsertOpts() river.InsertOpts {
 }
 
 // worseRows returns the benchmarks of cmp's first candidate found worse
-// by at least minPct, in row order, without repeats.
+// by at least minPct, in row order, without repeats, named as bisect.Name
+// names them (no GOMAXPROCS suffix, so another host's rows match).
 func worseRows(cmp *compare.Comparison, minPct float64) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -47,7 +48,7 @@ func worseRows(cmp *compare.Comparison, minPct float64) []string {
 		if c.Presence != compare.Both || c.Verdict != compare.Worse || math.Abs(c.DeltaPct) < minPct {
 			continue
 		}
-		if name := strings.TrimPrefix(row.Benchmark, "Benchmark"); !seen[name] {
+		if name := bisect.Name(row.Benchmark); !seen[name] {
 			seen[name] = true
 			out = append(out, name)
 		}
@@ -142,7 +143,7 @@ func confirmVerdict(first, again *compare.Comparison, names []string, host strin
 	seen := map[string]compare.Candidate{}
 	for _, row := range again.Rows {
 		if row.Base != nil && len(row.Candidates) > 0 {
-			name := strings.TrimPrefix(row.Benchmark, "Benchmark")
+			name := bisect.Name(row.Benchmark)
 			if _, ok := seen[name]; !ok || row.Candidates[0].Verdict == compare.Worse {
 				seen[name] = row.Candidates[0]
 			}
@@ -178,7 +179,7 @@ func confirmVerdict(first, again *compare.Comparison, names []string, host strin
 	out.Summary = append([]compare.Tally(nil), first.Summary...)
 	for i := range out.Rows {
 		row := &out.Rows[i]
-		if !notConfirmed[strings.TrimPrefix(row.Benchmark, "Benchmark")] || len(row.Candidates) == 0 || row.Candidates[0].Verdict != compare.Worse {
+		if !notConfirmed[bisect.Name(row.Benchmark)] || len(row.Candidates) == 0 || row.Candidates[0].Verdict != compare.Worse {
 			continue
 		}
 		row.Candidates = append([]compare.Candidate(nil), row.Candidates...)

@@ -2,14 +2,17 @@ package bot
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/bisect"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/gitrepo"
@@ -205,5 +208,27 @@ func TestConfirmNotQueued(t *testing.T) {
 	}
 	if a.Final || !strings.Contains(string(a.Message), "measured worse here (Level); confirming on a second host") {
 		t.Errorf("answer while confirming (final %v): %s", a.Final, a.Message)
+	}
+}
+
+// A Go suite's rows carry the host's GOMAXPROCS suffix: the confirm job's
+// -bench filter must still select the benchmark, and a second host with
+// another number of cores must still match its rows.
+func TestConfirmGoNames(t *testing.T) {
+	row := func(name string, v compare.Verdict) compare.Row {
+		return compare.Row{Benchmark: name, Unit: "sec/op", Base: &compare.Cell{Center: 1, N: 6},
+			Candidates: []compare.Candidate{{Variant: "pr", Cell: compare.Cell{Center: 2, N: 6}, Presence: compare.Both, Verdict: v, DeltaPct: 100, Ratio: 2, P: 0.002}}}
+	}
+	first := &compare.Comparison{Base: "base", Candidates: []string{"pr"}, Rows: []compare.Row{row("Work-2", compare.Worse), row("Other-2", compare.Same)}}
+	names := worseRows(first, 5)
+	if fmt.Sprint(names) != "[Work]" {
+		t.Fatalf("worse rows %v, want [Work]", names)
+	}
+	if f := bisect.BenchFilter(names); !regexp.MustCompile(f).MatchString("BenchmarkWork") || regexp.MustCompile(f).MatchString("BenchmarkOther") {
+		t.Errorf("filter %s does not select exactly BenchmarkWork", f)
+	}
+	again := &compare.Comparison{Base: "base", Candidates: []string{"pr"}, Rows: []compare.Row{row("Work-4", compare.Worse)}}
+	if _, line := confirmVerdict(first, again, names, "host-b"); !strings.Contains(line, "Confirmed on a second host (host-b): Work +100%") {
+		t.Errorf("second host with 4 cores: %q, want Work confirmed", line)
 	}
 }
