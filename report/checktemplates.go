@@ -3,14 +3,17 @@ package report
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/templates"
 )
 
 // TemplateError is a mistake in a user's template: the file, the line
@@ -28,13 +31,9 @@ func (e *TemplateError) Error() string {
 	return e.File + ": " + e.Msg
 }
 
-// templateNames are the files a template folder may hold at its top:
-// one per report format, and the digest's.
-var templateNames = []string{"markdown.tmpl", "reviewboard.tmpl", "jira.tmpl", "text.tmpl", "html.tmpl", "digest.tmpl"}
-
 // CheckTemplates checks a template folder (config key templates) before
 // anything is posted: every .tmpl file at its top must name an embedded
-// template (templateNames; digest.tmpl is checked by digest.CheckTemplate),
+// template (one per report format, and the digest's; digest.tmpl is checked by digest.CheckTemplate),
 // and every report format's templates, the embedded ones overridden by
 // the folder's, must parse and render a small comparison with a sweep,
 // a failure and a missing row. The errors are *TemplateError, joined.
@@ -47,13 +46,13 @@ func CheckTemplates(dir string) error {
 	if err != nil {
 		return fmt.Errorf("report: template folder %s: %w", dir, err)
 	}
+	embedded, err := fs.Glob(templates.FS, "*.tmpl")
+	if err != nil {
+		return fmt.Errorf("report: embedded templates: %w", err)
+	}
 	for _, p := range top {
-		known := false
-		for _, n := range templateNames {
-			known = known || filepath.Base(p) == n
-		}
-		if !known {
-			errs = append(errs, &TemplateError{File: p, Msg: "no embedded template of this name (want one of " + strings.Join(templateNames, ", ") + ")"})
+		if !slices.Contains(embedded, filepath.Base(p)) {
+			errs = append(errs, &TemplateError{File: p, Msg: "no embedded template of this name (want one of " + strings.Join(embedded, ", ") + ")"})
 		}
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
