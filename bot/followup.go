@@ -127,6 +127,10 @@ func (s *Service) followUps(ctx context.Context, log *slog.Logger, name string, 
 			}
 		}
 	}
+	// Follow-ups landed together read the same tracked runs: each run's
+	// verdicts are read once.
+	tracked := map[int64][]store.Verdict{}
+	window := s.cfg.Track.FollowupWindow()
 	for _, f := range open {
 		if f.Landed == "" {
 			continue
@@ -141,12 +145,14 @@ func (s *Service) followUps(ctx context.Context, log *slog.Logger, name string, 
 			continue
 		}
 		var post []track.PostRun
-		window := s.cfg.Track.FollowupWindow()
 		for _, r := range runs[start:min(start+window, len(runs))] {
-			vs, err := s.st.RunVerdicts(ctx, r.ID)
-			if err != nil {
-				log.Error("follow-ups: tracked verdicts", "run", r.ID, "err", err)
-				break
+			vs, ok := tracked[r.ID]
+			if !ok {
+				if vs, err = s.st.RunVerdicts(ctx, r.ID); err != nil {
+					log.Error("follow-ups: tracked verdicts", "run", r.ID, "err", err)
+					break
+				}
+				tracked[r.ID] = vs
 			}
 			post = append(post, track.PostRun{Commit: r.CandidateCommit, Verdicts: vs})
 		}
