@@ -14,6 +14,9 @@ func BenchstatP(x, y []float64, alpha float64) (p float64, warnings []error) {
 	if !finite(x) || !finite(y) {
 		return 1, []error{ErrNotFinite}
 	}
+	if p, w, ok := tiedBenchstatP(x, y, alpha); ok {
+		return p, w
+	}
 	th := &benchmath.Thresholds{CompareAlpha: alpha}
 	s1 := benchmath.NewSample(append([]float64(nil), x...), th)
 	s2 := benchmath.NewSample(append([]float64(nil), y...), th)
