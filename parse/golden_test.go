@@ -97,6 +97,13 @@ func TestDetectFixtures(t *testing.T) {
 			if want := wantFormat(f); p.Name() != want {
 				t.Errorf("Detect = %s, want %s", p.Name(), want)
 			}
+			// Detect stops at the first certain match: no format may
+			// score above it.
+			for _, q := range Formats() {
+				if s := q.Sniff(data); s > SniffCertain || s < 0 {
+					t.Errorf("%s.Sniff = %d, outside 0..%d", q.Name(), s, SniffCertain)
+				}
+			}
 		})
 	}
 }

@@ -19,7 +19,8 @@ type Parser interface {
 	// Name is the format's name as given to --format, such as "gobench".
 	Name() string
 	// Sniff scores how much head, the first bytes of an input, looks like
-	// this format: 0 for not at all, higher for a more certain match.
+	// this format: 0 for not at all, higher for a more certain match, at
+	// most SniffCertain.
 	Sniff(head []byte) int
 	// Parse reads r, whose name (a file name) appears in errors, and calls
 	// emit with each result in input order. It stops at the first error
@@ -94,13 +95,22 @@ func Lookup(name string) (Parser, error) {
 	return nil, fmt.Errorf("unknown format %q (known: %s)", name, strings.Join(Names(), ", "))
 }
 
-// Detect picks the parser whose Sniff scores head highest.
+// SniffCertain is the highest score Sniff gives: a format that certainly
+// matches.
+const SniffCertain = 100
+
+// Detect picks the parser whose Sniff scores head highest, the first in
+// Formats' order when several do: the first that scores SniffCertain ends
+// the search.
 func Detect(head []byte) (Parser, error) {
 	var best Parser
 	bestScore := 0
 	for _, p := range Formats() {
 		if s := p.Sniff(head); s > bestScore {
 			best, bestScore = p, s
+			if s >= SniffCertain {
+				break
+			}
 		}
 	}
 	if best == nil {

@@ -29,14 +29,10 @@ var perfSeps = []byte{',', ';', '\'', '\t', '|', ':', ' '}
 
 // Sniff looks for lines that split into a perf stat record.
 func (PerfStatCSV) Sniff(head []byte) int {
-	good := 0
-	for _, line := range bytes.Split(head, []byte("\n")) {
-		if sep := perfSep(string(line)); sep != 0 {
-			good++
+	for line := range bytes.Lines(head) {
+		if perfSep(string(line)) != 0 {
+			return 75
 		}
-	}
-	if good >= 1 {
-		return 75
 	}
 	return 0
 }
