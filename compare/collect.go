@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"hash/maphash"
 
 	"github.com/perfbot/perfbot/bench"
 )
@@ -20,7 +21,7 @@ type Collector struct {
 	// candidates in the order they first appear.
 	open  bool
 	rows  rowStore
-	index map[string]int
+	index *rowIndex
 	key   []byte
 	// hint is the most samples a series has had, the capacity new
 	// series start with.
@@ -35,11 +36,66 @@ type Collector struct {
 // recentRows is the number of rows Collector.recent remembers.
 const recentRows = 4
 
-// rowData is one row's first result (its identity) and its series per
-// variant, by index into Collector.variants.
+// rowData is one row's identity, from its first result, and its series
+// per variant, by index into Collector.variants.
 type rowData struct {
-	proto bench.Result
+	id    rowID
 	sides []*series
+}
+
+// rowID is what a row keeps of its first result: the fields of its key
+// (bench.Result.Key) and the direction that is better.
+type rowID struct {
+	Benchmark, Group string
+	Params           bench.Params
+	Unit, Metric     string
+	Better           bench.Direction
+}
+
+func idOf(r *bench.Result) rowID {
+	return rowID{Benchmark: r.Benchmark, Group: r.Group, Params: r.Params, Unit: r.Unit, Metric: r.Metric, Better: r.Better}
+}
+
+// is reports whether r belongs to the row: whether their keys are equal.
+func (id *rowID) is(r *bench.Result) bool {
+	return id.Benchmark == r.Benchmark && id.Unit == r.Unit && id.Metric == r.Metric && id.Group == r.Group && sameParams(id.Params, r.Params)
+}
+
+// rowIndex finds a row by its key. It keeps a 64-bit hash of each key, not
+// the key, and checks a row it finds against the result; the rare key
+// whose hash another key took is kept whole in others.
+type rowIndex struct {
+	seed   maphash.Seed
+	byHash map[uint64]int
+	others map[string]int
+}
+
+func newRowIndex() *rowIndex {
+	return &rowIndex{seed: maphash.MakeSeed(), byHash: map[uint64]int{}}
+}
+
+// find returns the row of r, whose key is key, or -1.
+func (x *rowIndex) find(rows *rowStore, r *bench.Result, key []byte) int {
+	if ri, ok := x.byHash[maphash.Bytes(x.seed, key)]; ok && rows.at(ri).id.is(r) {
+		return ri
+	}
+	if ri, ok := x.others[string(key)]; ok {
+		return ri
+	}
+	return -1
+}
+
+// add records that key, not yet in the index, is row ri.
+func (x *rowIndex) add(key []byte, ri int) {
+	h := maphash.Bytes(x.seed, key)
+	if _, taken := x.byHash[h]; !taken {
+		x.byHash[h] = ri
+		return
+	}
+	if x.others == nil {
+		x.others = map[string]int{}
+	}
+	x.others[string(key)] = ri
 }
 
 // rowStore holds rows in chunks of rowChunk: adding a row never copies
@@ -87,7 +143,7 @@ func NewCollector(opts Options) (*Collector, error) {
 	if opts.Base == "" {
 		return nil, fmt.Errorf("compare: no baseline variant named")
 	}
-	c := &Collector{opts: opts, open: len(opts.Candidates) == 0, index: map[string]int{}}
+	c := &Collector{opts: opts, open: len(opts.Candidates) == 0, index: newRowIndex()}
 	c.variants = append([]string{opts.Base}, opts.Candidates...)
 	return c, nil
 }
@@ -120,13 +176,9 @@ func (c *Collector) Add(r *bench.Result) error {
 	ri := c.findRecent(r)
 	if ri < 0 {
 		c.key = appendKey(c.key[:0], r)
-		var ok bool
-		ri, ok = c.index[string(c.key)]
-		if !ok {
-			proto := *r
-			proto.Samples, proto.Summary, proto.Variant = nil, nil, ""
-			ri = c.rows.add(rowData{proto: proto})
-			c.index[string(c.key)] = ri
+		if ri = c.index.find(&c.rows, r, c.key); ri < 0 {
+			ri = c.rows.add(rowData{id: idOf(r)})
+			c.index.add(c.key, ri)
 		}
 		copy(c.recent[1:], c.recent[:recentRows-1])
 		c.recent[0] = ri
@@ -160,8 +212,7 @@ func (c *Collector) Add(r *bench.Result) error {
 // give.
 func (c *Collector) findRecent(r *bench.Result) int {
 	for _, ri := range c.recent[:c.nrecent] {
-		p := &c.rows.at(ri).proto
-		if p.Benchmark == r.Benchmark && p.Unit == r.Unit && p.Metric == r.Metric && p.Group == r.Group && sameParams(p.Params, r.Params) {
+		if c.rows.at(ri).id.is(r) {
 			return ri
 		}
 	}
@@ -182,6 +233,11 @@ func sameParams(a, b bench.Params) bool {
 
 // maxHint bounds Collector.hint.
 const maxHint = 64
+
+// result is a result with the row's key fields, for appendKey and is.
+func (id *rowID) result() bench.Result {
+	return bench.Result{Benchmark: id.Benchmark, Group: id.Group, Params: id.Params, Unit: id.Unit, Metric: id.Metric}
+}
 
 // appendKey appends r.Key() to b without building a string.
 func appendKey(b []byte, r *bench.Result) []byte {
@@ -230,11 +286,12 @@ func (c *Collector) Merge(other *Collector) error {
 	}
 	for ri := range other.rows.len() {
 		ord := other.rows.at(ri)
-		c.key = appendKey(c.key[:0], &ord.proto)
-		ci, ok := c.index[string(c.key)]
-		if !ok {
-			ci = c.rows.add(rowData{proto: ord.proto})
-			c.index[string(c.key)] = ci
+		r := ord.id.result()
+		c.key = appendKey(c.key[:0], &r)
+		ci := c.index.find(&c.rows, &r, c.key)
+		if ci < 0 {
+			ci = c.rows.add(rowData{id: ord.id})
+			c.index.add(c.key, ci)
 		}
 		rd := c.rows.at(ci)
 		for oi, s := range ord.sides {

@@ -125,7 +125,7 @@ func (c *Collector) compareRows(rows []Row, first int, memo *memo) {
 	candidates := c.variants[1:]
 	for i := range rows {
 		rd := c.rows.at(first + i)
-		p := &rd.proto
+		p := &rd.id
 		row := Row{
 			Benchmark: p.Benchmark,
 			Group:     p.Group,

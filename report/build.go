@@ -170,7 +170,7 @@ func build(c *compare.Comparison, opts Options) *Document {
 			fillWorkloads(s, c, rows)
 		}
 	}
-	unitTables(doc, c)
+	unitTables(doc, c, !opts.noDetails)
 	doc.Headline = headlineOf(c)
 	doc.State = string(State(c))
 	doc.Legend = legend(doc)

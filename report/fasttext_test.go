@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -108,5 +109,32 @@ func BenchmarkRenderText(b *testing.B) {
 				renderText(b, cmp, fast)
 			}
 		})
+	}
+}
+
+// TestTextWithoutDetails: plain text builds no details tables, and its
+// sections and legend are those of a document that has them.
+func TestTextWithoutDetails(t *testing.T) {
+	cases := map[string]*compare.Comparison{"quickstart": quickstartComparison(t)}
+	for _, name := range seedNames {
+		cases[name], _ = loadSeed(t, name)
+	}
+	cases["generated"] = genComparison(t, 30, []string{"patch"}, nil)
+	summed := 0
+	for name, cmp := range cases {
+		full, lean := build(cmp, Options{}), build(cmp, Options{noDetails: true})
+		if len(lean.Details) != 0 {
+			t.Errorf("%s: %d details tables without details", name, len(lean.Details))
+		}
+		if len(full.Details) > 0 {
+			summed++
+		}
+		full.Details = nil
+		if !reflect.DeepEqual(full, lean) {
+			t.Errorf("%s: the document without details differs beyond them:\nlegend %v\nwant   %v", name, lean.Legend, full.Legend)
+		}
+	}
+	if summed == 0 {
+		t.Fatal("no case had details tables to leave out")
 	}
 }

@@ -18,7 +18,14 @@ func legend(doc *Document) []Fact {
 				ratio = ratio || c.Ratio != ""
 				verdicts[c.Verdict] = true
 			}
+			// A units cell carries its details cell's change, verdict
+			// and figures: the legend is the same with or without the
+			// details tables.
 			for _, u := range l.Units {
+				p = p || strings.Contains(u.Stat, "p=")
+				n = n || strings.Contains(u.Stat, "n=")
+				mde = mde || strings.Contains(u.Stat, "mde=")
+				tol = tol || strings.Contains(u.Stat, "tol=")
 				tilde = tilde || u.Delta == "~"
 				verdicts[u.Verdict] = true
 			}

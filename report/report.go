@@ -66,6 +66,9 @@ type Options struct {
 	Limits map[answer.Format]int
 	// NoCharts leaves the charts out of Message.
 	NoCharts bool
+	// noDetails leaves out Document.Details, for a rendering that does
+	// not show them (the embedded plain-text template).
+	noDetails bool
 }
 
 // Render writes cmp to w in the named format with the default templates.
@@ -86,6 +89,9 @@ func RenderWith(w io.Writer, format string, cmp *compare.Comparison, opts Option
 	if err != nil {
 		return err
 	}
+	// The embedded plain text shows no details tables: a large
+	// comparison's are most of its document, let them go once summed up.
+	opts.noDetails = v == venueText && opts.TemplateDir == ""
 	doc := build(cmp, opts)
 	if v == venueMarkdown && doc.Rows > collapseRows {
 		doc.Collapse = true

@@ -14,8 +14,8 @@ import (
 // ShapeUnits table with the units as columns, when the comparison has one
 // candidate and the group's tables are Go benchmarks measured as samples
 // with the same parameter columns. The one-unit tables move to
-// doc.Details.
-func unitTables(doc *Document, c *compare.Comparison) {
+// doc.Details when keep is true.
+func unitTables(doc *Document, c *compare.Comparison, keep bool) {
 	if len(c.Candidates) != 1 || c.Method == compare.MethodBenchstat {
 		return // under benchstat's method the layout stays benchstat's
 	}
@@ -58,7 +58,9 @@ func unitTables(doc *Document, c *compare.Comparison) {
 			out = append(out, u)
 		}
 		if drop[s] {
-			doc.Details = append(doc.Details, s)
+			if keep {
+				doc.Details = append(doc.Details, s)
+			}
 			continue
 		}
 		out = append(out, s)
