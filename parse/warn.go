@@ -50,4 +50,8 @@ func checked(ctx context.Context, file string, emit func(*bench.Result) error) f
 }
 
 // source formats a result's Source, "file:line".
-func source(file string, line int) string { return file + ":" + strconv.Itoa(line) }
+func source(file string, line int) string {
+	var digits [20]byte
+	// One allocation: the converted digits are only read by the concatenation.
+	return file + ":" + string(strconv.AppendInt(digits[:0], int64(line), 10))
+}

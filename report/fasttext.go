@@ -35,35 +35,80 @@ func useFastText(t *texttemplate.Template) error {
 	return nil
 }
 
-// cellWriter builds the tab-separated lines of one table as text.tmpl
-// writes them, then aligns them as alignColumns does.
+// cellWriter builds the cells of one table as text.tmpl writes them
+// (a tab ends a cell, end a line), then aligns them as alignColumns does,
+// without joining the cells into lines and splitting them again.
 type cellWriter struct {
-	line  strings.Builder
-	lines []string
+	// cell is the cell being written: its one piece as given, or, once
+	// a second piece comes, their copy in buf.
+	cell   string
+	pieces int
+	buf    []byte
+	row    []string
+	grid   [][]string
+	size   int
 }
 
-func (c *cellWriter) str(s string) { c.line.WriteString(s) }
+// piece appends p, which holds no tab, to the current cell.
+func (c *cellWriter) piece(p string) {
+	switch c.pieces {
+	case 0:
+		c.cell = p
+	case 1:
+		c.buf = append(append(c.buf[:0], c.cell...), p...)
+	default:
+		c.buf = append(c.buf, p...)
+	}
+	c.pieces++
+}
 
-func (c *cellWriter) txt(s string) { c.line.WriteString(textEscape(s)) }
+// endCell closes the current cell.
+func (c *cellWriter) endCell() {
+	cell := c.cell
+	if c.pieces > 1 {
+		cell = string(c.buf)
+	}
+	c.row = append(c.row, cell)
+	c.size += len(cell) + 2
+	c.cell, c.pieces = "", 0
+}
+
+func (c *cellWriter) str(s string) {
+	for {
+		i := strings.IndexByte(s, '\t')
+		if i < 0 {
+			if s != "" {
+				c.piece(s)
+			}
+			return
+		}
+		if i > 0 {
+			c.piece(s[:i])
+		}
+		c.endCell()
+		s = s[i+1:]
+	}
+}
+
+func (c *cellWriter) txt(s string) {
+	if s = textEscape(s); s != "" {
+		c.piece(s)
+	}
+}
 
 func (c *cellWriter) end() {
-	c.line.WriteByte('\n')
-	c.lines = append(c.lines, c.line.String())
-	c.line.Reset()
+	c.endCell()
+	c.grid = append(c.grid, c.row)
+	c.row = nil
+	c.size++
 }
 
 // aligned writes head, then the collected lines laid out in columns.
 func (c *cellWriter) aligned(head string) string {
 	var b strings.Builder
-	n := len(head)
-	for _, l := range c.lines {
-		n += len(l) + len(l)/2
-	}
-	b.Grow(n)
+	b.Grow(len(head) + c.size + c.size/2)
 	b.WriteString(head)
-	if len(c.lines) > 0 {
-		writeAligned(&b, c.lines)
-	}
+	writeGrid(&b, c.grid)
 	return b.String()
 }
 

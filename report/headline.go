@@ -104,6 +104,7 @@ type benchChanges struct {
 	size    float64 // the largest change, as |log ratio|
 	noisy   bool
 	any     bool // compared on both sides
+	timed   bool // has a time row
 }
 
 // candidateHeadline lists the candidate's largest changes, benchmark by
@@ -111,34 +112,40 @@ type benchChanges struct {
 func candidateHeadline(c *compare.Comparison, variant string) string {
 	var order []string
 	per := map[string]*benchChanges{}
-	timed := map[string]bool{}
+	var last *compare.Row // the row b was found for
+	var b *benchChanges
 	for i := range c.Rows {
 		row := &c.Rows[i]
 		cand := candidateOf(row, variant)
 		if cand == nil || cand.Presence != compare.Both || row.Base == nil {
 			continue
 		}
-		name := shortBenchmark(row.Benchmark)
-		if len(row.Params) > 0 {
-			name += " " + row.Params.String()
+		// The units of one benchmark come in a run of rows: look it up
+		// once for the run.
+		if last == nil || row.Benchmark != last.Benchmark || row.Group != last.Group || !slices.Equal(row.Params, last.Params) {
+			name := shortBenchmark(row.Benchmark)
+			if len(row.Params) > 0 {
+				name += " " + row.Params.String()
+			}
+			key := row.Group + "\x00" + name
+			b = per[key]
+			if b == nil {
+				b = &benchChanges{name: name}
+				per[key] = b
+				order = append(order, key)
+			}
 		}
-		key := row.Group + "\x00" + name
-		b := per[key]
-		if b == nil {
-			b = &benchChanges{name: name}
-			per[key] = b
-			order = append(order, key)
-		}
+		last = row
 		b.any = true
 		label := metricLabel(row)
 		if label == "time" {
-			timed[key] = true
+			b.timed = true
 		}
 		switch cand.Verdict {
 		case compare.Noisy:
 			b.noisy = true
 		case compare.Better, compare.Worse:
-			if (row.Unit == "B/s" || row.Unit == "MB/s") && timed[key] {
+			if (row.Unit == "B/s" || row.Unit == "MB/s") && b.timed {
 				continue // throughput of a timed benchmark says the same again
 			}
 			b.changes = append(b.changes, changeText(row, cand, label))

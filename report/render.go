@@ -369,10 +369,16 @@ func alignColumns(s string) string {
 
 func writeAligned(b *strings.Builder, lines []string) {
 	grid := make([][]string, len(lines))
-	var widths []int
 	for i, l := range lines {
-		cells := strings.Split(strings.TrimRight(l, "\n"), "\t")
-		grid[i] = cells
+		grid[i] = strings.Split(strings.TrimRight(l, "\n"), "\t")
+	}
+	writeGrid(b, grid)
+}
+
+// writeGrid writes lines of cells in aligned columns (see alignColumns).
+func writeGrid(b *strings.Builder, grid [][]string) {
+	var widths []int
+	for _, cells := range grid {
 		for k, c := range cells {
 			if k >= len(widths) {
 				widths = append(widths, 0)

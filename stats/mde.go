@@ -154,8 +154,9 @@ func attainedAlpha(dist []float64, alpha float64) float64 {
 // pooledLogMAD is the spread of log values pooled over two samples:
 // √((n₁ MAD₁² + n₂ MAD₂²)/(n₁+n₂)).
 func pooledLogMAD(a, b []float64) (float64, bool) {
-	la, ok1 := logs(a)
-	lb, ok2 := logs(b)
+	var bufA, bufB [16]float64
+	la, ok1 := logsInto(bufA[:], a)
+	lb, ok2 := logsInto(bufB[:], b)
 	if !ok1 || !ok2 {
 		return 0, false
 	}

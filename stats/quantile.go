@@ -11,6 +11,9 @@ func Median(x []float64) float64 {
 	if len(x) == 0 {
 		return math.NaN()
 	}
+	if slices.IsSorted(x) {
+		return sortedMedian(x) // samples are mostly kept sorted
+	}
 	s := slices.Clone(x)
 	slices.Sort(s)
 	return sortedMedian(s)
@@ -54,5 +57,6 @@ func MAD(x []float64) float64 {
 	for i, v := range x {
 		d[i] = math.Abs(v - m)
 	}
-	return 1.4826 * Median(d)
+	slices.Sort(d)
+	return 1.4826 * sortedMedian(d)
 }
