@@ -157,7 +157,12 @@ func build(c *compare.Comparison, opts Options) *Document {
 		}
 		members[s] = append(members[s], i)
 	}
-	for _, s := range doc.Sections {
+	filled := make(map[*Section]bool, len(doc.Sections))
+	fill := func(s *Section) {
+		if filled[s] {
+			return
+		}
+		filled[s] = true
 		rows := members[s]
 		switch s.Shape {
 		case ShapeTable:
@@ -170,7 +175,10 @@ func build(c *compare.Comparison, opts Options) *Document {
 			fillWorkloads(s, c, rows)
 		}
 	}
-	unitTables(doc, c, !opts.noDetails)
+	unitTables(doc, c, !opts.noDetails, fill)
+	for _, s := range doc.Sections {
+		fill(s)
+	}
 	doc.Headline = headlineOf(c)
 	doc.State = string(State(c))
 	doc.Legend = legend(doc)

@@ -14,15 +14,17 @@ import (
 // ShapeUnits table with the units as columns, when the comparison has one
 // candidate and the group's tables are Go benchmarks measured as samples
 // with the same parameter columns. The one-unit tables move to
-// doc.Details when keep is true.
-func unitTables(doc *Document, c *compare.Comparison, keep bool) {
+// doc.Details when keep is true. fill fills a section's lines: the tables
+// of a group are filled and summed up together, so that a large
+// comparison's one-unit tables need not all exist at once.
+func unitTables(doc *Document, c *compare.Comparison, keep bool, fill func(*Section)) {
 	if len(c.Candidates) != 1 || c.Method == compare.MethodBenchstat {
 		return // under benchstat's method the layout stays benchstat's
 	}
 	byGroup := map[string][]*Section{}
 	var groups []string
 	for _, s := range doc.Sections {
-		if s.Shape != ShapeTable || !sampledSection(s) {
+		if s.Shape != ShapeTable {
 			continue
 		}
 		if _, ok := byGroup[s.Group]; !ok {
@@ -33,7 +35,13 @@ func unitTables(doc *Document, c *compare.Comparison, keep bool) {
 	replaced := map[*Section]*Section{} // first table of a group -> its units table
 	drop := map[*Section]bool{}
 	for _, g := range groups {
-		ss := byGroup[g]
+		var ss []*Section
+		for _, s := range byGroup[g] {
+			fill(s)
+			if sampledSection(s) {
+				ss = append(ss, s)
+			}
+		}
 		if len(ss) < 2 {
 			continue
 		}
@@ -47,6 +55,9 @@ func unitTables(doc *Document, c *compare.Comparison, keep bool) {
 		replaced[ss[0]] = unitsSection(ss, c)
 		for _, s := range ss {
 			drop[s] = true
+			if !keep {
+				s.Lines = nil // summed up and not shown
+			}
 		}
 	}
 	if len(replaced) == 0 {
