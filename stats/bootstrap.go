@@ -160,7 +160,12 @@ func isConstant(x []float64) bool {
 	return true
 }
 
+// sortedCopy is x sorted: x itself when it already is (it is then only
+// read), else a sorted copy.
 func sortedCopy(x []float64) []float64 {
+	if slices.IsSorted(x) {
+		return x
+	}
 	c := slices.Clone(x)
 	slices.Sort(c)
 	return c
