@@ -15,6 +15,8 @@ type memo struct {
 	// tied holds the p-values of samples with ties, by their tie key.
 	tied map[tieKey]pValue
 	buf  []byte
+	// tester computes the p-values not found here.
+	tester stats.BenchstatTester
 }
 
 // tieKey identifies a Mann-Whitney test of two sorted samples with ties:
@@ -75,7 +77,7 @@ func (m *memo) benchstatP(x, y []float64, alpha float64) (float64, []error) {
 	if v, ok := m.ps[k]; ok {
 		return v.p, v.warnings
 	}
-	p, w := stats.BenchstatP(x, y, alpha)
+	p, w := m.tester.P(x, y, alpha)
 	m.ps[k] = pValue{p, w}
 	return p, w
 }
@@ -110,12 +112,12 @@ func (m *memo) tiedP(x, y []float64, alpha float64) (float64, []error) {
 	var ok bool
 	m.buf, ok = appendTies(m.buf[:0], x, y)
 	if !ok {
-		return stats.BenchstatP(x, y, alpha)
+		return m.tester.P(x, y, alpha)
 	}
 	if v, ok := m.tied[tieKey{string(m.buf), alpha}]; ok {
 		return v.p, v.warnings
 	}
-	p, w := stats.BenchstatP(x, y, alpha)
+	p, w := m.tester.P(x, y, alpha)
 	if len(m.tied) < maxTied {
 		m.tied[tieKey{string(m.buf), alpha}] = pValue{p, w}
 	}

@@ -11,12 +11,12 @@ import "golang.org/x/perf/benchmath"
 // samples to detect a difference at alpha level 0.05". Samples holding NaN
 // or infinities give P = 1 and ErrNotFinite.
 func BenchstatP(x, y []float64, alpha float64) (p float64, warnings []error) {
-	if !finite(x) || !finite(y) {
-		return 1, []error{ErrNotFinite}
-	}
-	if p, w, ok := tiedBenchstatP(x, y, alpha); ok {
-		return p, w
-	}
+	var bt BenchstatTester
+	return bt.P(x, y, alpha)
+}
+
+// benchmathP is benchstat's test through benchmath itself.
+func benchmathP(x, y []float64, alpha float64) (float64, []error) {
 	th := &benchmath.Thresholds{CompareAlpha: alpha}
 	s1 := benchmath.NewSample(append([]float64(nil), x...), th)
 	s2 := benchmath.NewSample(append([]float64(nil), y...), th)
