@@ -60,6 +60,28 @@ type chart struct {
 // charts renders the document's charts in each format; the names of the
 // images are recorded in doc.Charts (PNG names when PNG is drawn).
 func charts(cmp *compare.Comparison, doc *Document, formats []string) ([]answer.Attachment, error) {
+	list, err := chartList(cmp, doc)
+	if err != nil {
+		return nil, err
+	}
+	var out []answer.Attachment
+	for _, ch := range list {
+		for _, f := range formats {
+			a, err := drawChart(ch, f)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, a)
+		}
+		if len(formats) > 0 {
+			doc.Charts = append(doc.Charts, ChartRef{Name: ch.name + "." + formats[0], Title: strings.TrimSpace(ch.title + " " + paren(ch.note))})
+		}
+	}
+	return out, nil
+}
+
+// chartList lays out the document's charts without drawing them.
+func chartList(cmp *compare.Comparison, doc *Document) ([]chart, error) {
 	var list []chart
 	for _, s := range chartSections(doc) {
 		if len(list) == maxCharts {
@@ -83,27 +105,58 @@ func charts(cmp *compare.Comparison, doc *Document, formats []string) ([]answer.
 			list = append(list, *ch)
 		}
 	}
-	var out []answer.Attachment
+	return list, nil
+}
+
+// drawChart draws one chart in format (png or svg).
+func drawChart(ch chart, format string) (answer.Attachment, error) {
+	data, err := renderChart(ch, format)
+	if err != nil {
+		return answer.Attachment{}, fmt.Errorf("report: chart %s: %w", ch.name, err)
+	}
+	a := answer.Attachment{Name: ch.name + "." + format, Data: data}
+	switch format {
+	case "png":
+		a.ContentType, a.Inline = "image/png", true
+	case "svg":
+		a.ContentType = "image/svg+xml"
+	}
+	return a, nil
+}
+
+// ChartNames names the PNG images Charts draws for cmp, in order, without
+// drawing them; doc is Build(cmp, Options{}) and is not changed.
+func ChartNames(cmp *compare.Comparison, doc *Document) ([]string, error) {
+	list, err := chartList(cmp, doc)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
 	for _, ch := range list {
-		for _, f := range formats {
-			data, err := renderChart(ch, f)
-			if err != nil {
-				return nil, fmt.Errorf("report: chart %s: %w", ch.name, err)
-			}
-			a := answer.Attachment{Name: ch.name + "." + f, Data: data}
-			switch f {
-			case "png":
-				a.ContentType, a.Inline = "image/png", true
-			case "svg":
-				a.ContentType = "image/svg+xml"
-			}
-			out = append(out, a)
-		}
-		if len(formats) > 0 {
-			doc.Charts = append(doc.Charts, ChartRef{Name: ch.name + "." + formats[0], Title: strings.TrimSpace(ch.title + " " + paren(ch.note))})
-		}
+		out = append(out, ch.name+".png")
 	}
 	return out, nil
+}
+
+// Chart draws the one image of Charts named name (perfbot-chart-N.png or
+// .svg); doc is Build(cmp, Options{}) and is not changed. It reports false
+// when cmp has no such chart.
+func Chart(cmp *compare.Comparison, doc *Document, name string) (answer.Attachment, bool, error) {
+	base, format, ok := strings.Cut(name, ".")
+	if !ok || (format != "png" && format != "svg") {
+		return answer.Attachment{}, false, nil
+	}
+	list, err := chartList(cmp, doc)
+	if err != nil {
+		return answer.Attachment{}, false, err
+	}
+	for _, ch := range list {
+		if ch.name == base {
+			a, err := drawChart(ch, format)
+			return a, err == nil, err
+		}
+	}
+	return answer.Attachment{}, false, nil
 }
 
 // chartSections are the sections drawn: a units table by the one-unit

@@ -136,11 +136,36 @@ func (s *Store) Comparison(ctx context.Context, runID int64) (*compare.Compariso
 	if err != nil {
 		return nil, err
 	}
-	var c compare.Comparison
-	if err := json.Unmarshal([]byte(data), &c); err != nil {
+	c, err := DecodeComparison([]byte(data))
+	if err != nil {
 		return nil, fmt.Errorf("comparison of run %d: %w", runID, err)
 	}
+	return c, nil
+}
+
+// DecodeComparison reads a comparison as ComparisonJSON returns it.
+func DecodeComparison(data []byte) (*compare.Comparison, error) {
+	var c compare.Comparison
+	if err := json.Unmarshal(data, &c); err != nil {
+		return nil, err
+	}
 	return &c, nil
+}
+
+// ComparisonJSON returns a run's comparison as stored: compare.Comparison
+// in JSON, compact, each NaN and infinity written as null (the contract
+// of perfbot compare --format json, without its indentation). It returns
+// ErrNotFound when the run has none.
+func (s *Store) ComparisonJSON(ctx context.Context, runID int64) ([]byte, error) {
+	var data []byte
+	err := s.queryRow(ctx, `SELECT comparison_json FROM comparisons WHERE run_id = ?`, runID).Scan(&data)
+	if err == sql.ErrNoRows {
+		return nil, fmt.Errorf("comparison of run %d: %w", runID, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("comparison of run %d: %w", runID, err)
+	}
+	return data, nil
 }
 
 // Results returns the results saved for a run, as the common model.

@@ -10,37 +10,8 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
-	"github.com/perfbot/perfbot/answer"
-	"github.com/perfbot/perfbot/compare"
-	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/store"
 )
-
-// chartsOf draws a run's comparison charts (report.Charts), keeping the
-// last chartCache runs' drawings.
-func (s *Server) chartsOf(id int64, cmp *compare.Comparison) ([]answer.Attachment, error) {
-	s.mu.Lock()
-	c, ok := s.charts[id]
-	s.mu.Unlock()
-	if ok {
-		return c, nil
-	}
-	c, err := report.Charts(cmp)
-	if err != nil {
-		return nil, fmt.Errorf("charts of run %d: %w", id, err)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.charts[id]; !ok {
-		s.charts[id] = c
-		s.order = append(s.order, id)
-		if len(s.order) > chartCache {
-			delete(s.charts, s.order[0])
-			s.order = s.order[1:]
-		}
-	}
-	return c, nil
-}
 
 // pointOf turns a stored measurement into a chart point: the median of
 // the samples with its distribution-free 95% interval (as benchstat and

@@ -102,11 +102,9 @@ func (s *Server) runData(r *http.Request) (*runPage, error) {
 		cmp := rc.cmp
 		p.Cmp = cmp
 		if isAPI(r) {
-			data, err := rc.encoded()
-			if err != nil {
-				return nil, fmt.Errorf("run %d: %w", id, err)
-			}
-			p.Detail.Comparison = json.RawMessage(data)
+			// The stored JSON is the contract already: it is sent as
+			// it is, not encoded again.
+			p.Detail.Comparison = json.RawMessage(rc.json)
 		} else {
 			// The cached document is shared: fold a copy.
 			doc := *rc.document()
@@ -124,15 +122,14 @@ func (s *Server) runData(r *http.Request) (*runPage, error) {
 			p.Detail.Results = append(p.Detail.Results, File{Name: "results-" + fileName(v) + ".txt",
 				ContentType: "text/plain", URL: fmt.Sprintf("/runs/%d/results/%s", id, pathSegment(v))})
 		}
-		charts, err := s.chartsOf(id, cmp)
+		// Charts are drawn when they are asked for, not here.
+		names, err := rc.chartNames(id)
 		if err != nil {
 			return nil, err
 		}
-		for _, c := range charts {
-			if c.ContentType == "image/png" {
-				p.Detail.Charts = append(p.Detail.Charts, File{Name: c.Name, ContentType: c.ContentType, Size: len(c.Data),
-					URL: fmt.Sprintf("/runs/%d/charts/%s", id, c.Name)})
-			}
+		for _, name := range names {
+			p.Detail.Charts = append(p.Detail.Charts, File{Name: name, ContentType: "image/png",
+				URL: fmt.Sprintf("/runs/%d/charts/%s", id, name)})
 		}
 	}
 	files, err := s.st.Artifacts(ctx, id)
@@ -198,23 +195,25 @@ func (s *Server) chartFile(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	cmp, err := s.st.Comparison(r.Context(), id)
+	run, err := s.st.GetRun(r.Context(), id)
 	if err != nil {
 		return err
 	}
-	charts, err := s.chartsOf(id, cmp)
+	rc, err := s.comparisonOf(r.Context(), run)
 	if err != nil {
 		return err
 	}
-	for _, c := range charts {
-		if c.Name == r.PathValue("name") {
-			w.Header().Set("Content-Type", c.ContentType)
-			w.Header().Set("Content-Security-Policy", fileCSP)
-			_, err := w.Write(c.Data)
-			return err
-		}
+	c, ok, err := rc.chart(id, r.PathValue("name"))
+	if err != nil {
+		return err
 	}
-	return notFound("run %d has no chart %q", id, r.PathValue("name"))
+	if !ok {
+		return notFound("run %d has no chart %q", id, r.PathValue("name"))
+	}
+	w.Header().Set("Content-Type", c.ContentType)
+	w.Header().Set("Content-Security-Policy", fileCSP)
+	_, err = w.Write(c.Data)
+	return err
 }
 
 func (s *Server) storedFile(w http.ResponseWriter, r *http.Request) error {
@@ -277,18 +276,18 @@ func (s *Server) comparisonJSON(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	cmp, err := s.st.Comparison(r.Context(), id)
+	data, err := s.st.ComparisonJSON(r.Context(), id)
 	if err != nil {
-		return err
-	}
-	var b bytes.Buffer
-	if err := report.JSON(&b, cmp); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Disposition", fmt.Sprintf("inline; filename=\"perfbot-run-%d.json\"", id))
-	_, err = w.Write(b.Bytes())
-	return err
+	for _, part := range [][]byte{data, []byte("\n")} {
+		if _, err := w.Write(part); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // search answers /benchmarks?q=: the series whose name, group or

@@ -1,57 +1,93 @@
 package web
 
 import (
-	"bytes"
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/store"
 )
 
 // runCacheSize is how many finished runs' comparisons are kept read: a
-// comparison of 10,000 rows takes a second to decode and lay out, and a
-// finished run's comparison no longer changes.
+// comparison of 10,000 rows takes a tenth of a second to decode and lay
+// out, and a finished run's comparison no longer changes.
 const runCacheSize = 8
 
 // readRun is a run's comparison as its pages use it: decoded, laid out
-// for the page and encoded for the API, each done once on first need.
+// for the page, its chart names listed and its charts drawn, each done
+// once on first need.
 type readRun struct {
 	finished time.Time
 	cmp      *compare.Comparison
-	summary  string
-	notes    []string
+	// json is the comparison as stored (store.ComparisonJSON).
+	json    []byte
+	summary string
+	notes   []string
 
-	mu   sync.Mutex
-	doc  *report.Document
-	json []byte
+	mu     sync.Mutex
+	doc    *report.Document
+	names  []string // the PNG charts, in order
+	listed bool
+	drawn  map[string]answer.Attachment
 }
 
 // document is the comparison laid out; callers must not change it.
 func (e *readRun) document() *report.Document {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	return e.documentLocked()
+}
+
+func (e *readRun) documentLocked() *report.Document {
 	if e.doc == nil {
 		e.doc = report.Build(e.cmp, report.Options{})
 	}
 	return e.doc
 }
 
-// encoded is the comparison in the JSON contract of perfbot compare
-// --format json.
-func (e *readRun) encoded() ([]byte, error) {
+// chartNames names the run's PNG charts without drawing them.
+func (e *readRun) chartNames(id int64) ([]string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.json == nil {
-		var b bytes.Buffer
-		if err := report.JSON(&b, e.cmp); err != nil {
-			return nil, err
+	if !e.listed {
+		names, err := report.ChartNames(e.cmp, e.documentLocked())
+		if err != nil {
+			return nil, fmt.Errorf("charts of run %d: %w", id, err)
 		}
-		e.json = bytes.TrimSpace(b.Bytes())
+		e.names, e.listed = names, true
 	}
-	return e.json, nil
+	return e.names, nil
+}
+
+// chart draws the run's chart named name (PNG or SVG) on first need. It
+// reports false when the run has no such chart.
+func (e *readRun) chart(id int64, name string) (answer.Attachment, bool, error) {
+	e.mu.Lock()
+	if a, ok := e.drawn[name]; ok {
+		e.mu.Unlock()
+		return a, true, nil
+	}
+	doc := e.documentLocked()
+	e.mu.Unlock()
+	// Drawn unlocked: the page's other charts are drawn meanwhile.
+	a, ok, err := report.Chart(e.cmp, doc, name)
+	if err != nil || !ok {
+		if err != nil {
+			err = fmt.Errorf("chart %s of run %d: %w", name, id, err)
+		}
+		return a, ok, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.drawn == nil {
+		e.drawn = map[string]answer.Attachment{}
+	}
+	e.drawn[name] = a
+	return a, true, nil
 }
 
 // comparisonOf reads run's comparison, from the cache when the run is
@@ -67,11 +103,15 @@ func (s *Server) comparisonOf(ctx context.Context, run *store.Run) (*readRun, er
 			return e, nil
 		}
 	}
-	cmp, err := s.st.Comparison(ctx, run.ID)
+	data, err := s.st.ComparisonJSON(ctx, run.ID)
 	if err != nil {
 		return nil, err
 	}
-	e := &readRun{finished: run.Finished, cmp: cmp, summary: report.SummaryLine(cmp), notes: notes(cmp)}
+	cmp, err := store.DecodeComparison(data)
+	if err != nil {
+		return nil, fmt.Errorf("comparison of run %d: %w", run.ID, err)
+	}
+	e := &readRun{finished: run.Finished, cmp: cmp, json: data, summary: report.SummaryLine(cmp), notes: notes(cmp)}
 	if !cacheable {
 		return e, nil
 	}

@@ -22,7 +22,6 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/store"
 )
 
@@ -51,16 +50,11 @@ type Server struct {
 	// pageRows is the most table rows a run page shows at once (foldPage).
 	pageRows int
 
-	mu     sync.Mutex
-	charts map[int64][]answer.Attachment // drawn charts of recent runs
-	order  []int64
+	mu sync.Mutex
 	// runs are the comparisons of recently read finished runs.
 	runs     map[int64]*readRun
 	runOrder []int64
 }
-
-// chartCache is how many runs' charts are kept drawn.
-const chartCache = 32
 
 // New returns a server over st; log may be nil.
 func New(st *store.Store, log *slog.Logger) (*Server, error) {
@@ -68,7 +62,7 @@ func New(st *store.Store, log *slog.Logger) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{st: st, log: log, tmpl: map[string]*template.Template{}, pageRows: foldPage,
-		charts: map[int64][]answer.Attachment{}, runs: map[int64]*readRun{}}
+		runs: map[int64]*readRun{}}
 	for _, page := range []string{"home", "run", "benchmark", "search", "changes", "error"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/"+page+".html")
 		if err != nil {

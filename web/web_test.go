@@ -2,15 +2,20 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/perfbot/perfbot/flame"
+	"github.com/perfbot/perfbot/internal/storetest"
+	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/store"
 )
 
@@ -293,5 +298,47 @@ func TestStoredFiles(t *testing.T) {
 	resp, _ = get(t, srv, fmt.Sprintf("/runs/%d/files/profile-go-suffixarray-base.pprof", id), 200)
 	if resp.Header.Get("Content-Type") != "application/octet-stream" || !strings.HasPrefix(resp.Header.Get("Content-Disposition"), "attachment") {
 		t.Errorf("profile served as %s, %s; want a download", resp.Header.Get("Content-Type"), resp.Header.Get("Content-Disposition"))
+	}
+}
+
+// TestComparisonJSONIsTheContract checks that the comparison the run's
+// JSON answers carry, sent as stored, reads the same as perfbot compare
+// --format json writes the stored comparison (the service stores the
+// contract read back: a NaN p-value is null there, then 0).
+func TestComparisonJSONIsTheContract(t *testing.T) {
+	st := storetest.SQLite(t)
+	cmp := realComparison(t)
+	cmp.Rows[0].Candidates[0].P = math.NaN()
+	cmp.Rows[1].Candidates[0].Ratio = math.Inf(1)
+	id := saveRun(t, st, cmp, "7f87d66fe45f1d209b404f397b2258d313cae093", "", nil)
+	stored, err := st.Comparison(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := report.JSON(&want, stored); err != nil {
+		t.Fatal(err)
+	}
+	var contract any
+	if err := json.Unmarshal(want.Bytes(), &contract); err != nil {
+		t.Fatal(err)
+	}
+	srv := server(t, st)
+	_, file := get(t, srv, fmt.Sprintf("/runs/%d/comparison.json", id), 200)
+	var detail struct {
+		Comparison json.RawMessage `json:"comparison"`
+	}
+	_, api := get(t, srv, fmt.Sprintf("/api/runs/%d", id), 200)
+	if err := json.Unmarshal([]byte(api), &detail); err != nil {
+		t.Fatal(err)
+	}
+	for _, got := range []struct{ where, data string }{{"comparison.json", file}, {"/api/runs/ID", string(detail.Comparison)}} {
+		var v any
+		if err := json.Unmarshal([]byte(got.data), &v); err != nil {
+			t.Fatalf("%s: %v", got.where, err)
+		}
+		if !reflect.DeepEqual(v, contract) {
+			t.Errorf("%s differs from perfbot compare --format json:\n%.600s\nwant\n%.600s", got.where, got.data, want.String())
+		}
 	}
 }
