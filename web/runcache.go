@@ -91,32 +91,43 @@ func (e *readRun) chart(id int64, name string) (answer.Attachment, bool, error) 
 }
 
 // comparisonOf reads run's comparison, from the cache when the run is
-// finished and was read since it finished. It returns store.ErrNotFound
-// when the run has none.
+// finished and was read since it finished; a finished run being read
+// meanwhile (by Warm, or a page's charts) is waited for, not read twice.
+// It returns store.ErrNotFound when the run has none.
 func (s *Server) comparisonOf(ctx context.Context, run *store.Run) (*readRun, error) {
 	cacheable := run.Status == store.StatusDone && !run.Finished.IsZero()
-	if cacheable {
+	if !cacheable {
+		return s.readComparison(ctx, run)
+	}
+	for {
 		s.mu.Lock()
 		e, ok := s.runs[run.ID]
-		s.mu.Unlock()
 		if ok && e.finished.Equal(run.Finished) {
+			s.mu.Unlock()
 			return e, nil
 		}
+		wait, busy := s.reading[run.ID]
+		if !busy {
+			break // s.mu stays locked
+		}
+		s.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
-	data, err := s.st.ComparisonJSON(ctx, run.ID)
+	done := make(chan struct{})
+	s.reading[run.ID] = done
+	s.mu.Unlock()
+	e, err := s.readComparison(ctx, run)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.reading, run.ID)
+	close(done)
 	if err != nil {
 		return nil, err
 	}
-	cmp, err := store.DecodeComparison(data)
-	if err != nil {
-		return nil, fmt.Errorf("comparison of run %d: %w", run.ID, err)
-	}
-	e := &readRun{finished: run.Finished, cmp: cmp, json: data, summary: report.SummaryLine(cmp), notes: notes(cmp)}
-	if !cacheable {
-		return e, nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if _, ok := s.runs[run.ID]; !ok {
 		s.runOrder = append(s.runOrder, run.ID)
 		if len(s.runOrder) > runCacheSize {
@@ -126,4 +137,17 @@ func (s *Server) comparisonOf(ctx context.Context, run *store.Run) (*readRun, er
 	}
 	s.runs[run.ID] = e
 	return e, nil
+}
+
+// readComparison reads and decodes run's comparison.
+func (s *Server) readComparison(ctx context.Context, run *store.Run) (*readRun, error) {
+	data, err := s.st.ComparisonJSON(ctx, run.ID)
+	if err != nil {
+		return nil, err
+	}
+	cmp, err := store.DecodeComparison(data)
+	if err != nil {
+		return nil, fmt.Errorf("comparison of run %d: %w", run.ID, err)
+	}
+	return &readRun{finished: run.Finished, cmp: cmp, json: data, summary: report.SummaryLine(cmp), notes: notes(cmp)}, nil
 }

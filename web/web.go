@@ -54,6 +54,8 @@ type Server struct {
 	// runs are the comparisons of recently read finished runs.
 	runs     map[int64]*readRun
 	runOrder []int64
+	// reading are the finished runs being read, closed when read.
+	reading map[int64]chan struct{}
 }
 
 // New returns a server over st; log may be nil.
@@ -62,7 +64,7 @@ func New(st *store.Store, log *slog.Logger) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{st: st, log: log, tmpl: map[string]*template.Template{}, pageRows: foldPage,
-		runs: map[int64]*readRun{}}
+		runs: map[int64]*readRun{}, reading: map[int64]chan struct{}{}}
 	for _, page := range []string{"home", "run", "benchmark", "search", "changes", "error"} {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/"+page+".html")
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/bot"
@@ -99,12 +100,17 @@ func saveRun(ctx context.Context, f *compareFlags, cmp *compare.Comparison, key 
 	return run.ID, nil
 }
 
-// addPages serves the history's pages and API on the service's mux.
-func addPages(svc *bot.Service, log *slog.Logger) error {
+// addPages serves the history's pages and API on the service's mux and
+// reads the latest runs ahead for them until ctx ends; stop ends that and
+// waits for it.
+func addPages(ctx context.Context, svc *bot.Service, log *slog.Logger) (stop func(), err error) {
 	ws, err := web.New(svc.Store(), log.With("part", "web"))
 	if err != nil {
-		return fmt.Errorf("pages: %w", err)
+		return nil, fmt.Errorf("pages: %w", err)
 	}
 	ws.Register(svc)
-	return nil
+	warm, cancel := context.WithCancel(ctx)
+	var warming sync.WaitGroup
+	warming.Go(func() { ws.Warm(warm) })
+	return func() { cancel(); warming.Wait() }, nil
 }

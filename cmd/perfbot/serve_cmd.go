@@ -121,9 +121,11 @@ func runService(ctx context.Context, name string, mode bot.Mode, args []string, 
 		if err := addIntakes(svc, cfg, venues, log); err != nil {
 			return err
 		}
-		if err := addPages(svc, log); err != nil {
+		stopPages, err := addPages(ctx, svc, log)
+		if err != nil {
 			return err
 		}
+		defer stopPages()
 	}
 	return svc.Run(ctx)
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/perfbot/perfbot/store"
@@ -57,6 +58,12 @@ func webCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	srv := &http.Server{Handler: ws.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	log.Info("serving the history", "url", "http://"+ln.Addr().String()+"/", "store", drv)
+	// The latest runs are read ahead, beside serving.
+	warm, stopWarm := context.WithCancel(ctx)
+	var warming sync.WaitGroup
+	warming.Go(func() { ws.Warm(warm) })
+	defer warming.Wait()
+	defer stopWarm()
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {

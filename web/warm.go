@@ -1,0 +1,87 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/perfbot/perfbot/store"
+)
+
+// warmEvery is how often Warm looks for runs finished since.
+const warmEvery = 10 * time.Second
+
+// Warm reads the latest finished runs into the cache the run pages use
+// (decoded, laid out, charts drawn), then every 10 seconds the runs that
+// finished since, until ctx ends: the first view of a run page then finds
+// its run read. It only reads the store and never delays serving; call it
+// in its own goroutine.
+func (s *Server) Warm(ctx context.Context) {
+	warmed := map[int64]time.Time{}
+	tick := time.NewTicker(warmEvery)
+	defer tick.Stop()
+	for {
+		s.warmLatest(ctx, warmed)
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// warmLatest warms the latest finished runs not warmed yet, oldest first
+// so that the newest stay cached longest.
+func (s *Server) warmLatest(ctx context.Context, warmed map[int64]time.Time) {
+	rs, err := s.st.RecentRuns(ctx, runCacheSize)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("web: list runs to read ahead", "err", err)
+		}
+		return
+	}
+	latest := map[int64]bool{}
+	for _, r := range slices.Backward(rs) {
+		latest[r.ID] = true
+		if r.Status != store.StatusDone || r.Finished.IsZero() || warmed[r.ID].Equal(r.Finished) {
+			continue
+		}
+		if err := s.warmRun(ctx, &r); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			s.log.Warn("web: read run ahead", "run", r.ID, "err", err)
+		}
+		warmed[r.ID] = r.Finished
+	}
+	for id := range warmed {
+		if !latest[id] {
+			delete(warmed, id)
+		}
+	}
+}
+
+// warmRun reads a finished run into the cache and draws its PNG charts.
+func (s *Server) warmRun(ctx context.Context, run *store.Run) error {
+	rc, err := s.comparisonOf(ctx, run)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil // failed before comparing
+	}
+	if err != nil {
+		return err
+	}
+	names, err := rc.chartNames(run.ID)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if _, _, err := rc.chart(run.ID, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,93 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"testing"
+	"time"
+)
+
+// TestWarm checks that Warm's pass reads the latest finished runs into
+// the cache with their charts drawn, that the pages then answer from it,
+// and that a second pass reads nothing again.
+func TestWarm(t *testing.T) {
+	st, ids := filled(t)
+	ws, err := New(st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	warmed := map[int64]time.Time{}
+	ws.warmLatest(ctx, warmed)
+	read := map[int64]*readRun{}
+	for _, id := range ids {
+		e, ok := ws.runs[id]
+		if !ok {
+			t.Fatalf("run %d was not read ahead", id)
+		}
+		read[id] = e
+		if e.doc == nil || !e.listed || len(e.names) == 0 || len(e.drawn) != len(e.names) {
+			t.Errorf("run %d: laid out %v, %d charts named, %d drawn; want laid out and every chart drawn",
+				id, e.doc != nil, len(e.names), len(e.drawn))
+		}
+	}
+	ws.warmLatest(ctx, warmed)
+	for _, id := range ids {
+		if ws.runs[id] != read[id] {
+			t.Errorf("run %d was read again by the second pass", id)
+		}
+	}
+	srv := httptest.NewServer(ws.Handler())
+	defer srv.Close()
+	get(t, srv, fmt.Sprintf("/runs/%d", ids[0]), 200)
+	get(t, srv, fmt.Sprintf("/runs/%d/charts/%s", ids[0], read[ids[0]].names[0]), 200)
+	if ws.runs[ids[0]] != read[ids[0]] {
+		t.Errorf("the run page read run %d again", ids[0])
+	}
+}
+
+// TestRunReadOnce checks that a request for a finished run being read
+// (by Warm, or another request) waits for that reading and shares it.
+func TestRunReadOnce(t *testing.T) {
+	st, ids := filled(t)
+	ws, err := New(st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	run, err := st.GetRun(ctx, ids[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another reading of the run is under way.
+	done := make(chan struct{})
+	ws.mu.Lock()
+	ws.reading[run.ID] = done
+	ws.mu.Unlock()
+	got := make(chan *readRun, 1)
+	go func() {
+		e, err := ws.comparisonOf(ctx, run)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- e
+	}()
+	select {
+	case <-got:
+		t.Fatal("the request read the run itself instead of waiting for the reading under way")
+	case <-time.After(200 * time.Millisecond):
+	}
+	theirs, err := ws.readComparison(ctx, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws.mu.Lock()
+	ws.runs[run.ID] = theirs
+	delete(ws.reading, run.ID)
+	close(done)
+	ws.mu.Unlock()
+	if e := <-got; e != theirs {
+		t.Errorf("the request did not share the reading it waited for")
+	}
+}
