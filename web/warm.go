@@ -13,7 +13,7 @@ import (
 const warmEvery = 10 * time.Second
 
 // Warm reads the latest finished runs into the cache the run pages use
-// (decoded, laid out, charts drawn), then every 10 seconds the runs that
+// (decoded, laid out, charts named), then every 10 seconds the runs that
 // finished since, until ctx ends: the first view of a run page then finds
 // its run read. It only reads the store and never delays serving; call it
 // in its own goroutine.
@@ -62,7 +62,8 @@ func (s *Server) warmLatest(ctx context.Context, warmed map[int64]time.Time) {
 	}
 }
 
-// warmRun reads a finished run into the cache and draws its PNG charts.
+// warmRun reads a finished run into the cache, lays it out and names its
+// charts; the charts are drawn when the page asks for them.
 func (s *Server) warmRun(ctx context.Context, run *store.Run) error {
 	rc, err := s.comparisonOf(ctx, run)
 	if errors.Is(err, store.ErrNotFound) {
@@ -71,17 +72,6 @@ func (s *Server) warmRun(ctx context.Context, run *store.Run) error {
 	if err != nil {
 		return err
 	}
-	names, err := rc.chartNames(run.ID)
-	if err != nil {
-		return err
-	}
-	for _, name := range names {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if _, _, err := rc.chart(run.ID, name); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err = rc.chartNames(run.ID)
+	return err
 }
