@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Param is one named benchmark parameter, such as threads=10.
@@ -73,27 +74,40 @@ func (ps Params) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads a JSON object of string values, keeping key order.
 func (ps *Params) UnmarshalJSON(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.Token()
+	if out, ok := plainParams(data); ok {
+		*ps = out
+		return nil
+	}
+	out, err := readParams(data)
 	if err != nil {
 		return err
 	}
+	*ps = out
+	return nil
+}
+
+// readParams is UnmarshalJSON's general reader.
+func readParams(data []byte) (Params, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
 	if tok == nil {
-		*ps = nil
-		return nil
+		return nil, nil
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return fmt.Errorf("params: expected a JSON object, got %v", tok)
+		return nil, fmt.Errorf("params: expected a JSON object, got %v", tok)
 	}
 	var out Params
 	for dec.More() {
 		kt, err := dec.Token()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var v any
 		if err := dec.Decode(&v); err != nil {
-			return err
+			return nil, err
 		}
 		var s string
 		switch v := v.(type) {
@@ -102,10 +116,80 @@ func (ps *Params) UnmarshalJSON(data []byte) error {
 		case float64, bool:
 			s = fmt.Sprint(v)
 		default:
-			return fmt.Errorf("params: value of %q must be a string or number", kt)
+			return nil, fmt.Errorf("params: value of %q must be a string or number", kt)
 		}
 		out = append(out, Param{Name: kt.(string), Value: s})
 	}
-	*ps = out
-	return nil
+	return out, nil
+}
+
+// plainParams reads the common case of UnmarshalJSON quickly (a stored
+// comparison holds thousands): a valid JSON object whose keys and values
+// are strings without escapes, in valid UTF-8. It reports false for
+// anything else, which the general reader takes.
+func plainParams(data []byte) (Params, bool) {
+	if bytes.IndexByte(data, '\\') >= 0 || !utf8.Valid(data) {
+		return nil, false
+	}
+	i := 0
+	space := func() {
+		for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+			i++
+		}
+	}
+	str := func() (string, bool) {
+		if i >= len(data) || data[i] != '"' {
+			return "", false
+		}
+		j := bytes.IndexByte(data[i+1:], '"')
+		if j < 0 || bytes.ContainsFunc(data[i+1:i+1+j], func(r rune) bool { return r < 0x20 }) {
+			return "", false
+		}
+		v := string(data[i+1 : i+1+j])
+		i += j + 2
+		return v, true
+	}
+	space()
+	if i >= len(data) || data[i] != '{' {
+		return nil, false
+	}
+	i++
+	var out Params
+	for {
+		space()
+		if i < len(data) && data[i] == '}' && len(out) == 0 {
+			i++
+			break
+		}
+		k, ok := str()
+		if !ok {
+			return nil, false
+		}
+		space()
+		if i >= len(data) || data[i] != ':' {
+			return nil, false
+		}
+		i++
+		space()
+		v, ok := str()
+		if !ok {
+			return nil, false
+		}
+		out = append(out, Param{Name: k, Value: v})
+		space()
+		if i < len(data) && data[i] == ',' {
+			i++
+			continue
+		}
+		if i < len(data) && data[i] == '}' {
+			i++
+			break
+		}
+		return nil, false
+	}
+	space()
+	if i != len(data) {
+		return nil, false
+	}
+	return out, true
 }
