@@ -14,14 +14,14 @@ import (
 )
 
 // runCacheSize is how many finished runs' comparisons are kept read, the
-// least recently used dropped first: a
-// comparison of 10,000 rows takes a tenth of a second to decode and lay
-// out, and a finished run's comparison no longer changes.
+// least recently used dropped first: a comparison of 10,000 rows takes a
+// tenth of a second to read, decode and lay out, and a finished run's
+// comparison no longer changes.
 const runCacheSize = 8
 
-// readRun is a run's comparison as its pages use it: decoded, laid out
-// for the page, its chart names listed and its charts drawn, each done
-// once on first need.
+// readRun is a run's comparison as its pages use it: as stored, decoded,
+// laid out for the page, its charts named and those asked for drawn, each
+// done once on first need.
 type readRun struct {
 	finished time.Time
 	cmp      *compare.Comparison
