@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -125,4 +127,59 @@ func TestRunCacheDropsLeastRecentlyUsed(t *testing.T) {
 		t.Errorf("run read again kept: %v, run not read since kept: %v, %d runs cached; want true, false, %d",
 			kept, stale, len(ws.runs), runCacheSize)
 	}
+}
+
+// TestChartsDrawnOnRequest checks that a run page names its charts
+// without drawing them, and that each is drawn, PNG or SVG, when asked
+// for, also by requests arriving together.
+func TestChartsDrawnOnRequest(t *testing.T) {
+	st, ids := filled(t)
+	ws, err := New(st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(ws.Handler())
+	defer srv.Close()
+	id := ids[2]
+	_, body := get(t, srv, fmt.Sprintf("/runs/%d", id), 200)
+	e := ws.runs[id]
+	if e == nil {
+		t.Fatalf("run %d was not kept read after its page", id)
+	}
+	if len(e.names) == 0 || len(e.drawn) != 0 {
+		t.Fatalf("after the page: %d charts named, %d drawn; want some named, none drawn", len(e.names), len(e.drawn))
+	}
+	var names []string
+	for _, n := range e.names {
+		if !strings.Contains(body, fmt.Sprintf(`<img src="/runs/%d/charts/%s"`, id, n)) {
+			t.Errorf("the page does not show chart %s", n)
+		}
+		names = append(names, n, strings.TrimSuffix(n, ".png")+".svg")
+	}
+	var wg sync.WaitGroup
+	for _, n := range names {
+		wg.Go(func() {
+			resp, err := srv.Client().Get(fmt.Sprintf("%s/runs/%d/charts/%s", srv.URL, id, n))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+			want := "image/png"
+			if strings.HasSuffix(n, ".svg") {
+				want = "image/svg+xml"
+			}
+			if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != want {
+				t.Errorf("%s: %s, %s; want 200, %s", n, resp.Status, resp.Header.Get("Content-Type"), want)
+			}
+		})
+	}
+	wg.Wait()
+	e.mu.Lock()
+	drawn := len(e.drawn)
+	e.mu.Unlock()
+	if drawn != len(names) {
+		t.Errorf("%d charts kept drawn, want %d", drawn, len(names))
+	}
+	get(t, srv, fmt.Sprintf("/runs/%d/charts/perfbot-chart-99.png", id), 404)
 }
