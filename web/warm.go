@@ -12,10 +12,14 @@ import (
 // warmEvery is how often Warm looks for runs finished since.
 const warmEvery = 10 * time.Second
 
-// Warm reads the latest finished runs into the cache the run pages use
-// (decoded, laid out, charts named), then every 10 seconds the runs that
-// finished since, until ctx ends: the first view of a run page then finds
-// its run read. It only reads the store and never delays serving; call it
+// warmRuns is how many of the latest runs Warm keeps read: half the
+// cache, leaving the rest to the runs people view.
+const warmRuns = runCacheSize / 2
+
+// Warm reads the latest 4 runs, when finished, into the cache the run
+// pages use (decoded, laid out, charts named), then every 10 seconds the
+// runs that finished since, until ctx ends: the first view of a run page
+// then finds its run read. It only reads the store and never delays serving; call it
 // in its own goroutine.
 func (s *Server) Warm(ctx context.Context) {
 	warmed := map[int64]time.Time{}
@@ -34,7 +38,7 @@ func (s *Server) Warm(ctx context.Context) {
 // warmLatest warms the latest finished runs not warmed yet, oldest first
 // so that the newest stay cached longest.
 func (s *Server) warmLatest(ctx context.Context, warmed map[int64]time.Time) {
-	rs, err := s.st.RecentRuns(ctx, runCacheSize)
+	rs, err := s.st.RecentRuns(ctx, warmRuns)
 	if err != nil {
 		if ctx.Err() == nil {
 			s.log.Warn("web: list runs to read ahead", "err", err)
