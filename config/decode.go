@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -447,22 +448,22 @@ func plainMessage(err error) string {
 	if errors.As(err, &te) {
 		msgs := make([]string, len(te.Errors))
 		for i, m := range te.Errors {
-			msgs[i] = translate(lineRE.ReplaceAllString(m, ""))
+			msgs[i] = translate(lineRE().ReplaceAllString(m, ""))
 		}
 		return strings.Join(msgs, "; ")
 	}
-	return translate(lineRE.ReplaceAllString(strings.TrimPrefix(err.Error(), "yaml: "), ""))
+	return translate(lineRE().ReplaceAllString(strings.TrimPrefix(err.Error(), "yaml: "), ""))
 }
 
 var (
-	lineRE      = regexp.MustCompile(`^line (\d+): `)
-	unmarshalRE = regexp.MustCompile("cannot unmarshal !!(\\w+) `(.*)` into (\\S+)")
+	lineRE      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line (\d+): `) })
+	unmarshalRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("cannot unmarshal !!(\\w+) `(.*)` into (\\S+)") })
 )
 
 // translate turns the decoder's "cannot unmarshal !!str `abc` into int"
 // into "expected a whole number, got "abc"".
 func translate(msg string) string {
-	m := unmarshalRE.FindStringSubmatch(msg)
+	m := unmarshalRE().FindStringSubmatch(msg)
 	if m == nil {
 		return msg
 	}
@@ -497,7 +498,7 @@ func translate(msg string) string {
 func syntaxError(file string, err error) *Error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	e := &Error{File: file, Msg: "not valid YAML: " + msg}
-	if m := lineRE.FindStringSubmatch(msg); m != nil {
+	if m := lineRE().FindStringSubmatch(msg); m != nil {
 		e.Line, _ = strconv.Atoi(m[1])
 		e.Msg = "not valid YAML: " + msg[len(m[0]):]
 	}
@@ -514,7 +515,7 @@ func decoderErrors(file string, err error) Errors {
 	var out Errors
 	for _, m := range msgs {
 		e := &Error{File: file, Msg: translate(m)}
-		if sm := lineRE.FindStringSubmatch(m); sm != nil {
+		if sm := lineRE().FindStringSubmatch(m); sm != nil {
 			e.Line, _ = strconv.Atoi(sm[1])
 			e.Msg = translate(m[len(sm[0]):])
 		}

@@ -3,12 +3,13 @@ package config
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/perfbot/perfbot/trigger"
 )
 
 // gerritLabel is a label name as Gerrit allows it.
-var gerritLabel = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,63}$`)
+var gerritLabel = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9-]{0,63}$`) })
 
 // checkGerrit checks venues.gerrit: addresses and names, and that polling
 // has what it needs and someone whose patch sets may run.
@@ -16,7 +17,7 @@ func (c *Config) checkGerrit(v *validator) {
 	g := c.Venues.Gerrit
 	checkURL(v, "venues.gerrit.url", g.URL, "http", "https")
 	checkEnvName(v, "venues.gerrit.password_env", g.PasswordEnv)
-	if g.Label != "" && !gerritLabel.MatchString(g.Label) {
+	if g.Label != "" && !gerritLabel().MatchString(g.Label) {
 		v.add("venues.gerrit.label", "expected a Gerrit label name such as Performance (letters, digits, dashes), got %q", g.Label)
 	}
 	if strings.ContainsAny(g.Query, "\r\n") {

@@ -3,6 +3,7 @@ package config
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // GitLab is venues.gitlab: merge requests on gitlab.com or a self-hosted
@@ -70,11 +71,13 @@ const EnvGitLabURL = "PERFBOT_GITLAB_URL"
 
 // gitlabProject is a GitLab project path: a namespace (groups and
 // subgroups) and a name.
-var gitlabProject = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)+$`)
+var gitlabProject = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)+$`)
+})
 
 // ValidGitLabProject reports whether p is a GROUP/PROJECT path.
 func ValidGitLabProject(p string) bool {
-	return gitlabProject.MatchString(p) && !strings.Contains(p, "..") && !strings.HasSuffix(p, ".git")
+	return gitlabProject().MatchString(p) && !strings.Contains(p, "..") && !strings.HasSuffix(p, ".git")
 }
 
 func (c *Config) checkGitLab(v *validator) {

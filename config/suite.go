@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -245,10 +246,17 @@ func (s Suites) Lookup(name string) (*Suite, bool) {
 	return nil, false
 }
 
-var placeholder = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_.-]*)\}`)
+var placeholder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_.-]*)\}`) })
 
-// builtinPlaceholders are filled by the runner, not the matrix.
-var builtinPlaceholders = map[string]bool{"worktree": true, "variant": true, "round": true, "out": true, "port": true, "datadir": true}
+// isBuiltinPlaceholder reports whether name is a placeholder the runner
+// fills, not the matrix.
+func isBuiltinPlaceholder(name string) bool {
+	switch name {
+	case "worktree", "variant", "round", "out", "port", "datadir":
+		return true
+	}
+	return false
+}
 
 // check reports what cannot work in the suite at path; variants is the
 // path of the variants it compares (its own or the top-level ones).
@@ -310,8 +318,8 @@ func (s *Suite) check(v *validator, path, variants string) {
 		names[p.Name] = true
 	}
 	for _, f := range []struct{ key, text string }{{"command", s.Command}, {"build", s.Build}, {"setup", s.Setup}, {"teardown", s.Teardown}} {
-		for _, m := range placeholder.FindAllStringSubmatch(f.text, -1) {
-			if _, isVar := s.Vars[m[1]]; !names[m[1]] && !builtinPlaceholders[m[1]] && !isVar && !s.Variants.definesEverywhere(m[1]) {
+		for _, m := range placeholder().FindAllStringSubmatch(f.text, -1) {
+			if _, isVar := s.Vars[m[1]]; !names[m[1]] && !isBuiltinPlaceholder(m[1]) && !isVar && !s.Variants.definesEverywhere(m[1]) {
 				v.add(path+"."+f.key, "uses {%s}, which is not a matrix parameter, a var of the suite or of every variant", m[1])
 			}
 		}
@@ -338,7 +346,7 @@ func checkBenchtime(s string) error {
 // Expand fills a command template with a matrix point and the runner's
 // values.
 func Expand(tmpl string, point []Param, builtin map[string]string) string {
-	return placeholder.ReplaceAllStringFunc(tmpl, func(m string) string {
+	return placeholder().ReplaceAllStringFunc(tmpl, func(m string) string {
 		name := m[1 : len(m)-1]
 		for _, p := range point {
 			if p.Name == name {

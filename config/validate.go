@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/perfbot/perfbot/internal/cron"
@@ -231,11 +232,13 @@ func (c *Config) checkDigest(v *validator) {
 }
 
 // ownerRepo is GitHub's OWNER/REPO.
-var ownerRepo = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
+var ownerRepo = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
+})
 
 func (c *Config) checkVenues(v *validator) {
 	g := c.Venues.GitHub
-	if g.Repo != "" && !ownerRepo.MatchString(g.Repo) {
+	if g.Repo != "" && !ownerRepo().MatchString(g.Repo) {
 		v.add("venues.github.repo", "expected OWNER/REPO, such as acme/store, got %q", g.Repo)
 	}
 	checkURL(v, "venues.github.url", g.URL, "http", "https")
@@ -336,12 +339,12 @@ func checkAddress(v *validator, path, s string) {
 }
 
 // envName is a POSIX environment variable name.
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 
 // checkEnvName reports an *_env value that is not a variable name (a
 // secret pasted in its place, most often).
 func checkEnvName(v *validator, path, s string) {
-	if s != "" && !envName.MatchString(s) {
+	if s != "" && !envName().MatchString(s) {
 		v.add(path, "expected the name of an environment variable, such as GITHUB_TOKEN (the secret itself belongs in that variable, not in config.yaml)")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
@@ -73,12 +74,12 @@ func CheckTemplates(dir string) error {
 
 // goTemplateErr matches the place text/template and html/template give
 // in their errors: "template: NAME:LINE:" or "template: NAME:LINE:COL:".
-var goTemplateErr = regexp.MustCompile(`template: ([^:]+):(\d+):(?:\d+:)? ?(.*)$`)
+var goTemplateErr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`template: ([^:]+):(\d+):(?:\d+:)? ?(.*)$`) })
 
 // templateError places err in the user's file when it names one.
 func templateError(v venue, dir string, err error) *TemplateError {
 	msg := err.Error()
-	if m := goTemplateErr.FindStringSubmatch(msg); m != nil {
+	if m := goTemplateErr().FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[2])
 		file := m[1]
 		if !strings.HasPrefix(file, dir) {

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -78,14 +79,14 @@ var reviewBoardEscaper = strings.NewReplacer(
 )
 
 // reviewBoardBug matches Review Board's bug auto-links ("bug 234").
-var reviewBoardBug = regexp.MustCompile(`(?i)\b(bug)(\s*\d)`)
+var reviewBoardBug = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\b(bug)(\s*\d)`) })
 
 // ReviewBoardEscape makes untrusted text safe in Review Board Markdown: no
 // formatting, link, auto-linked bug or review request ("bug 234", "/r/583"),
 // emoji shortcode or table split.
 func ReviewBoardEscape(s string) string {
 	s = reviewBoardEscaper.Replace(oneLine(s))
-	return reviewBoardBug.ReplaceAllString(s, "${1}"+zwsp+"${2}")
+	return reviewBoardBug().ReplaceAllString(s, "${1}"+zwsp+"${2}")
 }
 
 // JIRAEscape makes untrusted text safe in JIRA wiki markup while leaving
@@ -196,15 +197,15 @@ func jiraNumber(s string) string {
 }
 
 // jiraSignedNumber matches the escaped sign of a number at a word's start.
-var jiraSignedNumber = regexp.MustCompile(`(^| )&#(43|45);([0-9])`)
+var jiraSignedNumber = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^| )&#(43|45);([0-9])`) })
 
 // jiraHeadline escapes a headline, which mixes untrusted benchmark names
 // with perfbot's signed numbers ("Append -97% time, +8 B/op"), and keeps
 // the numbers' signs: a sign can only open a text effect, never close one,
 // and every mark in a name that could close one stays escaped.
 func jiraHeadline(s string) string {
-	return jiraSignedNumber.ReplaceAllStringFunc(JIRAEscape(s), func(m string) string {
-		sub := jiraSignedNumber.FindStringSubmatch(m)
+	return jiraSignedNumber().ReplaceAllStringFunc(JIRAEscape(s), func(m string) string {
+		sub := jiraSignedNumber().FindStringSubmatch(m)
 		sign := "+"
 		if sub[2] == "45" {
 			sign = "-"
@@ -231,10 +232,10 @@ func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) 
 
 // jiraNoformat keeps a log from closing the {noformat} block it sits in.
 func jiraNoformat(s string) string {
-	return noformatTag.ReplaceAllString(s, "{ ${1}")
+	return noformatTag().ReplaceAllString(s, "{ ${1}")
 }
 
-var noformatTag = regexp.MustCompile(`(?i)\{(noformat|code)`)
+var noformatTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\{(noformat|code)`) })
 
 // textEscape keeps untrusted text on one line and out of the column
 // layout's way: control characters and tabs become spaces.

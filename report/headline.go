@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
@@ -42,7 +43,7 @@ const (
 )
 
 // gomaxprocsSuffix is the "-8" Go appends to a benchmark's name.
-var gomaxprocsSuffix = regexp.MustCompile(`-\d+$`)
+var gomaxprocsSuffix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-\d+$`) })
 
 // headlineOf sums a comparison up in one line.
 func headlineOf(c *compare.Comparison) Headline {
@@ -286,7 +287,7 @@ func commitsOf(c *compare.Comparison) string {
 // GOMAXPROCS suffix ("Append" for "Append-2"), and a long dotted Java
 // name by its last two parts ("MemFetchTasksBenchmark.run").
 func shortBenchmark(name string) string {
-	name = gomaxprocsSuffix.ReplaceAllString(name, "")
+	name = gomaxprocsSuffix().ReplaceAllString(name, "")
 	if parts := strings.Split(name, "."); len(parts) > 2 && len(name) > 24 {
 		name = strings.Join(parts[len(parts)-2:], ".")
 	}

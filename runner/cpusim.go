@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -80,13 +81,15 @@ const maxSimFile = 256 << 20
 // marking, the scavenger, lock spinning, the stack unwinding of
 // collections, and the hand-off of the processor that sysmon makes when a
 // syscall takes long (in wall time) and its undoing when it returns.
-var runtimeBackground = regexp.MustCompile(`^(runtime\.(sysmon|retake|netpoll|nanotime1|usleep|lock2|unlock2|procyield\w*|osyield|futex|futexsleep|futexwakeup|` +
-	`gc[A-Z]\w*|scan[A-Z]\w*|greyobject|findObject|tryDeferToSpanScan|markBits\w*|wbBuf\w*|spanSet\w*|pcvalue|step|findfunc|` +
-	`bgscavenge|bgsweep|mergeSummaries|stealWork|incidlelocked|findRunnable|\(\*timers\)\.check|` +
-	`\(\*pallocBits\)\.summarize|\(\*pallocData\)\.findScavengeCandidate|\(\*pageAlloc\)\.(update|scavenge\w*|find|sysGrow)|` +
-	`\(\*scavenger\w*\)\.\w+|\(\*gcWork\)\.\w+|\(\*spanQueue\)\.\w+|typePointers\.\w+|\(\*unwinder\)\.\w+|\(\*moduledata\)\.textAddr|` +
-	`pidleput|pidleget|startm|stopm|mPark|handoffp|checkdead|wirep|acquirep\w*|releasep\w*|checkRunqsNoP|notesleep|notewakeup|` +
-	`exitsyscall\w*|setBlockOnExitSyscall|\(\*limiterEvent\)\.\w+|syscallingThread\.\w+)|gcWriteBarrier\w*)(\.abi0)?$`)
+var runtimeBackground = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(runtime\.(sysmon|retake|netpoll|nanotime1|usleep|lock2|unlock2|procyield\w*|osyield|futex|futexsleep|futexwakeup|` +
+		`gc[A-Z]\w*|scan[A-Z]\w*|greyobject|findObject|tryDeferToSpanScan|markBits\w*|wbBuf\w*|spanSet\w*|pcvalue|step|findfunc|` +
+		`bgscavenge|bgsweep|mergeSummaries|stealWork|incidlelocked|findRunnable|\(\*timers\)\.check|` +
+		`\(\*pallocBits\)\.summarize|\(\*pallocData\)\.findScavengeCandidate|\(\*pageAlloc\)\.(update|scavenge\w*|find|sysGrow)|` +
+		`\(\*scavenger\w*\)\.\w+|\(\*gcWork\)\.\w+|\(\*spanQueue\)\.\w+|typePointers\.\w+|\(\*unwinder\)\.\w+|\(\*moduledata\)\.textAddr|` +
+		`pidleput|pidleget|startm|stopm|mPark|handoffp|checkdead|wirep|acquirep\w*|releasep\w*|checkRunqsNoP|notesleep|notewakeup|` +
+		`exitsyscall\w*|setBlockOnExitSyscall|\(\*limiterEvent\)\.\w+|syscallingThread\.\w+)|gcWriteBarrier\w*)(\.abi0)?$`)
+})
 
 // simEnv returns env with the settings that pin the Go runtime down for a
 // simulated run; the variant's own GODEBUG settings are kept.
@@ -175,7 +178,7 @@ func readSimCounts(ctx context.Context, pattern, name string, background bool) (
 	}
 	var exclude func(string) bool
 	if !background {
-		exclude = runtimeBackground.MatchString
+		exclude = runtimeBackground().MatchString
 	}
 	var c simCounts
 	c.hasCycles = true
@@ -235,7 +238,7 @@ type simBench struct {
 
 // simBenchLine matches a Go benchmark result line's name, iterations and
 // ns/op.
-var simBenchLine = regexp.MustCompile(`(?m)^(Benchmark\S+)\s+\d+\s+([0-9.eE+]+) ns/op`)
+var simBenchLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^(Benchmark\S+)\s+\d+\s+([0-9.eE+]+) ns/op`) })
 
 // exactPattern selects one benchmark by its printed name: each level
 // between slashes matched whole.
@@ -279,7 +282,7 @@ func (g *goSide) prepareSim(ctx context.Context) error {
 			g.out.Failures = append(g.out.Failures, compare.Failure{Variant: g.side.name, Stage: "run", Message: fmt.Sprintf("suite %s: benchmarks of %s exited with status %d", g.suite.Name, pkg.importPath, res.ExitCode), LogTail: tailOf(res, 30), Limit: res.Limit})
 			continue
 		}
-		for _, m := range simBenchLine.FindAllSubmatch(res.Stdout, -1) {
+		for _, m := range simBenchLine().FindAllSubmatch(res.Stdout, -1) {
 			name := string(m[1])
 			key := g.suite.Name + "\x00" + pkg.importPath + "\x00" + name
 			sb := simBench{pattern: exactPattern(name), key: key, unit: goUnit(pkg.importPath, name)}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/perfbot/perfbot/internal/safefile"
 )
@@ -127,11 +128,11 @@ func notLaidOverNote(files []overlayFile, baseName, why string, newPackage bool)
 }
 
 // goError matches a compiler message: "file.go:12:3: undefined: x".
-var goError = regexp.MustCompile(`(?m)^(\S+\.go):(\d+)(?::\d+)?: (.+)$`)
+var goError = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^(\S+\.go):(\d+)(?::\d+)?: (.+)$`) })
 
 // anyError matches another compiler's error line, such as javac's or
 // Maven's "[ERROR] Foo.java:[12,5] cannot find symbol".
-var anyError = regexp.MustCompile(`(?mi)^.*\berror\b.*$`)
+var anyError = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?mi)^.*\berror\b.*$`) })
 
 // firstCompileError is the first compiler message of a failed build's
 // output, its file named relative to the worktree, cut to one short
@@ -140,9 +141,9 @@ var anyError = regexp.MustCompile(`(?mi)^.*\berror\b.*$`)
 // dir is the directory the build ran in.
 func firstCompileError(output, worktree, dir string) string {
 	msg := ""
-	if m := goError.FindStringSubmatch(output); m != nil {
+	if m := goError().FindStringSubmatch(output); m != nil {
 		msg = fmt.Sprintf("%s:%s: %s", relFile(m[1], worktree, dir), m[2], m[3])
-	} else if m := anyError.FindString(output); m != "" {
+	} else if m := anyError().FindString(output); m != "" {
 		msg = strings.TrimSpace(m)
 	} else {
 		for _, l := range strings.Split(output, "\n") {
@@ -195,7 +196,7 @@ func (s *side) dropOverlay(rel, dir, output string, out *Outcome) (notes []strin
 			fs = some
 		}
 		why := firstCompileError(output, s.worktree, dir)
-		for _, m := range goError.FindAllStringSubmatch(output, -1) {
+		for _, m := range goError().FindAllStringSubmatch(output, -1) {
 			if slices.ContainsFunc(fs, func(f overlayFile) bool { return f.path == relFile(m[1], s.worktree, dir) }) {
 				why = firstCompileError(m[0], s.worktree, dir)
 				break
@@ -243,7 +244,7 @@ func relFile(file, worktree, dir string) string {
 // by their slash paths in the worktree.
 func compileErrorFiles(output, worktree, dir string) map[string]bool {
 	files := map[string]bool{}
-	for _, m := range goError.FindAllStringSubmatch(output, -1) {
+	for _, m := range goError().FindAllStringSubmatch(output, -1) {
 		files[relFile(m[1], worktree, dir)] = true
 	}
 	return files

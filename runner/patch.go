@@ -10,6 +10,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/emersion/go-message/charset"
 )
@@ -34,11 +35,14 @@ func (e *PatchError) Error() string {
 	return msg
 }
 
+// mboxSeparator matches the first line of an mbox: "From <sha> ".
+var mboxSeparator = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^From [0-9a-f]{40} `) })
+
 // isMailPatch reports whether a patch is in mailbox format (git
 // format-patch, a mailing-list mail), which git am applies with its
 // commit message.
 func isMailPatch(data []byte) bool {
-	if regexp.MustCompile(`^From [0-9a-f]{40} `).Match(data) {
+	if mboxSeparator().Match(data) {
 		return true
 	}
 	// A mail without the mbox separator: headers up to the first blank
@@ -56,7 +60,7 @@ func patchSubject(data []byte) string {
 	}
 	// Drop the mbox separator line ("From <sha> <date>") before the
 	// headers.
-	if regexp.MustCompile(`^From [0-9a-f]{40} `).Match(data) {
+	if mboxSeparator().Match(data) {
 		_, data, _ = bytes.Cut(data, []byte("\n"))
 	}
 	msg, err := mail.ReadMessage(bytes.NewReader(data))
@@ -70,15 +74,17 @@ func patchSubject(data []byte) string {
 		subject = raw
 	}
 	subject = strings.Join(strings.Fields(subject), " ")
-	return patchTags.ReplaceAllString(subject, "")
+	return patchTags().ReplaceAllString(subject, "")
 }
 
 // patchTags are the bracketed tags before a patch mail's subject:
 // "[PATCH v2 1/3] ", "[RFC][PATCH] ".
-var patchTags = regexp.MustCompile(`^(\[[^\]]*\]\s*)+`)
+var patchTags = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\[[^\]]*\]\s*)+`) })
 
-var patchFailed = regexp.MustCompile(`(?m)^error: patch failed: (.+):(\d+)$`)
-var patchNoApply = regexp.MustCompile(`(?m)^error: (.+): (patch does not apply|does not exist in index|already exists in working directory|No such file or directory)$`)
+var patchFailed = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^error: patch failed: (.+):(\d+)$`) })
+var patchNoApply = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^error: (.+): (patch does not apply|does not exist in index|already exists in working directory|No such file or directory)$`)
+})
 
 // applyPatch applies the patch file in the worktree and commits it, so
 // that the worktree's HEAD is the patched tree. git runs with the worktree's
@@ -127,14 +133,14 @@ func patchError(ctx context.Context, t worktree, patchFile string, err error) er
 		}
 	}
 	seen := map[string]bool{}
-	for _, m := range patchFailed.FindAllStringSubmatch(detail, -1) {
+	for _, m := range patchFailed().FindAllStringSubmatch(detail, -1) {
 		f := fmt.Sprintf("%s: hunk at line %s", m[1], m[2])
 		if !seen[f] {
 			seen[f] = true
 			pe.Failures = append(pe.Failures, f)
 		}
 	}
-	for _, m := range patchNoApply.FindAllStringSubmatch(detail, -1) {
+	for _, m := range patchNoApply().FindAllStringSubmatch(detail, -1) {
 		f := fmt.Sprintf("%s: %s", m[1], m[2])
 		if !seen[f] && !hunkNamed(pe.Failures, m[1]) {
 			seen[f] = true

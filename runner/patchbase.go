@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // BaseCommitError is a "base-commit:" line that names no commit hash.
@@ -27,10 +28,10 @@ func (e *BaseCommitError) Error() string {
 }
 
 // commitHash is a full SHA-1 or SHA-256 commit hash.
-var commitHash = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
+var commitHash = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`) })
 
 // mboxFrom starts each message of an mbox: "From <sha> Mon Sep 17 ...".
-var mboxFrom = regexp.MustCompile(`^From \S+ (Mon|Tue|Wed|Thu|Fri|Sat|Sun) `)
+var mboxFrom = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^From \S+ (Mon|Tue|Wed|Thu|Fri|Sat|Sun) `) })
 
 // PatchBaseCommit returns the commit a mail patch names as its base: the
 // last "base-commit: <sha>" line of its first message, where git
@@ -47,7 +48,7 @@ func PatchBaseCommit(data []byte, name string) (string, error) {
 		var line []byte
 		line, data, _ = bytes.Cut(data, []byte("\n"))
 		l := strings.TrimRight(string(line), "\r")
-		if n > 1 && prevBlank && mboxFrom.MatchString(l) {
+		if n > 1 && prevBlank && mboxFrom().MatchString(l) {
 			break
 		}
 		prevBlank = l == ""
@@ -56,7 +57,7 @@ func PatchBaseCommit(data []byte, name string) (string, error) {
 			continue
 		}
 		v = strings.TrimSpace(v)
-		if commitHash.MatchString(v) {
+		if commitHash().MatchString(v) {
 			sha, bad = v, nil
 			continue
 		}
@@ -77,7 +78,7 @@ func PatchBaseCommit(data []byte, name string) (string, error) {
 // commits leave the baseline as configured, with a note.
 func patchBase(opts Options) (sha, why, note string, err error) {
 	if opts.PatchBase != "" {
-		if !commitHash.MatchString(opts.PatchBase) {
+		if !commitHash().MatchString(opts.PatchBase) {
 			return "", "", "", &BaseCommitError{Patch: "the series' cover letter", Value: opts.PatchBase}
 		}
 		return opts.PatchBase, "the series' base-commit (git format-patch --base)", "", nil

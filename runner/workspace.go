@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/perfbot/perfbot/internal/safefile"
@@ -90,8 +91,11 @@ func (w *Workspace) Close() error {
 	return err
 }
 
+// scpLikeURL matches git's scp-like remote syntax, user@host:path.
+var scpLikeURL = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\w.-]+@[\w.-]+:`) })
+
 func isLocal(source string) bool {
-	if strings.Contains(source, "://") || regexp.MustCompile(`^[\w.-]+@[\w.-]+:`).MatchString(source) {
+	if strings.Contains(source, "://") || scpLikeURL().MatchString(source) {
 		return false
 	}
 	return true
@@ -308,10 +312,10 @@ func truncate(s string, n int) string {
 	return s
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var unsafeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
 
 func sanitize(name string) string {
-	s := unsafeName.ReplaceAllString(name, "_")
+	s := unsafeName().ReplaceAllString(name, "_")
 	if s == "" || s == "." || s == ".." {
 		s = "_"
 	}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/perfbot/perfbot/store"
@@ -38,8 +39,8 @@ type LandedCommit struct {
 }
 
 var (
-	mergeSubject  = regexp.MustCompile(`^Merge pull request #([0-9]+) from `)
-	squashSubject = regexp.MustCompile(`\(#([0-9]+)\)\s*$`)
+	mergeSubject  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Merge pull request #([0-9]+) from `) })
+	squashSubject = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\(#([0-9]+)\)\s*$`) })
 )
 
 // PullNumber returns the pull request a commit message says it landed, as
@@ -47,7 +48,7 @@ var (
 func PullNumber(message string) int {
 	subject, _, _ := strings.Cut(message, "\n")
 	subject = strings.TrimSpace(subject)
-	for _, re := range []*regexp.Regexp{mergeSubject, squashSubject} {
+	for _, re := range []*regexp.Regexp{mergeSubject(), squashSubject()} {
 		if m := re.FindStringSubmatch(subject); m != nil {
 			if n, err := strconv.Atoi(m[1]); err == nil && n > 0 {
 				return n

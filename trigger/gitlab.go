@@ -14,14 +14,23 @@ const (
 	GitLabOwner      = 50
 )
 
-// gitlabRoles names the access levels.
-var gitlabRoles = map[int]string{5: "Minimal Access", GitLabGuest: "Guest", GitLabReporter: "Reporter",
-	15: "Planner", GitLabDeveloper: "Developer", GitLabMaintainer: "Maintainer", GitLabOwner: "Owner"}
-
 // GitLabRole names an access level ("Developer").
 func GitLabRole(level int) string {
-	if r, ok := gitlabRoles[level]; ok {
-		return r
+	switch level {
+	case 5:
+		return "Minimal Access"
+	case GitLabGuest:
+		return "Guest"
+	case GitLabReporter:
+		return "Reporter"
+	case 15:
+		return "Planner"
+	case GitLabDeveloper:
+		return "Developer"
+	case GitLabMaintainer:
+		return "Maintainer"
+	case GitLabOwner:
+		return "Owner"
 	}
 	return fmt.Sprintf("access level %d", level)
 }
@@ -61,7 +70,7 @@ func (p Policy) NeedsAccessLevel(user string) bool {
 
 func gitlabRefusal(user string, least int) string {
 	greet := "Thank you for the request."
-	if plainName.MatchString(user) {
+	if plainName().MatchString(user) {
 		greet = fmt.Sprintf("Thank you for the request, @%s.", user)
 	}
 	return greet + fmt.Sprintf(" perfbot benchmarks unmerged changes only when a project member with the %s role or more "+

@@ -12,6 +12,7 @@ import (
 	"net/mail"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Policy says who may start a run of an unmerged patch. Merged code
@@ -75,7 +76,25 @@ const (
 	PermNone     = "none"
 )
 
-var permRank = map[string]int{PermNone: 0, PermRead: 1, PermTriage: 2, PermWrite: 3, PermMaintain: 4, PermAdmin: 5}
+// permRank orders the GitHub permission levels: -1 for a level GitHub
+// does not define.
+func permRank(perm string) int {
+	switch perm {
+	case PermNone:
+		return 0
+	case PermRead:
+		return 1
+	case PermTriage:
+		return 2
+	case PermWrite:
+		return 3
+	case PermMaintain:
+		return 4
+	case PermAdmin:
+		return 5
+	}
+	return -1
+}
 
 // GitHub decides whether GitHub user login, whose permission on the
 // repository is permission, may start a run.
@@ -91,13 +110,13 @@ func (p Policy) GitHub(login, permission string) Decision {
 		return refuse(fmt.Sprintf("GitHub user %s is not in the trigger allow list, the only way to start runs", login), githubRefusal(login))
 	}
 	perm := strings.ToLower(strings.TrimSpace(permission))
-	rank, known := permRank[perm]
+	rank := permRank(perm)
 	switch {
 	case !p.RequireWrite:
 		return allow(fmt.Sprintf("GitHub user %s may start runs: write permission is not required", login))
-	case !known:
+	case rank < 0:
 		return refuse(fmt.Sprintf("GitHub user %s has an unknown permission level %q", login, permission), githubRefusal(login))
-	case rank >= permRank[PermWrite]:
+	case rank >= permRank(PermWrite):
 		return allow(fmt.Sprintf("GitHub user %s has %s permission", login, perm))
 	}
 	return refuse(fmt.Sprintf("GitHub user %s has only %s permission", login, perm), githubRefusal(login))
@@ -189,11 +208,11 @@ func allow(reason string) Decision { return Decision{Allowed: true, Reason: reas
 func refuse(reason, text string) Decision { return Decision{Reason: reason, Refusal: text} }
 
 // plainName matches user names safe to repeat in a refusal on any venue.
-var plainName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,38}$`)
+var plainName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,38}$`) })
 
 func githubRefusal(login string) string {
 	greet := "Thank you for the request."
-	if plainName.MatchString(login) {
+	if plainName().MatchString(login) {
 		greet = fmt.Sprintf("Thank you for the request, @%s.", login)
 	}
 	return greet + " perfbot benchmarks unmerged patches only when someone with write access to this repository " +
@@ -205,7 +224,7 @@ func githubRefusal(login string) string {
 func trackerRefusal(venue, user string) string {
 	greet := "Thank you for the patch."
 	who := "your " + venueName(venue) + " user name"
-	if plainName.MatchString(user) {
+	if plainName().MatchString(user) {
 		greet = fmt.Sprintf("Thank you for the patch, %s.", user)
 		who = fmt.Sprintf("your %s user name (%s)", venueName(venue), user)
 	}
@@ -222,12 +241,14 @@ func trackerRefusal(venue, user string) string {
 }
 
 // plainAddress matches addresses safe to repeat in a refusal.
-var plainAddress = regexp.MustCompile(`^[a-z0-9][a-z0-9._+-]{0,63}@[a-z0-9][a-z0-9.-]{0,253}$`)
+var plainAddress = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[a-z0-9][a-z0-9._+-]{0,63}@[a-z0-9][a-z0-9.-]{0,253}$`)
+})
 
 // mailRefusal says what a sender can do: be listed.
 func mailRefusal(addr string) string {
 	who := "your address"
-	if plainAddress.MatchString(addr) {
+	if plainAddress().MatchString(addr) {
 		who = "your address (" + addr + ")"
 	}
 	return "Thank you for the patch. perfbot benchmarks patches from this list only for the senders listed in " +

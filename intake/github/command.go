@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Verbs of a command.
@@ -30,8 +31,8 @@ type Command struct {
 	Base string
 }
 
-var suiteName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-var refName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`)
+var suiteName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`) })
+var refName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`) })
 
 // Usage is the answer to "/perfbot help" and to a malformed command, for
 // the command word word.
@@ -69,13 +70,13 @@ func ParseCommand(body, word string) (cmd Command, ok bool, err error) {
 		cmd.Verb = VerbRun
 		for _, a := range f[2:] {
 			if ref, isBase := strings.CutPrefix(a, "base="); isBase {
-				if !refName.MatchString(ref) || strings.Contains(ref, "..") {
+				if !refName().MatchString(ref) || strings.Contains(ref, "..") {
 					return Command{}, true, fmt.Errorf("base=%q is not a valid ref name", ref)
 				}
 				cmd.Base = ref
 				continue
 			}
-			if !suiteName.MatchString(a) {
+			if !suiteName().MatchString(a) {
 				return Command{}, true, fmt.Errorf("%q is not a suite name", a)
 			}
 			cmd.Suites = append(cmd.Suites, a)

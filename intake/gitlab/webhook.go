@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	gl "gitlab.com/gitlab-org/api/client-go"
@@ -177,7 +178,7 @@ func (in *Intake) onMerged(ctx context.Context, e *gl.MergeEvent) (int, string, 
 	}
 	a := e.ObjectAttributes
 	sha := strings.ToLower(a.MergeCommitSHA)
-	if a.IID <= 0 || !commitID.MatchString(sha) {
+	if a.IID <= 0 || !commitID().MatchString(sha) {
 		return http.StatusBadRequest, "bad_payload", "merge without iid or merge_commit_sha", nil
 	}
 	if err := in.OnMerged(ctx, in.Project, a.IID, sha); err != nil {
@@ -187,7 +188,7 @@ func (in *Intake) onMerged(ctx context.Context, e *gl.MergeEvent) (int, string, 
 }
 
 // commitID is a full SHA-1 or SHA-256 commit id.
-var commitID = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
+var commitID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`) })
 
 func answered(out Outcome, err error) (int, string, string, error) {
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Subject is what a patch mail's subject says about its place in a series.
@@ -23,9 +24,9 @@ type Subject struct {
 }
 
 var (
-	bracket = regexp.MustCompile(`^\s*\[([^\]]*)\]\s*`)
-	counter = regexp.MustCompile(`^(\d+)/(\d+)$`)
-	version = regexp.MustCompile(`^[vV](\d+)$`)
+	bracket = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\[([^\]]*)\]\s*`) })
+	counter = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+)/(\d+)$`) })
+	version = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[vV](\d+)$`) })
 )
 
 // ParseSubject parses a patch subject as git format-patch writes it and
@@ -37,7 +38,7 @@ var (
 func ParseSubject(s string) (sub Subject, ok bool) {
 	rest := s
 	for {
-		m := bracket.FindStringSubmatchIndex(rest)
+		m := bracket().FindStringSubmatchIndex(rest)
 		if m == nil {
 			return Subject{}, false
 		}
@@ -64,10 +65,10 @@ func parseTag(tag string) (Subject, bool) {
 		switch {
 		case strings.EqualFold(tok, "PATCH"):
 			isPatch = true
-		case version.MatchString(tok):
+		case version().MatchString(tok):
 			sub.Version, _ = strconv.Atoi(tok[1:])
-		case counter.MatchString(tok):
-			c := counter.FindStringSubmatch(tok)
+		case counter().MatchString(tok):
+			c := counter().FindStringSubmatch(tok)
 			sub.Index, _ = strconv.Atoi(c[1])
 			sub.Total, _ = strconv.Atoi(c[2])
 		}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/perfbot/perfbot/review"
 )
@@ -50,7 +51,7 @@ func ParseWhere(where string) (change string, ps int, err error) {
 // footer is the last line of perfbot's review message: its answer key and
 // a digest of the text, so that a rerun finds its earlier message and
 // sees whether the result changed. Gerrit shows it; it is short.
-var footer = regexp.MustCompile(`(?m)^\[perfbot ([^\s\]]+) ([0-9a-f]{16})\]\s*\z`)
+var footer = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\[perfbot ([^\s\]]+) ([0-9a-f]{16})\]\s*\z`) })
 
 // Vote is the label value for an answer's state: +1 when compared and
 // nothing got worse, -1 when something did, 0 (no vote) otherwise.
@@ -195,13 +196,13 @@ func (c *Client) Post(ctx context.Context, where string, msg answer.Answer) (str
 			if m.Tag != Tag || m.Revision != rev || m.Author.ID != me.ID {
 				continue
 			}
-			if footer.MatchString(m.Message) {
+			if footer().MatchString(m.Message) {
 				if last == nil || !m.Date.Before(last.Date.Time) {
 					last = m
 				}
 			}
 		}
-		if last != nil && footer.FindStringSubmatch(last.Message)[2] == sum {
+		if last != nil && footer().FindStringSubmatch(last.Message)[2] == sum {
 			return nil
 		}
 		in := reviewInput{Message: full, Tag: Tag}

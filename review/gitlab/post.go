@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	gl "gitlab.com/gitlab-org/api/client-go"
@@ -188,7 +189,7 @@ func refusedTransition(err error) bool {
 }
 
 // runLink finds the run page link LinkRun put in an answer.
-var runLink = regexp.MustCompile(`/runs/[0-9]+\b`)
+var runLink = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`/runs/[0-9]+\b`) })
 
 // statusTarget is the commit status's link: the run's page under
 // service.url when the answer links one, else the note.
@@ -202,7 +203,7 @@ func (p *Poster) statusTarget(msg answer.Answer, note string) string {
 		if i < 0 {
 			return note
 		}
-		if m := runLink.FindString(rest[i+len(base):]); m != "" && strings.HasPrefix(rest[i+len(base):], m) {
+		if m := runLink().FindString(rest[i+len(base):]); m != "" && strings.HasPrefix(rest[i+len(base):], m) {
 			return base + m
 		}
 		rest = rest[i+len(base):]

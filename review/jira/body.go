@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/perfbot/perfbot/answer"
@@ -31,13 +32,13 @@ func CommentBody(msg answer.Answer) string {
 }
 
 // heading matches a JIRA heading line, "h1. " to "h6. ".
-var heading = regexp.MustCompile(`^h[1-6]\. `)
+var heading = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^h[1-6]\. `) })
 
 // placeMarker puts the marker line after w's first line when that is a
 // heading, else before w.
 func placeMarker(w, marker string) string {
 	first, rest, ok := strings.Cut(w, "\n")
-	if heading.MatchString(first) {
+	if heading().MatchString(first) {
 		if !ok {
 			return first + "\n" + marker
 		}

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/review/retry"
@@ -21,7 +22,7 @@ import (
 // CommentLimit is the longest comment JIRA stores, in characters.
 const CommentLimit = 32767
 
-var issueKey = regexp.MustCompile(`^[A-Z][A-Z0-9_]*-[1-9][0-9]*$`)
+var issueKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z][A-Z0-9_]*-[1-9][0-9]*$`) })
 
 // Marker is the anchor macro that starts the comment for key.
 func Marker(key string) string {
@@ -98,7 +99,7 @@ func (c *comment) answers(key, marker string) bool {
 // the old one deleted; a file identical to the one already there is kept.
 // It returns a link to the comment.
 func (c *Client) Post(ctx context.Context, where string, msg answer.Answer) (string, error) {
-	if !issueKey.MatchString(where) {
+	if !issueKey().MatchString(where) {
 		return "", fmt.Errorf("jira target %q: want an issue key such as STORE-123", where)
 	}
 	if msg.Key == "" {
