@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/perfbot/perfbot/bench"
 )
@@ -32,8 +33,10 @@ type Criterion struct{}
 func (Criterion) Name() string { return "criterion" }
 
 var (
-	crBencher = regexp.MustCompile(`^test (.+) \.\.\. bench:\s+([\d,.]+) (\S+)(?: \(\+/- ([\d,.]+)\))?\s*$`)
-	crCollect = regexp.MustCompile(`^Benchmarking (.+): Collecting (\d+) samples`)
+	crBencher = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^test (.+) \.\.\. bench:\s+([\d,.]+) (\S+)(?: \(\+/- ([\d,.]+)\))?\s*$`)
+	})
+	crCollect = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^Benchmarking (.+): Collecting (\d+) samples`) })
 )
 
 // Sniff looks for "time:   [" or bencher lines.
@@ -57,7 +60,7 @@ func (Criterion) Parse(ctx context.Context, r io.Reader, name string, emit func(
 	for lr.next(ctx) {
 		line := lr.Text()
 		t := strings.TrimSpace(line)
-		if m := findIf(strings.Contains(t, " bench: "), crBencher, t); m != nil {
+		if m := findIf(strings.Contains(t, " bench: "), crBencher(), t); m != nil {
 			v, err := parseGrouped(m[2])
 			if err != nil {
 				warnf(ctx, name, lr.Line(), "%s: %v; skipped", m[1], err)
@@ -70,7 +73,7 @@ func (Criterion) Parse(ctx context.Context, r io.Reader, name string, emit func(
 			lastID = ""
 			continue
 		}
-		if m := findIf(strings.HasPrefix(t, "Benchmarking "), crCollect, t); m != nil {
+		if m := findIf(strings.HasPrefix(t, "Benchmarking "), crCollect(), t); m != nil {
 			n, _ := strconv.Atoi(m[2])
 			samples[m[1]] = n
 			if len(samples) > 64 {

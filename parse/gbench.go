@@ -1,11 +1,13 @@
 package parse
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/perfbot/perfbot/bench"
 )
@@ -33,27 +35,67 @@ type GBench struct{}
 func (GBench) Name() string { return "gbench" }
 
 var (
-	gbHeader = regexp.MustCompile(`(?m)^Benchmark\s+Time(\(\w+\))?\s+CPU(\(\w+\))?\s+Iterations(.*)$`)
-	gbRunOn  = regexp.MustCompile(`(?m)^Run on \(\d+ X [\d.]+ MHz CPU`)
-	gbGlued  = regexp.MustCompile(`^([\d.]+)([A-Za-z]+/s)$`)
-	gbAggr   = regexp.MustCompile(`_(mean|median|stddev|cv|BigO|RMS)$`)
-	gbUnits  = regexp.MustCompile(`(?m)^\S+\s+[\d.]+ (?:ns|us|ms|s)\s+[\d.]+ (?:ns|us|ms|s)\s+\d+`)
-	gbCmpRow = regexp.MustCompile(`(?m)^\S+\s+[-+]\d+\.\d{4}\s+[-+]\d+\.\d{4}\s+`)
+	gbHeader = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^Benchmark\s+Time(\(\w+\))?\s+CPU(\(\w+\))?\s+Iterations(.*)$`)
+	})
+	gbRunOn = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^Run on \(\d+ X [\d.]+ MHz CPU`) })
+	gbGlued = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([\d.]+)([A-Za-z]+/s)$`) })
+	gbAggr  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`_(mean|median|stddev|cv|BigO|RMS)$`) })
+	gbUnits = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^\S+\s+[\d.]+ (?:ns|us|ms|s)\s+[\d.]+ (?:ns|us|ms|s)\s+\d+`)
+	})
+	gbCmpRow = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\S+\s+[-+]\d+\.\d{4}\s+[-+]\d+\.\d{4}\s+`) })
 )
 
 // Sniff looks for the table header or the "Run on" context line.
+// The literal checks before each expression are conditions of its match
+// that cost far less than running it over the whole head.
 func (GBench) Sniff(head []byte) int {
-	if gbHeader.Match(head) {
+	if bytes.Contains(head, []byte("Iterations")) && gbHeader().Match(head) {
 		return 90
 	}
-	if gbRunOn.Match(head) || gbUnits.Match(head) {
+	if bytes.Contains(head, []byte("Run on (")) && gbRunOn().Match(head) || hasTimeColumn(head) && gbUnits().Match(head) {
 		return 70
 	}
-	if gbCmpRow.Match(head) {
+	if hasSignedAfterSpace(head) && gbCmpRow().Match(head) {
 		return 30
 	}
 	return 0
 }
+
+// hasTimeColumn reports whether head holds a number, a space, a time unit
+// of gbench's columns and a space ("12.5 ns "), as gbUnits needs.
+func hasTimeColumn(head []byte) bool {
+	for i := 1; i+2 < len(head); i++ {
+		if head[i] != ' ' || !isDigitOrDot(head[i-1]) {
+			continue
+		}
+		rest := head[i+1:]
+		if len(rest) >= 2 && rest[0] == 's' && isSpace(rest[1]) {
+			return true
+		}
+		if len(rest) >= 3 && (rest[0] == 'n' || rest[0] == 'u' || rest[0] == 'm') && rest[1] == 's' && isSpace(rest[2]) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasSignedAfterSpace reports whether head holds white space, a sign and a
+// digit (" -0.0123"), as gbCmpRow needs.
+func hasSignedAfterSpace(head []byte) bool {
+	for i := 0; i+2 < len(head); i++ {
+		if isSpace(head[i]) && (head[i+1] == '-' || head[i+1] == '+') && head[i+2] >= '0' && head[i+2] <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
+func isDigitOrDot(c byte) bool { return c >= '0' && c <= '9' || c == '.' }
+
+// isSpace is the \s of Go's regular expressions.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
 
 // Parse reads gbench console output.
 func (GBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
@@ -67,7 +109,7 @@ func (GBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 	var tabular []string
 	for lr.next(ctx) {
 		line := lr.Text()
-		if m := findIf(strings.HasPrefix(line, "Benchmark"), gbHeader, line); m != nil {
+		if m := findIf(strings.HasPrefix(line, "Benchmark"), gbHeader(), line); m != nil {
 			if strings.Contains(m[3], "Old") {
 				inTable = false // compare.py
 				continue
@@ -86,14 +128,14 @@ func (GBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 		if strings.HasPrefix(line, "Comparing ") {
 			inTable = false
 			for lr.next(ctx) { // compare.py's table runs to the next run
-				if gbHeader.MatchString(lr.Text()) && !strings.Contains(lr.Text(), "Old") {
+				if gbHeader().MatchString(lr.Text()) && !strings.Contains(lr.Text(), "Old") {
 					inTable = true
 					break
 				}
 			}
 			continue
 		}
-		if cmpLine == 0 && !inTable && gbCmpRow.MatchString(line) {
+		if cmpLine == 0 && !inTable && gbCmpRow().MatchString(line) {
 			cmpLine = lr.Line()
 		}
 		m := gbRowOf(line)
@@ -103,7 +145,7 @@ func (GBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 			continue
 		}
 		full := m[1]
-		if gbAggr.MatchString(full) {
+		if gbAggr().MatchString(full) {
 			continue
 		}
 		base, params := gbenchName(full)
@@ -134,7 +176,7 @@ func (GBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 				k, vs, ok = tabular[i], f, true
 			}
 			if !ok {
-				if g := gbGlued.FindStringSubmatch(f); g != nil && strings.HasSuffix(g[2], "B/s") {
+				if g := gbGlued().FindStringSubmatch(f); g != nil && strings.HasSuffix(g[2], "B/s") {
 					// Before user counters, SetBytesProcessed printed
 					// "211.669MB/s", in powers of 1024.
 					v, rest, err := siValueBase(g[1]+g[2], true)
@@ -145,7 +187,7 @@ func (GBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 						continue
 					}
 				}
-				if g := gbGlued.FindStringSubmatch(f); g != nil {
+				if g := gbGlued().FindStringSubmatch(f); g != nil {
 					v, err := parseFloat(g[1])
 					if err == nil {
 						if err := out("rate", g[2], bench.HigherIsBetter, v); err != nil {
@@ -186,8 +228,15 @@ func (GBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 	return nil
 }
 
-// gbTimeUnits are the units of gbench's Time and CPU columns.
-var gbTimeUnits = map[string]bool{"ns": true, "us": true, "ms": true, "s": true}
+// isGBTimeUnit reports whether s is a unit of gbench's Time and CPU
+// columns.
+func isGBTimeUnit(s string) bool {
+	switch s {
+	case "ns", "us", "ms", "s":
+		return true
+	}
+	return false
+}
 
 // gbRowOf splits a console row, "name time [unit] cpu [unit] iterations
 // rest", into the layout of a regexp submatch: m[1] name, m[2] time, m[3]
@@ -206,7 +255,7 @@ func gbRowOf(line string) []string {
 		}
 		m[slot] = f[i]
 		i++
-		if i < len(f) && gbTimeUnits[f[i]] {
+		if i < len(f) && isGBTimeUnit(f[i]) {
 			m[slot+1] = f[i]
 			i++
 		}

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/perfbot/perfbot/bench"
 )
@@ -43,11 +44,11 @@ func (GBenchJSON) Sniff(head []byte) int {
 	return 0
 }
 
-var ctestPrefix = regexp.MustCompile(`^\s*\d+: `)
+var ctestPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\d+: `) })
 
 // stripCTest removes a CTest "NN: " prefix from a line start.
 func stripCTest(b []byte) []byte {
-	if loc := ctestPrefix.FindIndex(b); loc != nil {
+	if loc := ctestPrefix().FindIndex(b); loc != nil {
 		return b[loc[1]:]
 	}
 	return b

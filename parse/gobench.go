@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -39,12 +40,14 @@ type GoBench struct{}
 // Name returns "gobench".
 func (GoBench) Name() string { return "gobench" }
 
-var goBenchLine = regexp.MustCompile(`(?m)^Benchmark[^\s]*[ \t]+\d+[ \t]+[-+0-9.eE]+ [^\s]+`)
+var goBenchLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^Benchmark[^\s]*[ \t]+\d+[ \t]+[-+0-9.eE]+ [^\s]+`)
+})
 
 // Sniff looks for a benchmark line: a name starting with "Benchmark", an
 // iteration count and a value with a unit.
 func (GoBench) Sniff(head []byte) int {
-	if goBenchLine.Match(head) {
+	if goBenchLine().Match(head) {
 		if bytes.Contains(head, []byte("\ngoos: ")) || bytes.HasPrefix(head, []byte("goos: ")) || bytes.Contains(head, []byte("\npkg: ")) {
 			return 100
 		}

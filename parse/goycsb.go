@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/perfbot/perfbot/bench"
 )
@@ -38,7 +39,7 @@ type GoYCSB struct{}
 func (GoYCSB) Name() string { return "go-ycsb" }
 
 var (
-	goYCSBProp = regexp.MustCompile(`^"([^"]*)"="(.*)"$`)
+	goYCSBProp = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^"([^"]*)"="(.*)"$`) })
 )
 
 // Sniff looks for "OP - Takes(s): ..., Count: ..." rows.
@@ -75,7 +76,7 @@ func (GoYCSB) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 	for lr.next(ctx) {
 		line := strings.ReplaceAll(lr.Text(), "**", "")
 		t := strings.TrimSpace(line)
-		if m := findIf(strings.HasPrefix(t, "\""), goYCSBProp, t); m != nil {
+		if m := findIf(strings.HasPrefix(t, "\""), goYCSBProp(), t); m != nil {
 			switch m[1] {
 			case "workload":
 				workload = m[2]

@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/perfbot/perfbot/bench"
 )
@@ -35,13 +36,17 @@ type HBasePE struct{}
 func (HBasePE) Name() string { return "hbase-pe" }
 
 var (
-	hbTimings  = regexp.MustCompile(`\[(\w+)\] Summary of timings \(ms\): \[([^\]]*)\]`)
-	hbBlock    = regexp.MustCompile(`\[(TestClient-\d+)\][^:]*PerformanceEvaluation: (\w+) (latency log \(microseconds\),? on|valueSize after) (\d+) measures`)
-	hbLat2     = regexp.MustCompile(`(?:\[(TestClient-\d+)\].*)?Latency \(us\) : (.*)$`)
-	hbNum2     = regexp.MustCompile(`Num measures \(latency\) : (\d+)`)
-	hbFinished = regexp.MustCompile(`\[(TestClient-\d+)\].*Finished class \S*?\$?(\w+) in (\d+)ms at offset \d+ for \d+ rows \(([\d.]+) MB/s\)`)
-	hbAvgLat   = regexp.MustCompile(`\[ Avg latency \(us\)\]\s+(\S+)`)
-	hbAvgTPS   = regexp.MustCompile(`\[ Avg TPS/QPS\]\s+(\S+)`)
+	hbTimings = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[(\w+)\] Summary of timings \(ms\): \[([^\]]*)\]`) })
+	hbBlock   = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\[(TestClient-\d+)\][^:]*PerformanceEvaluation: (\w+) (latency log \(microseconds\),? on|valueSize after) (\d+) measures`)
+	})
+	hbLat2     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:\[(TestClient-\d+)\].*)?Latency \(us\) : (.*)$`) })
+	hbNum2     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`Num measures \(latency\) : (\d+)`) })
+	hbFinished = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\[(TestClient-\d+)\].*Finished class \S*?\$?(\w+) in (\d+)ms at offset \d+ for \d+ rows \(([\d.]+) MB/s\)`)
+	})
+	hbAvgLat = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[ Avg latency \(us\)\]\s+(\S+)`) })
+	hbAvgTPS = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[ Avg TPS/QPS\]\s+(\S+)`) })
 )
 
 // Sniff looks for PerformanceEvaluation's log lines.
@@ -86,7 +91,7 @@ func (HBasePE) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 			!strings.Contains(line, "Summary of timings") && !strings.Contains(line, "[ Avg ") {
 			continue // ZooKeeper, connection and other log noise
 		}
-		if m := findIf(strings.Contains(line, " measures"), hbBlock, line); m != nil {
+		if m := findIf(strings.Contains(line, " measures"), hbBlock(), line); m != nil {
 			n := 0
 			fmt.Sscan(m[4], &n)
 			cur = &block{client: m[1], test: m[2], n: n, skip: n == 0, value: strings.HasPrefix(m[3], "valueSize")}
@@ -119,11 +124,11 @@ func (HBasePE) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 			}
 			continue
 		}
-		if m := findIf(len(pending) > 0 && strings.Contains(line, "Num measures"), hbNum2, line); m != nil {
+		if m := findIf(len(pending) > 0 && strings.Contains(line, "Num measures"), hbNum2(), line); m != nil {
 			fmt.Sscan(m[1], &pendingN)
 			continue
 		}
-		if m := findIf(strings.Contains(line, "Latency (us) :"), hbLat2, line); m != nil && strings.Contains(m[2], "=") {
+		if m := findIf(strings.Contains(line, "Latency (us) :"), hbLat2(), line); m != nil && strings.Contains(m[2], "=") {
 			if err := flushPending(""); err != nil {
 				return err
 			}
@@ -149,7 +154,7 @@ func (HBasePE) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 			}
 			continue
 		}
-		if m := findIf(strings.Contains(line, "Finished class"), hbFinished, line); m != nil {
+		if m := findIf(strings.Contains(line, "Finished class"), hbFinished(), line); m != nil {
 			// 2.x latency lines name no test; the Finished line that
 			// follows them does.
 			if err := flushPending(m[2]); err != nil {
@@ -169,7 +174,7 @@ func (HBasePE) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 			}
 			continue
 		}
-		if m := findIf(strings.Contains(line, "Summary of timings"), hbTimings, line); m != nil {
+		if m := findIf(strings.Contains(line, "Summary of timings"), hbTimings(), line); m != nil {
 			if err := flushPending(""); err != nil {
 				return err
 			}
@@ -199,7 +204,7 @@ func (HBasePE) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 			metric string
 			unit   string
 			better bench.Direction
-		}{{hbAvgLat, "AverageLatency", "us", bench.LowerIsBetter}, {hbAvgTPS, "Throughput", "rows/s", bench.HigherIsBetter}} {
+		}{{hbAvgLat(), "AverageLatency", "us", bench.LowerIsBetter}, {hbAvgTPS(), "Throughput", "rows/s", bench.HigherIsBetter}} {
 			if m := findIf(strings.Contains(line, "[ Avg "), x.re, line); m != nil {
 				v, err := parseFloat(m[1])
 				if err != nil {

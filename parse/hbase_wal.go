@@ -6,6 +6,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/perfbot/perfbot/bench"
 )
@@ -39,15 +40,21 @@ type HBaseWAL struct{}
 func (HBaseWAL) Name() string { return "hbase-wal" }
 
 var (
-	walSummary = regexp.MustCompile(`Summary: ((?:\w+=\w+, )*\w+=\w+) took ([\d.,]+)(s|ms) ([\d.,]+)ops/s`)
-	walYammer  = regexp.MustCompile(`^  (\w+(?:\.[\w-]+)*):\s*$`)
-	walMetric  = regexp.MustCompile(`^(?:org\.apache\.hadoop\.hbase\.(?:regionserver\.wal|wal)\.\w*PerformanceEvaluation\.)(\S+)\s*$`)
-	walStat    = regexp.MustCompile(`^\s+([\w.% -]+?)\s*(?:=|<=)\s*(\S+)(?:\s+(\S+))?\s*$`)
+	walSummary = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`Summary: ((?:\w+=\w+, )*\w+=\w+) took ([\d.,]+)(s|ms) ([\d.,]+)ops/s`)
+	})
+	walYammer = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^  (\w+(?:\.[\w-]+)*):\s*$`) })
+	walMetric = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:org\.apache\.hadoop\.hbase\.(?:regionserver\.wal|wal)\.\w*PerformanceEvaluation\.)(\S+)\s*$`)
+	})
+	walStat = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s+([\w.% -]+?)\s*(?:=|<=)\s*(\S+)(?:\s+(\S+))?\s*$`)
+	})
 )
 
 // Sniff looks for the summary line or the reporter's metric names.
 func (HBaseWAL) Sniff(head []byte) int {
-	if walSummary.Match(head) || bytes.Contains(head, []byte("WALPerformanceEvaluation.")) || bytes.Contains(head, []byte("HLogPerformanceEvaluation")) {
+	if walSummary().Match(head) || bytes.Contains(head, []byte("WALPerformanceEvaluation.")) || bytes.Contains(head, []byte("HLogPerformanceEvaluation")) {
 		return 95
 	}
 	return 0
@@ -70,7 +77,7 @@ func (HBaseWAL) Parse(ctx context.Context, r io.Reader, name string, emit func(*
 	cur := ""
 	for lr.next(ctx) {
 		line := lr.Text()
-		if m := findIf(strings.Contains(line, "Summary: "), walSummary, line); m != nil {
+		if m := findIf(strings.Contains(line, "Summary: "), walSummary(), line); m != nil {
 			cur = ""
 			params = nil
 			for _, kv := range strings.Split(m[1], ", ") {
@@ -94,7 +101,7 @@ func (HBaseWAL) Parse(ctx context.Context, r io.Reader, name string, emit func(*
 			}
 			continue
 		}
-		if m := findIf(!strings.HasPrefix(line, " ") && strings.Contains(line, "PerformanceEvaluation."), walMetric, strings.TrimSpace(line)); m != nil {
+		if m := findIf(!strings.HasPrefix(line, " ") && strings.Contains(line, "PerformanceEvaluation."), walMetric(), strings.TrimSpace(line)); m != nil {
 			cur = m[1]
 			if _, ok := last[cur]; !ok {
 				order = append(order, cur)
@@ -102,7 +109,7 @@ func (HBaseWAL) Parse(ctx context.Context, r io.Reader, name string, emit func(*
 			last[cur] = last[cur][:0]
 			continue
 		}
-		if m := findIf(strings.HasPrefix(line, "  ") && strings.HasSuffix(strings.TrimSpace(line), ":"), walYammer, line); m != nil {
+		if m := findIf(strings.HasPrefix(line, "  ") && strings.HasSuffix(strings.TrimSpace(line), ":"), walYammer(), line); m != nil {
 			// Yammer metrics 2.x (HLogPerformanceEvaluation): the metric
 			// name indented under its class, "  syncMeter:".
 			cur = m[1]
@@ -115,7 +122,7 @@ func (HBaseWAL) Parse(ctx context.Context, r io.Reader, name string, emit func(*
 		if cur == "" {
 			continue
 		}
-		m := walStat.FindStringSubmatch(line)
+		m := walStat().FindStringSubmatch(line)
 		if m == nil {
 			if strings.TrimSpace(line) != "" {
 				cur = ""

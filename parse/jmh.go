@@ -7,8 +7,14 @@ import (
 	"github.com/perfbot/perfbot/bench"
 )
 
-// jmhModes are the mode tokens of JMH's tables.
-var jmhModes = map[string]bool{"thrpt": true, "avgt": true, "sample": true, "ss": true, "all": true}
+// isJMHMode reports whether s is a mode token of JMH's tables.
+func isJMHMode(s string) bool {
+	switch s {
+	case "thrpt", "avgt", "sample", "ss", "all":
+		return true
+	}
+	return false
+}
 
 // jmhSplitName splits a JMH row label "pkg.Class.method:·gc.alloc.rate"
 // into the benchmark name and the secondary metric ("" for the primary

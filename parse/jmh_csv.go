@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/perfbot/perfbot/bench"
 )
@@ -34,7 +35,7 @@ func (JMHCSV) Sniff(head []byte) int {
 	return 0
 }
 
-var jmhCSVConf = regexp.MustCompile(`\((\d+(?:[.,]\d+)?)%\)`)
+var jmhCSVConf = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\((\d+(?:[.,]\d+)?)%\)`) })
 
 // Parse reads JMH CSV.
 func (JMHCSV) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
@@ -79,7 +80,7 @@ func (JMHCSV) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 				}
 				if strings.HasPrefix(h, "Score Error") {
 					col["Score Error"] = i
-					if m := jmhCSVConf.FindStringSubmatch(h); m != nil {
+					if m := jmhCSVConf().FindStringSubmatch(h); m != nil {
 						if v, err := parseLocale(m[1]); err == nil {
 							conf = v / 100
 						}

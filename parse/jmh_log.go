@@ -1,10 +1,12 @@
 package parse
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/perfbot/perfbot/bench"
 )
@@ -28,14 +30,18 @@ type JMHLog struct{}
 func (JMHLog) Name() string { return "jmh-log" }
 
 var (
-	jmhIterLine  = regexp.MustCompile(`(?m)^(?:\[info\]\s*)?Iteration\s+\d+:`)
-	jmhScoreRe   = regexp.MustCompile(`^(-?[0-9][0-9.,]*(?:[eE][-+]?\d+)?|NaN)(?:\s+\S*\(\d+[.,]?\d*%\)\s+(-?[0-9][0-9.,]*(?:[eE][-+]?\d+)?|NaN))?\s+(\S+)\s*$`)
-	jmhSecLineRe = regexp.MustCompile(`^\s+(\S[^:]*):\s+(-?[0-9][0-9.,]*(?:[eE][-+]?\d+)?|NaN|≈ \S+)(?:\s+\S*\(\d+[.,]?\d*%\)\s+\S+)?\s+(\S+)\s*$`)
+	jmhIterLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^(?:\[info\]\s*)?Iteration\s+\d+:`) })
+	jmhScoreRe  = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(-?[0-9][0-9.,]*(?:[eE][-+]?\d+)?|NaN)(?:\s+\S*\(\d+[.,]?\d*%\)\s+(-?[0-9][0-9.,]*(?:[eE][-+]?\d+)?|NaN))?\s+(\S+)\s*$`)
+	})
+	jmhSecLineRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s+(\S[^:]*):\s+(-?[0-9][0-9.,]*(?:[eE][-+]?\d+)?|NaN|≈ \S+)(?:\s+\S*\(\d+[.,]?\d*%\)\s+\S+)?\s+(\S+)\s*$`)
+	})
 )
 
 // Sniff looks for "# Benchmark:" and iteration lines.
 func (JMHLog) Sniff(head []byte) int {
-	if strings.Contains(string(head), "# Benchmark: ") && jmhIterLine.Match(head) {
+	if bytes.Contains(head, []byte("# Benchmark: ")) && jmhIterLine().Match(head) {
 		return 85
 	}
 	return 0
@@ -185,7 +191,7 @@ func (JMHLog) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 			if line == "" {
 				continue
 			}
-			m := jmhSecLineRe.FindStringSubmatch(raw)
+			m := jmhSecLineRe().FindStringSubmatch(raw)
 			if m == nil {
 				inIter = false
 				continue
@@ -221,7 +227,7 @@ func (JMHLog) Parse(ctx context.Context, r io.Reader, name string, emit func(*be
 // jmhLogScore reads an iteration's score: "12.380 ops/ms" or
 // "2.544 ±(99.9%) 0.005 ms/op".
 func jmhLogScore(s string) (float64, string, bool) {
-	m := jmhScoreRe.FindStringSubmatch(s)
+	m := jmhScoreRe().FindStringSubmatch(s)
 	if m == nil || m[1] == "NaN" {
 		return 0, "", false
 	}

@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/perfbot/perfbot/bench"
 )
@@ -32,16 +34,25 @@ type JMHText struct{}
 // Name returns "jmh".
 func (JMHText) Name() string { return "jmh" }
 
-var jmhHeader = regexp.MustCompile(`(?m)^\s*(?:\[info\]\s*|\*\s+)?Benchmark\s.*\bMode\s+(?:Cnt|Samples)\s+(?:Score|Mean)\s.*Units\s*$`)
+var jmhHeader = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^\s*(?:\[info\]\s*|\*\s+)?Benchmark\s.*\bMode\s+(?:Cnt|Samples)\s+(?:Score|Mean)\s.*Units\s*$`)
+})
 
-var jmhHeaderStart = regexp.MustCompile(`(?m)^\s*(?:\[info\]\s*|\*\s+)?Benchmark\s.*\bMode\s+(?:Cnt|Samples)\b`)
+var jmhHeaderStart = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^\s*(?:\[info\]\s*|\*\s+)?Benchmark\s.*\bMode\s+(?:Cnt|Samples)\b`)
+})
 
 // Sniff looks for the table's header line, whole or wrapped.
 func (JMHText) Sniff(head []byte) int {
-	if jmhHeader.Match(head) {
+	// Both headers name the Mode column; the check spares running them
+	// over a head without it.
+	if !bytes.Contains(head, []byte("Mode")) {
+		return 0
+	}
+	if jmhHeader().Match(head) {
 		return 90
 	}
-	if jmhHeaderStart.Match(head) {
+	if jmhHeaderStart().Match(head) {
 		return 80
 	}
 	return 0
@@ -66,7 +77,7 @@ func (JMHText) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 			pending, pendingLine = line, lr.Line() // "Benchmark (n) Mode Cnt Score" + "Error Units"
 			continue
 		}
-		if strings.HasPrefix(line, "Benchmark") && strings.Contains(line, "Units") && jmhHeader.MatchString(line) {
+		if strings.HasPrefix(line, "Benchmark") && strings.Contains(line, "Units") && jmhHeader().MatchString(line) {
 			inTable = true
 			paramNames = paramNames[:0]
 			for _, f := range strings.Fields(line)[1:] {
@@ -114,7 +125,7 @@ func (JMHText) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 func jmhRowCut(line string, paramNames []string) bool {
 	f := strings.Fields(line)
 	m := 1 + len(paramNames)
-	if len(f) <= m+1 || !jmhModes[f[m]] {
+	if len(f) <= m+1 || !isJMHMode(f[m]) {
 		return false
 	}
 	last := f[len(f)-1]
@@ -130,7 +141,7 @@ func jmhRow(line string, paramNames []string) (*bench.Result, bool, error) {
 	f := strings.Fields(line)
 	m := -1
 	for i := 1; i < len(f); i++ {
-		if jmhModes[f[i]] {
+		if isJMHMode(f[i]) {
 			m = i
 			break
 		}

@@ -23,6 +23,17 @@ func parseFloat(s string) (float64, error) {
 	return v, nil
 }
 
+// isFinite reports whether parseFloat reads s without an error; it builds
+// no error message, for callers that only ask.
+func isFinite(s string) bool {
+	s = strings.TrimSpace(s)
+	if s == "" || !strings.ContainsRune("0123456789+-.", rune(s[0])) {
+		return false // not a finite number whatever follows
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	return err == nil && !math.IsNaN(v) && !math.IsInf(v, 0)
+}
+
 // parseGrouped reads a number that may carry thousands separators, as perf
 // stat prints them under LC_NUMERIC: "1,234.5" (English), "1.234,5" and
 // "2.015.511" (German and others: dots group, a comma is the decimal mark).

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/perfbot/perfbot/bench"
 )
@@ -42,11 +43,17 @@ type PerfStat struct{}
 func (PerfStat) Name() string { return "perf-stat" }
 
 var (
-	perfHeader = regexp.MustCompile(`Performance counter stats for (.*?)(?: \((\d+) runs\))?:\s*$`)
-	perfTime   = regexp.MustCompile(`^\s*(?:\d+\s+)?([\d.,]+)(?:\s+\+-\s+([\d.,]+))?\s+seconds\s+(time elapsed|user|sys)\s*(?:\(\s*\+-\s*([\d.]+)%\s*\))?\s*$`)
-	perfPct    = regexp.MustCompile(`\(\s*\+-\s*([\d.]+)%\s*\)`)
-	perfIPC    = regexp.MustCompile(`#\s+([\d.]+)\s+insns? per cycle`)
-	perfSniffI = regexp.MustCompile(`(?m)^\s*\d+\.\d+\s+[\d,.]+\s+(?:msec\s+)?(?:task-clock|cpu-clock|context-switches|cycles|instructions|page-faults|cpu-migrations)`)
+	perfHeader = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`Performance counter stats for (.*?)(?: \((\d+) runs\))?:\s*$`)
+	})
+	perfTime = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*(?:\d+\s+)?([\d.,]+)(?:\s+\+-\s+([\d.,]+))?\s+seconds\s+(time elapsed|user|sys)\s*(?:\(\s*\+-\s*([\d.]+)%\s*\))?\s*$`)
+	})
+	perfPct    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\(\s*\+-\s*([\d.]+)%\s*\)`) })
+	perfIPC    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`#\s+([\d.]+)\s+insns? per cycle`) })
+	perfSniffI = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^\s*\d+\.\d+\s+[\d,.]+\s+(?:msec\s+)?(?:task-clock|cpu-clock|context-switches|cycles|instructions|page-faults|cpu-migrations)`)
+	})
 )
 
 // Sniff looks for perf stat's header or interval rows.
@@ -54,10 +61,21 @@ func (PerfStat) Sniff(head []byte) int {
 	if bytes.Contains(head, []byte("Performance counter stats for")) {
 		return 100
 	}
-	if perfSniffI.Match(head) {
+	if hasPerfEventName(head) && perfSniffI().Match(head) {
 		return 80
 	}
 	return 0
+}
+
+// hasPerfEventName reports whether head names one of the events
+// perfSniffI looks for; the check spares running it over a head without.
+func hasPerfEventName(head []byte) bool {
+	for _, e := range []string{"task-clock", "cpu-clock", "context-switches", "cycles", "instructions", "page-faults", "cpu-migrations"} {
+		if bytes.Contains(head, []byte(e)) {
+			return true
+		}
+	}
+	return false
 }
 
 // Parse reads perf stat's human output.
@@ -76,7 +94,7 @@ func (PerfStat) Parse(ctx context.Context, r io.Reader, name string, emit func(*
 		if header != "" {
 			// The header was wrapped: gather it up to its colon.
 			header += " " + t
-			if m := perfHeader.FindStringSubmatch(header); m != nil || len(header) > 4096 {
+			if m := perfHeader().FindStringSubmatch(header); m != nil || len(header) > 4096 {
 				if m != nil {
 					group = strings.Trim(m[1], "'")
 					runs, _ = strconv.Atoi(m[2])
@@ -86,7 +104,7 @@ func (PerfStat) Parse(ctx context.Context, r io.Reader, name string, emit func(*
 			continue
 		}
 		if i := strings.Index(line, "Performance counter stats for "); i >= 0 {
-			if m := perfHeader.FindStringSubmatch(line[i:]); m != nil {
+			if m := perfHeader().FindStringSubmatch(line[i:]); m != nil {
 				group = strings.Trim(m[1], "'")
 				runs, _ = strconv.Atoi(m[2])
 			} else {
@@ -95,7 +113,7 @@ func (PerfStat) Parse(ctx context.Context, r io.Reader, name string, emit func(*
 			continue
 		}
 		src := source(name, lr.Line())
-		if m := findIf(strings.Contains(line, "seconds"), perfTime, line); m != nil {
+		if m := findIf(strings.Contains(line, "seconds"), perfTime(), line); m != nil {
 			v, err := parseGrouped(m[1])
 			if err != nil {
 				warnf(ctx, name, lr.Line(), "%s: %v; skipped", m[3], err)
@@ -135,7 +153,7 @@ func (PerfStat) Parse(ctx context.Context, r io.Reader, name string, emit func(*
 		}
 		rest := m[7]
 		pct := ""
-		if pm := findIf(strings.Contains(rest, "+-"), perfPct, rest); pm != nil {
+		if pm := findIf(strings.Contains(rest, "+-"), perfPct(), rest); pm != nil {
 			pct = pm[1]
 		}
 		res := &bench.Result{Benchmark: event, Group: group, Params: params, Unit: unit, Better: bench.DirectionOf(unit), Source: src}
@@ -143,7 +161,7 @@ func (PerfStat) Parse(ctx context.Context, r io.Reader, name string, emit func(*
 		if err := emit(res); err != nil {
 			return err
 		}
-		if im := findIf(strings.Contains(rest, " per cycle"), perfIPC, rest); im != nil {
+		if im := findIf(strings.Contains(rest, " per cycle"), perfIPC(), rest); im != nil {
 			if ipc, err := parseFloat(im[1]); err == nil {
 				ires := &bench.Result{Benchmark: event, Group: group, Params: params, Metric: "IPC", Unit: "insn per cycle", Better: bench.HigherIsBetter, Source: src}
 				if runs > 1 {
@@ -160,8 +178,15 @@ func (PerfStat) Parse(ctx context.Context, r io.Reader, name string, emit func(*
 	return lr.Err()
 }
 
-// perfUnits are the units perf prints before an event name.
-var perfUnits = map[string]bool{"msec": true, "ns": true, "us": true, "seconds": true, "Joules": true, "MiB": true, "Watts": true}
+// isPerfUnit reports whether s is a unit perf prints before an event
+// name.
+func isPerfUnit(s string) bool {
+	switch s {
+	case "msec", "ns", "us", "seconds", "Joules", "MiB", "Watts":
+		return true
+	}
+	return false
+}
 
 // perfRowOf splits a counter row, "[time] [cpu [n]] value [unit] event
 // [(msec)] rest", into the layout of a regexp submatch: m[1] time, m[2]
@@ -225,7 +250,7 @@ func perfRowOf(line string) []string {
 	}
 	pos = end
 	tok, end = next()
-	if perfUnits[tok] {
+	if isPerfUnit(tok) {
 		m[4], pos = tok, end
 		tok, end = next()
 	}

@@ -44,6 +44,9 @@ func perfSep(line string) byte {
 		return 0
 	}
 	for _, sep := range perfSeps {
+		if strings.Count(line, string(sep)) < 4 {
+			continue // fewer than five fields
+		}
 		f := strings.Split(line, string(sep))
 		if len(f) < 5 {
 			continue
@@ -62,19 +65,13 @@ func perfValueIndex(f []string) int {
 		if v == "" {
 			continue
 		}
-		num := strings.HasPrefix(v, "<not ")
-		if !num {
-			_, err := parseFloat(v)
-			num = err == nil
-		}
+		num := strings.HasPrefix(v, "<not ") || isFinite(v)
 		e := strings.TrimSpace(f[i+2])
-		if _, err := parseFloat(f[i+1]); err == nil || strings.HasPrefix(strings.TrimSpace(f[i+1]), "<not ") {
+		if isFinite(f[i+1]) || strings.HasPrefix(strings.TrimSpace(f[i+1]), "<not ") {
 			continue // the unit field holds a value: the value is further on
 		}
-		if num && e != "" {
-			if _, err := parseFloat(e); err != nil {
-				return i
-			}
+		if num && e != "" && !isFinite(e) {
+			return i
 		}
 	}
 	return -1

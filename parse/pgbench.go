@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/perfbot/perfbot/bench"
 )
@@ -36,23 +37,30 @@ type PGBench struct{}
 func (PGBench) Name() string { return "pgbench" }
 
 var (
-	pgKV    = regexp.MustCompile(`^([a-z][a-z ]+?)\s*(?:=|:)\s*(.*)$`)
-	pgTPS   = regexp.MustCompile(`^tps = ([\d.]+)(?: \((.*)\))?\s*$`)
-	pgMS    = regexp.MustCompile(`^([\d.]+) ms$`)
-	pgSQL   = regexp.MustCompile(`^SQL script \d+: (.+)$`)
-	pgSTPS  = regexp.MustCompile(`^- (\d+) transactions \(.*tps = ([\d.]+)\)$`)
-	pgSniff = regexp.MustCompile(`(?m)^(transaction type: |tps = [\d.]+|pgbench \(\d+)`)
+	pgKV    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([a-z][a-z ]+?)\s*(?:=|:)\s*(.*)$`) })
+	pgTPS   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^tps = ([\d.]+)(?: \((.*)\))?\s*$`) })
+	pgMS    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([\d.]+) ms$`) })
+	pgSQL   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^SQL script \d+: (.+)$`) })
+	pgSTPS  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^- (\d+) transactions \(.*tps = ([\d.]+)\)$`) })
+	pgSniff = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^(transaction type: |tps = [\d.]+|pgbench \(\d+)`)
+	})
 )
 
 // Sniff looks for pgbench's report lines.
 func (PGBench) Sniff(head []byte) int {
-	if pgSniff.Match(head) && (bytes.Contains(head, []byte("number of clients")) || bytes.Contains(head, []byte("tps = "))) {
+	// Each branch of pgSniff holds one of these; checking them first
+	// spares running it over a head without any.
+	if !bytes.Contains(head, []byte("transaction type: ")) && !bytes.Contains(head, []byte("tps = ")) && !bytes.Contains(head, []byte("pgbench (")) {
+		return 0
+	}
+	if !pgSniff().Match(head) {
+		return 0
+	}
+	if bytes.Contains(head, []byte("number of clients")) || bytes.Contains(head, []byte("tps = ")) {
 		return 95
 	}
-	if pgSniff.Match(head) {
-		return 60
-	}
-	return 0
+	return 60
 }
 
 // pgScriptName strips "<builtin: ...>" from a script name.
@@ -111,7 +119,7 @@ func (PGBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 	}
 	for lr.next(ctx) {
 		line := strings.TrimSpace(lr.Text())
-		if m := findIf(strings.HasPrefix(line, "tps = "), pgTPS, line); m != nil {
+		if m := findIf(strings.HasPrefix(line, "tps = "), pgTPS(), line); m != nil {
 			v, err := parseFloat(m[1])
 			if err != nil {
 				return syntaxf(name, lr.Line(), "tps: %v", err)
@@ -134,13 +142,13 @@ func (PGBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 		if strings.HasPrefix(line, "progress: ") {
 			continue
 		}
-		if m := findIf(strings.HasPrefix(line, "SQL script "), pgSQL, line); m != nil {
+		if m := findIf(strings.HasPrefix(line, "SQL script "), pgSQL(), line); m != nil {
 			// A per-script section of a run with several -b/-f scripts.
 			sqlScript, scriptTxns = pgScriptName(m[1]), 0
 			continue
 		}
 		if sqlScript != "" && strings.HasPrefix(line, "- ") {
-			if m := pgSTPS.FindStringSubmatch(line); m != nil {
+			if m := pgSTPS().FindStringSubmatch(line); m != nil {
 				fmt.Sscan(m[1], &scriptTxns)
 				v, err := parseFloat(m[2])
 				if err != nil {
@@ -157,7 +165,7 @@ func (PGBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 				continue
 			}
 			metric := map[string]string{"latency average": "AverageLatency", "latency stddev": "StdDevLatency"}[k]
-			mm := pgMS.FindStringSubmatch(val)
+			mm := pgMS().FindStringSubmatch(val)
 			if metric == "" || mm == nil {
 				continue
 			}
@@ -171,7 +179,7 @@ func (PGBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 			}
 			continue
 		}
-		m := pgKV.FindStringSubmatch(line)
+		m := pgKV().FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
@@ -196,7 +204,7 @@ func (PGBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*b
 				add("failed transactions", "count", bench.LowerIsBetter, v, 1)
 			}
 		case "latency average", "latency stddev", "initial connection time":
-			mm := pgMS.FindStringSubmatch(val)
+			mm := pgMS().FindStringSubmatch(val)
 			if mm == nil {
 				warnf(ctx, name, lr.Line(), "%s: expected \"<number> ms\", got %q; skipped", key, val)
 				continue

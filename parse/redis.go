@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/perfbot/perfbot/bench"
 )
@@ -40,19 +41,30 @@ type RedisBenchmark struct{}
 func (RedisBenchmark) Name() string { return "redis-benchmark" }
 
 var (
-	redisTitle   = regexp.MustCompile(`^====== (.+?) ======\s*$`)
-	redisRPS     = regexp.MustCompile(`^\s*([\d.]+) requests per second\s*$`)
-	redisQuiet   = regexp.MustCompile(`^(.+?): ([\d.]+) requests per second(?:, p50=([\d.]+) msec)?\s*$`)
-	redisCSV2    = regexp.MustCompile(`^"([^"]*)","([^"]*)"\s*$`)
-	redisClients = regexp.MustCompile(`^\s+(\d+) parallel clients\s*$`)
-	redisPayload = regexp.MustCompile(`^\s+(\d+) bytes payload\s*$`)
-	redisThrSum  = regexp.MustCompile(`^\s*throughput summary: ([\d.]+) requests per second\s*$`)
-	redisSniff   = regexp.MustCompile(`(?m)(requests per second|^====== .+ ======|^"test","rps"|^"[A-Z_]+( \([^)]*\))?","[\d.]+"\r?$)`)
+	redisTitle = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^====== (.+?) ======\s*$`) })
+	redisRPS   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*([\d.]+) requests per second\s*$`) })
+	redisQuiet = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(.+?): ([\d.]+) requests per second(?:, p50=([\d.]+) msec)?\s*$`)
+	})
+	redisCSV2    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^"([^"]*)","([^"]*)"\s*$`) })
+	redisClients = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s+(\d+) parallel clients\s*$`) })
+	redisPayload = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s+(\d+) bytes payload\s*$`) })
+	redisThrSum  = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*throughput summary: ([\d.]+) requests per second\s*$`)
+	})
+	redisSniff = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)(requests per second|^====== .+ ======|^"test","rps"|^"[A-Z_]+( \([^)]*\))?","[\d.]+"\r?$)`)
+	})
 )
 
 // Sniff looks for "requests per second", a "======" title or the CSV forms.
 func (RedisBenchmark) Sniff(head []byte) int {
-	if redisSniff.Match(head) {
+	// Each branch of redisSniff holds one of these; checking them first
+	// spares running it over a head without any.
+	if !bytes.Contains(head, []byte("requests per second")) && !bytes.Contains(head, []byte("====== ")) && !bytes.Contains(head, []byte(`","`)) {
+		return 0
+	}
+	if redisSniff().Match(head) {
 		if bytes.Contains(head, []byte("redis-benchmark")) || bytes.Contains(head, []byte("requests per second")) {
 			return 95
 		}
@@ -94,7 +106,7 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 			cmdParams = redisCmdParams(line[i:])
 			continue
 		}
-		if m := findIf(strings.HasPrefix(line, "======"), redisTitle, line); m != nil {
+		if m := findIf(strings.HasPrefix(line, "======"), redisTitle(), line); m != nil {
 			test = strings.TrimSpace(m[1])
 			blockParams = nil
 			inPct = false
@@ -102,11 +114,11 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 			inLatencySummary = false
 			continue
 		}
-		if m := findIf(test != "" && strings.HasSuffix(line, "clients"), redisClients, line); m != nil {
+		if m := findIf(test != "" && strings.HasSuffix(line, "clients"), redisClients(), line); m != nil {
 			blockParams = append(blockParams, bench.Param{Name: "clients", Value: m[1]})
 			continue
 		}
-		if m := findIf(test != "" && strings.HasSuffix(line, "payload"), redisPayload, line); m != nil {
+		if m := findIf(test != "" && strings.HasSuffix(line, "payload"), redisPayload(), line); m != nil {
 			blockParams = append(blockParams, bench.Param{Name: "payload", Value: m[1]})
 			continue
 		}
@@ -137,7 +149,7 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 			continue
 		}
 		rps := strings.Contains(line, "requests per second")
-		if m := findIf(test != "" && rps, redisThrSum, line); m != nil {
+		if m := findIf(test != "" && rps, redisThrSum(), line); m != nil {
 			v, _ := parseFloat(m[1])
 			if err := out(test, params, "", "QPS", v); err != nil {
 				return err
@@ -177,7 +189,7 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 			inLatencySummary = false
 			continue
 		}
-		if m := findIf(test != "" && rps, redisRPS, line); m != nil {
+		if m := findIf(test != "" && rps, redisRPS(), line); m != nil {
 			v, err := parseFloat(m[1])
 			if err != nil {
 				return syntaxf(name, lr.Line(), "%s: requests per second: %v", test, err)
@@ -187,7 +199,7 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 			}
 			continue
 		}
-		if m := findIf(rps && !strings.HasPrefix(line, "\""), redisQuiet, line); m != nil {
+		if m := findIf(rps && !strings.HasPrefix(line, "\""), redisQuiet(), line); m != nil {
 			v, err := parseFloat(m[2])
 			if err != nil {
 				return syntaxf(name, lr.Line(), "%s: requests per second: %v", m[1], err)
@@ -220,7 +232,7 @@ func (RedisBenchmark) Parse(ctx context.Context, r io.Reader, name string, emit 
 			}
 			cols := csvHeader
 			if len(cols) != len(rec) {
-				if len(rec) != 2 || redisCSV2.FindString(line) == "" {
+				if len(rec) != 2 || redisCSV2().FindString(line) == "" {
 					warnf(ctx, name, lr.Line(), "CSV row has %d columns, header %d; skipped", len(rec), len(cols))
 					continue
 				}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/perfbot/perfbot/bench"
 )
@@ -38,21 +39,27 @@ type YCSB struct{}
 func (YCSB) Name() string { return "ycsb" }
 
 var (
-	ycsbSniff  = regexp.MustCompile(`(?m)^\s*\[[A-Za-z_-]+\], ?(Operations|AverageLatency\(us\)|Return=)`)
-	ycsbStatus = regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d+ \d+ sec: \d+ operations;`)
+	ycsbSniff = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^\s*\[[A-Za-z_-]+\], ?(Operations|AverageLatency\(us\)|Return=)`)
+	})
+	ycsbStatus = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d:\d+ \d+ sec: \d+ operations;`)
+	})
 )
 
-var ycsbLine = regexp.MustCompile(`^\[([^\]]+)\]\s*,\s*([^,]+?)\s*,\s*(\S+)\s*$`)
+var ycsbLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\[([^\]]+)\]\s*,\s*([^,]+?)\s*,\s*(\S+)\s*$`) })
 
 // Sniff looks for "[OVERALL], RunTime(ms)" or similar summary lines.
 func (YCSB) Sniff(head []byte) int {
 	if bytes.Contains(head, []byte("[OVERALL],")) {
 		return 95
 	}
-	if ycsbSniff.Match(head) {
+	// The literal checks are conditions of each expression's match that
+	// cost far less than running it.
+	if bytes.Contains(head, []byte("],")) && ycsbSniff().Match(head) {
 		return 70
 	}
-	if ycsbStatus.Match(head) {
+	if bytes.Contains(head, []byte(" sec: ")) && ycsbStatus().Match(head) {
 		return 40
 	}
 	return 0
@@ -77,7 +84,7 @@ func (YCSB) Parse(ctx context.Context, r io.Reader, name string, emit func(*benc
 			params = ycsbParams(cl)
 			continue
 		}
-		m := findIf(strings.HasPrefix(line, "["), ycsbLine, line)
+		m := findIf(strings.HasPrefix(line, "["), ycsbLine(), line)
 		if m == nil {
 			continue
 		}
