@@ -1,7 +1,6 @@
 package parse
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"strings"
@@ -29,8 +28,8 @@ var perfSeps = []byte{',', ';', '\'', '\t', '|', ':', ' '}
 
 // Sniff looks for lines that split into a perf stat record.
 func (PerfStatCSV) Sniff(head []byte) int {
-	for line := range bytes.Lines(head) {
-		if perfSep(string(line)) != 0 {
+	for line := range strings.Lines(string(head)) {
+		if perfSep(line) != 0 {
 			return 75
 		}
 	}
@@ -43,19 +42,30 @@ func perfSep(line string) byte {
 	if line == "" || strings.HasPrefix(line, "#") {
 		return 0
 	}
+	var fields [16]string
 	for _, sep := range perfSeps {
 		if strings.Count(line, string(sep)) < 4 {
 			continue // fewer than five fields
 		}
-		f := strings.Split(line, string(sep))
-		if len(f) < 5 {
-			continue
-		}
+		f := splitByte(fields[:0], line, sep)
 		if i := perfValueIndex(f); i >= 0 && perfEventLike(f[i+2]) {
 			return sep
 		}
 	}
 	return 0
+}
+
+// splitByte appends to dst the fields of s between seps, as strings.Split
+// returns them.
+func splitByte(dst []string, s string, sep byte) []string {
+	for {
+		i := strings.IndexByte(s, sep)
+		if i < 0 {
+			return append(dst, s)
+		}
+		dst = append(dst, s[:i])
+		s = s[i+1:]
+	}
 }
 
 // perfValueIndex finds the value field of a split record, or -1.
