@@ -42,12 +42,12 @@ func perfSep(line string) byte {
 	if line == "" || strings.HasPrefix(line, "#") {
 		return 0
 	}
-	var fields [16]string
+	var fields [perfFieldsRead]string
 	for _, sep := range perfSeps {
 		if strings.Count(line, string(sep)) < 4 {
 			continue // fewer than five fields
 		}
-		f := splitByte(fields[:0], line, sep)
+		f := firstFields(fields[:0], line, sep, perfFieldsRead)
 		if i := perfValueIndex(f); i >= 0 && perfEventLike(f[i+2]) {
 			return sep
 		}
@@ -55,10 +55,15 @@ func perfSep(line string) byte {
 	return 0
 }
 
-// splitByte appends to dst the fields of s between seps, as strings.Split
-// returns them.
-func splitByte(dst []string, s string, sep byte) []string {
-	for {
+// perfFieldsRead is how many fields of a record perfValueIndex and the
+// event check after it read: the value is one of the first four, the
+// event two fields on.
+const perfFieldsRead = 6
+
+// firstFields appends to dst the first n fields of s between seps, as
+// strings.Split returns them (all of them when there are fewer).
+func firstFields(dst []string, s string, sep byte, n int) []string {
+	for len(dst) < n {
 		i := strings.IndexByte(s, sep)
 		if i < 0 {
 			return append(dst, s)
@@ -66,6 +71,7 @@ func splitByte(dst []string, s string, sep byte) []string {
 		dst = append(dst, s[:i])
 		s = s[i+1:]
 	}
+	return dst
 }
 
 // perfValueIndex finds the value field of a split record, or -1.

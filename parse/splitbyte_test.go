@@ -6,13 +6,16 @@ import (
 	"testing"
 )
 
-func TestSplitByteAgreesWithSplit(t *testing.T) {
-	for _, s := range []string{"", ",", "a", "a,b", ",a,", "1,,ns,cycles,100.00,,", "x;y;z"} {
+func TestFirstFieldsAgreesWithSplit(t *testing.T) {
+	for _, s := range []string{"", ",", "a", "a,b", ",a,", "1,,ns,cycles,100.00,,", "1,,ns,cycles,100.00,,x,y", "x;y;z"} {
 		for _, sep := range []byte{',', ';', ' '} {
-			got := splitByte(nil, s, sep)
-			want := strings.Split(s, string(sep))
-			if !slices.Equal(got, want) {
-				t.Errorf("splitByte(%q, %q) = %q, want %q", s, sep, got, want)
+			for _, n := range []int{1, 5, 6, 20} {
+				got := firstFields(nil, s, sep, n)
+				want := strings.Split(s, string(sep))
+				want = want[:min(n, len(want))]
+				if !slices.Equal(got, want) {
+					t.Errorf("firstFields(%q, %q, %d) = %q, want %q", s, sep, n, got, want)
+				}
 			}
 		}
 	}
