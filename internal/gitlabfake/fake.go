@@ -121,12 +121,16 @@ func (s *Server) Requests() []string {
 }
 
 var (
-	reMR      = regexp.MustCompile(`^/api/v4/projects/([^/]+)/merge_requests/([0-9]+)$`)
-	reNotes   = regexp.MustCompile(`^/api/v4/projects/([^/]+)/merge_requests/([0-9]+)/notes$`)
-	reNote    = regexp.MustCompile(`^/api/v4/projects/([^/]+)/merge_requests/([0-9]+)/notes/([0-9]+)$`)
-	reStatus  = regexp.MustCompile(`^/api/v4/projects/([^/]+)/statuses/([0-9a-f]{40})$`)
-	reMember  = regexp.MustCompile(`^/api/v4/projects/([^/]+)/members/all/([0-9]+)$`)
-	reProject = regexp.MustCompile(`^/api/v4/projects/([^/]+)$`)
+	reMR    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^/api/v4/projects/([^/]+)/merge_requests/([0-9]+)$`) })
+	reNotes = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^/api/v4/projects/([^/]+)/merge_requests/([0-9]+)/notes$`)
+	})
+	reNote = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^/api/v4/projects/([^/]+)/merge_requests/([0-9]+)/notes/([0-9]+)$`)
+	})
+	reStatus  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^/api/v4/projects/([^/]+)/statuses/([0-9a-f]{40})$`) })
+	reMember  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^/api/v4/projects/([^/]+)/members/all/([0-9]+)$`) })
+	reProject = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^/api/v4/projects/([^/]+)$`) })
 )
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
@@ -153,13 +157,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodGet && path == "/api/v4/user":
 		writeJSON(w, 200, map[string]any{"id": 1, "username": s.Login, "name": s.Login, "state": "active"})
-	case r.Method == http.MethodGet && match(&m, reProject, path):
+	case r.Method == http.MethodGet && match(&m, reProject(), path):
 		p, ok := project()
 		if !ok {
 			return
 		}
 		writeJSON(w, 200, map[string]any{"id": 7, "path_with_namespace": p, "web_url": s.URL + "/" + p, "default_branch": "main"})
-	case r.Method == http.MethodGet && match(&m, reMR, path):
+	case r.Method == http.MethodGet && match(&m, reMR(), path):
 		p, ok := project()
 		if !ok {
 			return
@@ -170,7 +174,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		writeJSON(w, 200, s.mrJSON(mr))
-	case match(&m, reNotes, path):
+	case match(&m, reNotes(), path):
 		p, ok := project()
 		if !ok {
 			return
@@ -195,7 +199,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		default:
 			writeJSON(w, 405, map[string]any{"message": "405 Method Not Allowed"})
 		}
-	case r.Method == http.MethodPut && match(&m, reNote, path):
+	case r.Method == http.MethodPut && match(&m, reNote(), path):
 		p, ok := project()
 		if !ok {
 			return
@@ -216,12 +220,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		writeJSON(w, 404, map[string]any{"message": "404 Note Not Found"})
-	case r.Method == http.MethodPost && match(&m, reStatus, path):
+	case r.Method == http.MethodPost && match(&m, reStatus(), path):
 		if _, ok := project(); !ok {
 			return
 		}
 		s.setStatus(w, r, m[2])
-	case r.Method == http.MethodGet && match(&m, reMember, path):
+	case r.Method == http.MethodGet && match(&m, reMember(), path):
 		p, ok := project()
 		if !ok {
 			return

@@ -254,13 +254,13 @@ func (s *Server) lookup(id string) *Change {
 	return nil
 }
 
-var sinceOp = regexp.MustCompile(`since:"([^"]+)"`)
+var sinceOp = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`since:"([^"]+)"`) })
 
 func (s *Server) query(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query().Get("q")
 	s.queries = append(s.queries, q)
 	var since time.Time
-	if m := sinceOp.FindStringSubmatch(q); m != nil {
+	if m := sinceOp().FindStringSubmatch(q); m != nil {
 		// Gerrit's format: 2006-01-02[ 15:04:05[.890][ -0700]], UTC when
 		// the zone is left out.
 		t, err := time.Parse("2006-01-02 15:04:05 -0700", m[1])
