@@ -165,9 +165,8 @@ func pooledLogMAD(a, b []float64) (float64, bool) {
 	return math.Sqrt((n1*ma*ma + n2*mb*mb) / (n1 + n2)), true
 }
 
-func logs(x []float64) ([]float64, bool) { return logsInto(nil, x) }
-
-// logsInto is logs, written into buf when it is large enough.
+// logsInto is the natural logarithms of x, written into buf when it is
+// large enough; false when a value is not positive and finite.
 func logsInto(buf, x []float64) ([]float64, bool) {
 	out := buf[:min(len(x), len(buf))]
 	if len(out) < len(x) {
