@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -37,12 +38,16 @@ func (p *recordingPoster) list() []string {
 
 // TestScheduleFires runs serve with a digest and a nightly schedule whose
 // last firing is past due: both fire at once, each exactly once, and the
-// digest's release candidate is queued against the release.
+// digest's release candidate is queued against the release. The schedules
+// are hourly at the minute two minutes ago, so that no other firing falls
+// due while the test runs, whatever minute it starts in.
 func TestScheduleFires(t *testing.T) {
 	cfg := testConfig("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), false)
+	due := time.Now().UTC().Add(-2 * time.Minute).Truncate(time.Minute)
+	hourly := fmt.Sprintf("%d * * * *", due.Minute())
 	cfg.Schedules = []Schedule{
-		{Name: "weekly", Cron: "* * * * *", Digest: "weekly", Post: []string{"mail"}},
-		{Name: "nightly", Cron: "* * * * *", Run: []string{"wal"}, On: "main", Post: []string{"mail:dev@example.org"}},
+		{Name: "weekly", Cron: hourly, Digest: "weekly", Post: []string{"mail"}},
+		{Name: "nightly", Cron: hourly, Run: []string{"wal"}, On: "main", Post: []string{"mail:dev@example.org"}},
 	}
 	cfg.Suites = config.Suites{{Name: "wal", Command: "true"}} // the suite the nightly schedule runs
 	cfg.Digest.To = []string{"dev@example.org"}
@@ -65,7 +70,7 @@ func TestScheduleFires(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer svc.Close()
-	past := time.Now().Add(-3 * time.Minute)
+	past := time.Now().Add(-5 * time.Minute)
 	for _, name := range []string{"weekly", "nightly"} {
 		if err := svc.Store().SetScheduleLast(ctx, name, past); err != nil {
 			t.Fatal(err)
@@ -83,7 +88,7 @@ func TestScheduleFires(t *testing.T) {
 		t.Fatalf("posts = %q, want one weekly digest to the list", posts)
 	}
 	mu.Lock()
-	if len(digests) != 1 || time.Since(digests[0].End) > time.Minute {
+	if len(digests) != 1 || !digests[0].End.Equal(due) {
 		t.Errorf("digest jobs = %+v", digests)
 	}
 	mu.Unlock()
