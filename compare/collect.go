@@ -56,9 +56,10 @@ func idOf(r *bench.Result) rowID {
 	return rowID{Benchmark: r.Benchmark, Group: r.Group, Params: r.Params, Unit: r.Unit, Metric: r.Metric, Better: r.Better}
 }
 
-// is reports whether r belongs to the row: whether their keys are equal.
-func (id *rowID) is(r *bench.Result) bool {
-	return id.Benchmark == r.Benchmark && id.Unit == r.Unit && id.Metric == r.Metric && id.Group == r.Group && sameParams(id.Params, r.Params)
+// sameKey reports whether o belongs to the row: whether their keys are
+// equal (Better is not part of a key).
+func (id *rowID) sameKey(o *rowID) bool {
+	return id.Benchmark == o.Benchmark && id.Unit == o.Unit && id.Metric == o.Metric && id.Group == o.Group && sameParams(id.Params, o.Params)
 }
 
 // rowIndex finds a row by its key. It keeps a 64-bit hash of each key, not
@@ -74,9 +75,9 @@ func newRowIndex() *rowIndex {
 	return &rowIndex{seed: maphash.MakeSeed(), byHash: map[uint64]int{}}
 }
 
-// find returns the row of r, whose key is key, or -1.
-func (x *rowIndex) find(rows *rowStore, r *bench.Result, key []byte) int {
-	if ri, ok := x.byHash[maphash.Bytes(x.seed, key)]; ok && rows.at(ri).id.is(r) {
+// find returns the row of id, whose key is key, or -1.
+func (x *rowIndex) find(rows *rowStore, id *rowID, key []byte) int {
+	if ri, ok := x.byHash[maphash.Bytes(x.seed, key)]; ok && rows.at(ri).id.sameKey(id) {
 		return ri
 	}
 	if ri, ok := x.others[string(key)]; ok {
@@ -173,11 +174,12 @@ func (c *Collector) Add(r *bench.Result) error {
 		vi = len(c.variants)
 		c.variants = append(c.variants, r.Variant)
 	}
-	ri := c.findRecent(r)
+	id := idOf(r)
+	ri := c.findRecent(&id)
 	if ri < 0 {
-		c.key = appendKey(c.key[:0], r)
-		if ri = c.index.find(&c.rows, r, c.key); ri < 0 {
-			ri = c.rows.add(rowData{id: idOf(r)})
+		c.key = appendKey(c.key[:0], &id)
+		if ri = c.index.find(&c.rows, &id, c.key); ri < 0 {
+			ri = c.rows.add(rowData{id: id})
 			c.index.add(c.key, ri)
 		}
 		copy(c.recent[1:], c.recent[:recentRows-1])
@@ -207,12 +209,12 @@ func (c *Collector) Add(r *bench.Result) error {
 	return nil
 }
 
-// findRecent returns the index of a recently used row that r belongs to,
-// or -1. Equal fields make equal keys, so a hit is the row the index would
-// give.
-func (c *Collector) findRecent(r *bench.Result) int {
+// findRecent returns the index of a recently used row that id belongs
+// to, or -1. Equal fields make equal keys, so a hit is the row the index
+// would give.
+func (c *Collector) findRecent(id *rowID) int {
 	for _, ri := range c.recent[:c.nrecent] {
-		if c.rows.at(ri).id.is(r) {
+		if c.rows.at(ri).id.sameKey(id) {
 			return ri
 		}
 	}
@@ -234,13 +236,9 @@ func sameParams(a, b bench.Params) bool {
 // maxHint bounds Collector.hint.
 const maxHint = 64
 
-// result is a result with the row's key fields, for appendKey and is.
-func (id *rowID) result() bench.Result {
-	return bench.Result{Benchmark: id.Benchmark, Group: id.Group, Params: id.Params, Unit: id.Unit, Metric: id.Metric}
-}
-
-// appendKey appends r.Key() to b without building a string.
-func appendKey(b []byte, r *bench.Result) []byte {
+// appendKey appends the row's key, as bench.Result.Key writes it, to b
+// without building a string.
+func appendKey(b []byte, r *rowID) []byte {
 	if r.Group != "" {
 		b = append(b, r.Group...)
 		b = append(b, " | "...)
@@ -286,9 +284,8 @@ func (c *Collector) Merge(other *Collector) error {
 	}
 	for ri := range other.rows.len() {
 		ord := other.rows.at(ri)
-		r := ord.id.result()
-		c.key = appendKey(c.key[:0], &r)
-		ci := c.index.find(&c.rows, &r, c.key)
+		c.key = appendKey(c.key[:0], &ord.id)
+		ci := c.index.find(&c.rows, &ord.id, c.key)
 		if ci < 0 {
 			ci = c.rows.add(rowData{id: ord.id})
 			c.index.add(c.key, ci)

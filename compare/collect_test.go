@@ -17,7 +17,8 @@ func TestCollectorHashCollision(t *testing.T) {
 	}
 	collide := func(c *Collector, name string) {
 		// Make name's key hash to the row of "A".
-		key := appendKey(nil, res(name, "a", 0))
+		id := idOf(res(name, "a", 0))
+		key := appendKey(nil, &id)
 		c.index.byHash[maphash.Bytes(c.index.seed, key)] = 0
 	}
 	c, err := NewCollector(opts)
