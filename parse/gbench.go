@@ -71,10 +71,10 @@ func hasTimeColumn(head []byte) bool {
 			continue
 		}
 		rest := head[i+1:]
-		if len(rest) >= 2 && rest[0] == 's' && isSpace(rest[1]) {
+		if len(rest) >= 2 && rest[0] == 's' && isSpaceByte(rest[1]) {
 			return true
 		}
-		if len(rest) >= 3 && (rest[0] == 'n' || rest[0] == 'u' || rest[0] == 'm') && rest[1] == 's' && isSpace(rest[2]) {
+		if len(rest) >= 3 && (rest[0] == 'n' || rest[0] == 'u' || rest[0] == 'm') && rest[1] == 's' && isSpaceByte(rest[2]) {
 			return true
 		}
 	}
@@ -85,7 +85,7 @@ func hasTimeColumn(head []byte) bool {
 // digit (" -0.0123"), as gbCmpRow needs.
 func hasSignedAfterSpace(head []byte) bool {
 	for i := 0; i+2 < len(head); i++ {
-		if isSpace(head[i]) && (head[i+1] == '-' || head[i+1] == '+') && head[i+2] >= '0' && head[i+2] <= '9' {
+		if isSpaceByte(head[i]) && (head[i+1] == '-' || head[i+1] == '+') && head[i+2] >= '0' && head[i+2] <= '9' {
 			return true
 		}
 	}
@@ -93,9 +93,6 @@ func hasSignedAfterSpace(head []byte) bool {
 }
 
 func isDigitOrDot(c byte) bool { return c >= '0' && c <= '9' || c == '.' }
-
-// isSpace is the \s of Go's regular expressions.
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
 
 // Parse reads gbench console output.
 func (GBench) Parse(ctx context.Context, r io.Reader, name string, emit func(*bench.Result) error) error {
