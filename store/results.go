@@ -128,15 +128,11 @@ func insertResult(ex func(string, ...any) error, runID int64, variant string, ro
 
 // Comparison returns the comparison saved for a run.
 func (s *Store) Comparison(ctx context.Context, runID int64) (*compare.Comparison, error) {
-	var data string
-	err := s.queryRow(ctx, `SELECT comparison_json FROM comparisons WHERE run_id = ?`, runID).Scan(&data)
-	if err == sql.ErrNoRows {
-		return nil, fmt.Errorf("comparison of run %d: %w", runID, ErrNotFound)
-	}
+	data, err := s.ComparisonJSON(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
-	c, err := DecodeComparison([]byte(data))
+	c, err := DecodeComparison(data)
 	if err != nil {
 		return nil, fmt.Errorf("comparison of run %d: %w", runID, err)
 	}
