@@ -136,24 +136,7 @@ func appendTies(b []byte, x, y []float64) ([]byte, bool) {
 			}
 		}
 	}
-	i, j := 0, 0
-	for i < len(x) || j < len(y) {
-		var v float64
-		switch {
-		case j == len(y) || i < len(x) && x[i] <= y[j]:
-			v = x[i]
-		default:
-			v = y[j]
-		}
-		cx, cy := 0, 0
-		for i < len(x) && x[i] == v {
-			i++
-			cx++
-		}
-		for j < len(y) && y[j] == v {
-			j++
-			cy++
-		}
+	for cx, cy := range stats.TieRuns(x, y) {
 		if cx > 255 || cy > 255 {
 			return b, false
 		}

@@ -2,6 +2,7 @@ package stats
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"slices"
 
@@ -35,6 +36,31 @@ var uTestMinP = [...]float64{
 	7: 0.0005827505827505828,
 	8: 0.0001554001554001554,
 	9: 4.113533525298231e-05,
+}
+
+// TieRuns yields, for each run of equal values of the merged samples x
+// and y, both sorted, in order, how many come from x and how many from y.
+func TieRuns(x, y []float64) iter.Seq2[int, int] {
+	return func(yield func(cx, cy int) bool) {
+		for i, j := 0, 0; i < len(x) || j < len(y); {
+			v := 0.0
+			if j == len(y) || i < len(x) && x[i] <= y[j] {
+				v = x[i]
+			} else {
+				v = y[j]
+			}
+			cx, cy := 0, 0
+			for ; i < len(x) && x[i] == v; i++ {
+				cx++
+			}
+			for ; j < len(y) && y[j] == v; j++ {
+				cy++
+			}
+			if !yield(cx, cy) {
+				return
+			}
+		}
+	}
 }
 
 // BenchstatTester computes benchstat's p-values (BenchstatP) and keeps
@@ -85,20 +111,8 @@ func (bt *BenchstatTester) tiedP(x, y []float64, alpha float64) (p float64, warn
 	var groups [2 * tiedExactMax]int
 	t := groups[:0]
 	r1, ties := 0.0, false
-	for i, j, rank := 0, 0, 1; i < n1 || j < n2; {
-		v := 0.0
-		if j == n2 || i < n1 && xs[i] <= ys[j] {
-			v = xs[i]
-		} else {
-			v = ys[j]
-		}
-		cx, cy := 0, 0
-		for ; i < n1 && xs[i] == v; i++ {
-			cx++
-		}
-		for ; j < n2 && ys[j] == v; j++ {
-			cy++
-		}
+	rank := 1
+	for cx, cy := range TieRuns(xs, ys) {
 		size := cx + cy
 		if cx != 0 {
 			// go-moremath's float expression, so that R1 is the same.
