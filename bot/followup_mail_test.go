@@ -16,7 +16,6 @@ import (
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
-	"github.com/perfbot/perfbot/internal/gitrepo"
 	"github.com/perfbot/perfbot/job"
 	perfmail "github.com/perfbot/perfbot/mail"
 	"github.com/perfbot/perfbot/review"
@@ -37,21 +36,8 @@ func TestVerdictFollowUpMail(t *testing.T) {
 }
 
 func testVerdictFollowUpMail(t *testing.T, driver string) {
-	r := gitrepo.New(t)
-	var mu sync.Mutex
-	levels := map[string]map[string]float64{}
-	cur := map[string]float64{"Append": 100, "Read": 100, "Scan": 100}
-	commit := func(msg string, files map[string]string) string {
-		c := r.Commit(msg, files)
-		l := map[string]float64{}
-		for k, v := range cur {
-			l[k] = v
-		}
-		mu.Lock()
-		levels[c] = l
-		mu.Unlock()
-		return c
-	}
+	r := newLevelRepo(t)
+	commit := func(msg string, files map[string]string) string { return r.commit(msg, files, 1) }
 	first := commit("commit 0", map[string]string{"n": "0"})
 
 	sink := &smtpSink{}
@@ -73,10 +59,7 @@ func testVerdictFollowUpMail(t *testing.T, driver string) {
 			b := map[string]float64{"Append": 100, "Read": 100, "Scan": 100}
 			return levelsComparison("base", "patch", b, map[string]float64{"Append": 5, "Read": 100, "Scan": 100}), nil
 		}
-		base := r.Git("rev-parse", spec.BaseRef)
-		mu.Lock()
-		defer mu.Unlock()
-		return levelsComparison(base, spec.CandidateRef, levels[base], levels[spec.CandidateRef]), nil
+		return r.comparison(spec.BaseRef, spec.CandidateRef), nil
 	})
 	dsn := filepath.Join(t.TempDir(), "perfbot.db")
 	if driver == store.Postgres {
@@ -161,7 +144,7 @@ func testVerdictFollowUpMail(t *testing.T, driver string) {
 	answerMail := parseMail(t, waitMails(1)[0])
 	answerID := answerMail.Header.Get("Message-Id")
 
-	cur["Append"] = 5.9 // the patch's -95% shows as -94%
+	r.cur["Append"] = 5.9 // the patch's -95% shows as -94%
 	landed := commit("append: grow in place\n\nApplied from the list.", map[string]string{"append.go": "package store // faster\n"})
 	measure(svc, landed)
 	reply := parseMail(t, waitMails(2)[1])
@@ -228,21 +211,8 @@ func mailBody(t *testing.T, m *mail.Message) string {
 // the tracked run of that commit shows -94%, and the answer is edited
 // in place with the follow-up: the same key and target delivered again.
 func TestVerdictFollowUpGitLab(t *testing.T) {
-	r := gitrepo.New(t)
-	var mu sync.Mutex
-	levels := map[string]map[string]float64{}
-	cur := map[string]float64{"Append": 100, "Read": 100, "Scan": 100}
-	commit := func(msg string) string {
-		c := r.Commit(msg, map[string]string{"n": msg})
-		l := map[string]float64{}
-		for k, v := range cur {
-			l[k] = v
-		}
-		mu.Lock()
-		levels[c] = l
-		mu.Unlock()
-		return c
-	}
+	r := newLevelRepo(t)
+	commit := func(msg string) string { return r.commit(msg, map[string]string{"n": msg}, 1) }
 	first := commit("commit 0")
 	list := &recordingPoster{}
 	bencher := BenchmarkerFunc(func(ctx context.Context, spec JobSpec, _ job.ProgressFunc) (*compare.Comparison, error) {
@@ -250,10 +220,7 @@ func TestVerdictFollowUpGitLab(t *testing.T) {
 			b := map[string]float64{"Append": 100, "Read": 100, "Scan": 100}
 			return levelsComparison("base", "patch", b, map[string]float64{"Append": 5, "Read": 100, "Scan": 100}), nil
 		}
-		base := r.Git("rev-parse", spec.BaseRef)
-		mu.Lock()
-		defer mu.Unlock()
-		return levelsComparison(base, spec.CandidateRef, levels[base], levels[spec.CandidateRef]), nil
+		return r.comparison(spec.BaseRef, spec.CandidateRef), nil
 	})
 	cfg := testConfig("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
 	cfg.Project.Repo = r.Dir
@@ -282,7 +249,7 @@ func TestVerdictFollowUpGitLab(t *testing.T) {
 	if err := svc.RecordGitLabMerge(context.Background(), "acme/db/store", 12, "HEAD"); err == nil {
 		t.Error("a merge at HEAD was recorded")
 	}
-	cur["Append"] = 5.9
+	r.cur["Append"] = 5.9
 	landed := commit("Merge branch 'append' into 'main'")
 	if err := svc.RecordGitLabMerge(context.Background(), "acme/db/store", 12, landed); err != nil {
 		t.Fatal(err)
@@ -330,22 +297,10 @@ func TestVerdictFollowUpGitLab(t *testing.T) {
 // request lands (patch-id); its follow-up is a new review under a key of
 // its own, in Review Board's Markdown, and the answer is not posted again.
 func TestVerdictFollowUpReviewBoard(t *testing.T) {
-	r := gitrepo.New(t)
-	var mu sync.Mutex
-	levels := map[string]map[string]float64{}
-	cur := map[string]float64{"Append": 100, "Read": 100, "Scan": 100}
-	commit := func(msg string, files map[string]string) string {
-		c := r.Commit(msg, files)
-		l := map[string]float64{}
-		for k, v := range cur {
-			l[k] = v
-		}
-		mu.Lock()
-		levels[c] = l
-		mu.Unlock()
-		return c
-	}
+	r := newLevelRepo(t)
+	commit := func(msg string, files map[string]string) string { return r.commit(msg, files, 1) }
 	first := commit("commit 0", map[string]string{"n": "0"})
+	var mu sync.Mutex // guards posts
 	var posts []answer.Answer
 	poster := PosterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
 		if to.String() != "reviewboard:42" {
@@ -361,10 +316,7 @@ func TestVerdictFollowUpReviewBoard(t *testing.T) {
 			b := map[string]float64{"Append": 100, "Read": 100, "Scan": 100}
 			return levelsComparison("base", "patch", b, map[string]float64{"Append": 5, "Read": 100, "Scan": 100}), nil
 		}
-		base := r.Git("rev-parse", spec.BaseRef)
-		mu.Lock()
-		defer mu.Unlock()
-		return levelsComparison(base, spec.CandidateRef, levels[base], levels[spec.CandidateRef]), nil
+		return r.comparison(spec.BaseRef, spec.CandidateRef), nil
 	})
 	cfg := testConfig("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
 	cfg.Project.Repo = r.Dir
@@ -394,7 +346,7 @@ func TestVerdictFollowUpReviewBoard(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitAnswered(t, svc.Store(), key)
-	cur["Append"] = 5.9
+	r.cur["Append"] = 5.9
 	landed := commit("append: grow in place", map[string]string{"append.go": "package store // faster\n"})
 	if err := svc.PollTracked(context.Background()); err != nil {
 		t.Fatal(err)

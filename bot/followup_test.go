@@ -109,6 +109,43 @@ func (f *fakeGitHubPulls) pull(n int) ([]string, int) {
 	return out, f.edits[n]
 }
 
+// levelRepo is a git repository whose commits carry benchmark levels:
+// each commit gets the levels in cur when it is made, scaled.
+type levelRepo struct {
+	*gitrepo.Repo
+	mu     sync.Mutex
+	levels map[string]map[string]float64
+	cur    map[string]float64
+}
+
+func newLevelRepo(t *testing.T) *levelRepo {
+	return &levelRepo{Repo: gitrepo.New(t), levels: map[string]map[string]float64{},
+		cur: map[string]float64{"Append": 100, "Read": 100, "Scan": 100}}
+}
+
+// commit commits files and gives the commit the current levels times
+// scale.
+func (r *levelRepo) commit(msg string, files map[string]string, scale float64) string {
+	c := r.Commit(msg, files)
+	l := map[string]float64{}
+	for k, v := range r.cur {
+		l[k] = v * scale
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.levels[c] = l
+	return c
+}
+
+// comparison compares the levels of the commit baseRef names with those
+// of commit cand.
+func (r *levelRepo) comparison(baseRef, cand string) *compare.Comparison {
+	base := r.Git("rev-parse", baseRef)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return levelsComparison(base, cand, r.levels[base], r.levels[cand])
+}
+
 // levelsComparison compares the levels of several benchmarks (ns/op),
 // calling a change of more than 5% better or worse.
 func levelsComparison(base, cand string, b, c map[string]float64) *compare.Comparison {
@@ -147,20 +184,9 @@ func TestVerdictFollowUp(t *testing.T) {
 }
 
 func testVerdictFollowUp(t *testing.T, driver string) {
-	r := gitrepo.New(t)
-	var mu sync.Mutex
-	levels := map[string]map[string]float64{}
-	cur := map[string]float64{"Append": 100, "Read": 100, "Scan": 100}
+	r := newLevelRepo(t)
 	commit := func(msg string, i int) string {
-		c := r.Commit(msg, map[string]string{"n": fmt.Sprint(i)})
-		l := map[string]float64{}
-		for k, v := range cur {
-			l[k] = v * (1 + float64(i%3)/100)
-		}
-		mu.Lock()
-		levels[c] = l
-		mu.Unlock()
-		return c
+		return r.commit(msg, map[string]string{"n": fmt.Sprint(i)}, 1+float64(i%3)/100)
 	}
 	first := commit("commit 0", 0)
 
@@ -190,10 +216,7 @@ func testVerdictFollowUp(t *testing.T, driver string) {
 			}
 			return levelsComparison("base", "patch", b, c), nil
 		}
-		base := r.Git("rev-parse", spec.BaseRef)
-		mu.Lock()
-		defer mu.Unlock()
-		return levelsComparison(base, spec.CandidateRef, levels[base], levels[spec.CandidateRef]), nil
+		return r.comparison(spec.BaseRef, spec.CandidateRef), nil
 	})
 	dsn := filepath.Join(t.TempDir(), "perfbot.db")
 	if driver == store.Postgres {
@@ -284,12 +307,12 @@ func testVerdictFollowUp(t *testing.T, driver string) {
 		msg := fmt.Sprintf("commit %d", i)
 		switch i {
 		case 7:
-			cur["Append"] = 5.9 // the pull request's -95% shows as -94%
+			r.cur["Append"] = 5.9 // the pull request's -95% shows as -94%
 			msg = "Merge pull request #3 from alice/append\n\nFaster append"
 		case 8:
 			msg = "Scan in batches (#4)" // squashed; Scan does not move
 		case 10:
-			cur["Read"] = 130 // nobody announced this one
+			r.cur["Read"] = 130 // nobody announced this one
 		}
 		c := commit(msg, i)
 		switch i {
