@@ -89,26 +89,6 @@ func testVerdictFollowUpMail(t *testing.T, driver string) {
 	}
 	ctx := context.Background()
 	name := track.Name(r.Dir, "main")
-	measure := func(svc *Service, c string) {
-		t.Helper()
-		if err := svc.PollTracked(ctx); err != nil {
-			t.Fatal(err)
-		}
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			have, err := svc.Store().TrackedCommits(ctx, name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if have[c] {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("commit %.7s was not measured", c)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
 	waitMails := func(n int) []string {
 		t.Helper()
 		deadline := time.Now().Add(30 * time.Second)
@@ -146,7 +126,7 @@ func testVerdictFollowUpMail(t *testing.T, driver string) {
 
 	r.cur["Append"] = 5.9 // the patch's -95% shows as -94%
 	landed := commit("append: grow in place\n\nApplied from the list.", map[string]string{"append.go": "package store // faster\n"})
-	measure(svc, landed)
+	measureTracked(t, svc, name, landed)
 	reply := parseMail(t, waitMails(2)[1])
 	body := mailBody(t, reply)
 	if !regexp.MustCompile(fmt.Sprintf(`- Append \(ns/op\): confirmed on main at %.7s: -94\.[0-9]%%`, landed)).MatchString(body) {
@@ -178,7 +158,7 @@ func testVerdictFollowUpMail(t *testing.T, driver string) {
 	svc, stop = start()
 	defer stop()
 	for i := 1; i <= 3; i++ {
-		measure(svc, commit(fmt.Sprintf("commit %d", i), map[string]string{"n": fmt.Sprint(i)}))
+		measureTracked(t, svc, name, commit(fmt.Sprintf("commit %d", i), map[string]string{"n": fmt.Sprint(i)}))
 	}
 	time.Sleep(300 * time.Millisecond)
 	if got := sink.received(); len(got) != 2 {

@@ -109,6 +109,30 @@ func (f *fakeGitHubPulls) pull(n int) ([]string, int) {
 	return out, f.edits[n]
 }
 
+// measureTracked has svc poll its tracked branches and waits until the
+// branch name has a measurement of commit c.
+func measureTracked(t *testing.T, svc *Service, name, c string) {
+	t.Helper()
+	ctx := context.Background()
+	if err := svc.PollTracked(ctx); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		have, err := svc.Store().TrackedCommits(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if have[c] {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("commit %.7s was not measured", c)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // levelRepo is a git repository whose commits carry benchmark levels:
 // each commit gets the levels in cur when it is made, scaled.
 type levelRepo struct {
@@ -250,26 +274,6 @@ func testVerdictFollowUp(t *testing.T, driver string) {
 	svc, stop := start()
 	ctx := context.Background()
 	name := track.Name(r.Dir, "main")
-	measure := func(svc *Service, c string) {
-		t.Helper()
-		if err := svc.PollTracked(ctx); err != nil {
-			t.Fatal(err)
-		}
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			have, err := svc.Store().TrackedCommits(ctx, name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if have[c] {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("commit %.7s was not measured", c)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
 	waitFor := func(pr int, want string) string {
 		t.Helper()
 		deadline := time.Now().Add(30 * time.Second)
@@ -331,7 +335,7 @@ func testVerdictFollowUp(t *testing.T, driver string) {
 		if i == 8 {
 			continue // pushed with the next commit: its run measures both
 		}
-		measure(svc, c)
+		measureTracked(t, svc, name, c)
 		if i == 7 {
 			body := waitFor(3, fmt.Sprintf("Append \\(ns/op\\): confirmed on main at %.7s: -94.", landed3))
 			if !regexp.MustCompile(`confirmed on main at [0-9a-f]{7}: -94\.[0-9]%`).MatchString(body) {
@@ -382,7 +386,7 @@ func testVerdictFollowUp(t *testing.T, driver string) {
 	stop()
 	svc, stop = start()
 	defer stop()
-	measure(svc, commit("commit 16", 16))
+	measureTracked(t, svc, name, commit("commit 16", 16))
 	time.Sleep(300 * time.Millisecond)
 	after3, e3 := f.pull(3)
 	after4, e4 := f.pull(4)
