@@ -15,6 +15,7 @@ import (
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/intake"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/runner"
 	"github.com/perfbot/perfbot/store"
@@ -63,7 +64,7 @@ func (s *Service) openFollowUp(ctx context.Context, log *slog.Logger, spec JobSp
 // repo ("owner/name") was merged as commit; its open follow-ups wait for
 // the tracked runs after that commit.
 func (s *Service) RecordMerge(ctx context.Context, repo string, number int, commit string) error {
-	if !isCommitID(commit) {
+	if !intake.IsCommitID(commit) {
 		return fmt.Errorf("merge of %s#%d: %q is not a commit id", repo, number, commit)
 	}
 	n, err := s.st.LandTarget(ctx, "github", fmt.Sprintf("%s#%d", repo, number), commit, store.LandedMerged)
@@ -78,7 +79,7 @@ func (s *Service) RecordMerge(ctx context.Context, repo string, number int, comm
 // merge_commit_sha); its open follow-ups wait for the tracked runs after
 // that commit.
 func (s *Service) RecordGitLabMerge(ctx context.Context, project string, iid int64, commit string) error {
-	if !isCommitID(commit) {
+	if !intake.IsCommitID(commit) {
 		return fmt.Errorf("merge of %s!%d: %q is not a commit id", project, iid, commit)
 	}
 	target := fmt.Sprintf("%s!%d", project, iid)

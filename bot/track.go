@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/intake"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/stats"
 	"github.com/perfbot/perfbot/store"
@@ -92,11 +93,11 @@ func (s *Service) TrackPush(ctx context.Context, repo, ref, before, after string
 	if !ok || strings.Trim(after, "0") == "" {
 		return false, nil // a tag, or a deleted branch
 	}
-	if !isCommitID(after) {
+	if !intake.IsCommitID(after) {
 		s.log.Warn("push ignored: its head is not a commit id", "ref", ref)
 		return false, nil
 	}
-	if !isCommitID(before) {
+	if !intake.IsCommitID(before) {
 		before = ""
 	}
 	for _, b := range s.cfg.Track.Branches {
@@ -106,20 +107,6 @@ func (s *Service) TrackPush(ctx context.Context, repo, ref, before, after string
 		return true, s.TrackHead(ctx, b, after, before)
 	}
 	return false, nil
-}
-
-// isCommitID reports whether s is a full hexadecimal commit id (SHA-1 or
-// SHA-256).
-func isCommitID(s string) bool {
-	if len(s) != 40 && len(s) != 64 {
-		return false
-	}
-	for _, r := range s {
-		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // isGitHubRepo reports whether a tracked branch's repository is the

@@ -4,15 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
-	"sync"
 
 	gh "github.com/google/go-github/v60/github"
-)
 
-// commitID is a full SHA-1 or SHA-256 commit id.
-var commitID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`) })
+	"github.com/perfbot/perfbot/intake"
+)
 
 // onPullRequest hands a merged pull request to OnMerged: GitHub sends the
 // pull_request event with action "closed" when a pull request is merged
@@ -37,7 +34,7 @@ func (in *Intake) onPullRequest(ctx context.Context, e *gh.PullRequestEvent) (in
 		number = pr.GetNumber()
 	}
 	sha := pr.GetMergeCommitSHA()
-	if number <= 0 || !commitID().MatchString(sha) {
+	if number <= 0 || !intake.IsCommitID(sha) {
 		return http.StatusBadRequest, "bad_payload", "merged pull_request without number or merge_commit_sha", nil
 	}
 	if err := in.OnMerged(ctx, repo, number, sha); err != nil {

@@ -9,9 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	gl "gitlab.com/gitlab-org/api/client-go"
@@ -178,7 +176,7 @@ func (in *Intake) onMerged(ctx context.Context, e *gl.MergeEvent) (int, string, 
 	}
 	a := e.ObjectAttributes
 	sha := strings.ToLower(a.MergeCommitSHA)
-	if a.IID <= 0 || !commitID().MatchString(sha) {
+	if a.IID <= 0 || !intake.IsCommitID(sha) {
 		return http.StatusBadRequest, "bad_payload", "merge without iid or merge_commit_sha", nil
 	}
 	if err := in.OnMerged(ctx, in.Project, a.IID, sha); err != nil {
@@ -186,9 +184,6 @@ func (in *Intake) onMerged(ctx context.Context, e *gl.MergeEvent) (int, string, 
 	}
 	return http.StatusOK, "merged", "merge recorded", nil
 }
-
-// commitID is a full SHA-1 or SHA-256 commit id.
-var commitID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`) })
 
 func answered(out Outcome, err error) (int, string, string, error) {
 	if err != nil {
