@@ -68,6 +68,11 @@ type Session struct {
 	done    chan struct{}
 	restore func() error
 
+	// group holds every process of the session, so that it can be frozen
+	// while another side measures (nil: no cgroup; noGroup says why).
+	group   *sideGroup
+	noGroup string
+
 	// mu lets one command run at a time; it guards services.
 	mu       sync.Mutex
 	services []*cgroups
@@ -179,7 +184,11 @@ func (b *Bubblewrap) startSession(ctx context.Context, spec SessionSpec) (*Sessi
 		return nil, err
 	}
 	s.restore = func() error { _, err := lent.restore(); return err }
+	s.group, s.noGroup = newSessionGroup(b.CgroupParent)
 	if err := s.startHolder(ctx, argv); err != nil {
+		if s.group != nil {
+			s.group.remove()
+		}
 		if s.restore != nil {
 			_ = s.restore()
 		}
@@ -187,6 +196,27 @@ func (b *Bubblewrap) startSession(ctx context.Context, spec SessionSpec) (*Sessi
 	}
 	return s, nil
 }
+
+// newSessionGroup makes the cgroup of a session under parent (see
+// sideGroup), or says why there is none.
+func newSessionGroup(parent string) (*sideGroup, string) {
+	if parent == NoCgroups {
+		return nil, "no cgroups (cgroup_parent: none)"
+	}
+	if os.Geteuid() != 0 && parent == "" {
+		return nil, "no cgroups: perfbot does not run as root and no cgroup_parent is delegated to it"
+	}
+	g, err := cgroupSystem{Parent: parent}.newSideGroup(false)
+	if err != nil {
+		return nil, err.Error()
+	}
+	return g, ""
+}
+
+// holderGate waits for one line on fd 4 before it runs bwrap, whose
+// --info-fd is fd 3: the session's first process is in its cgroup before
+// it can fork.
+const holderGate = `read -r _ <&4 || exit 125; exec 4<&-; exec "$@"`
 
 // bwrapInfo is what bwrap writes to its --info-fd.
 type bwrapInfo struct {
@@ -209,11 +239,23 @@ func (s *Session) startHolder(ctx context.Context, argv []string) error {
 		return fmt.Errorf("sandbox: %w", err)
 	}
 	defer outR.Close()
+	var gateR, gateW *os.File
+	if s.group != nil {
+		if gateR, gateW, err = os.Pipe(); err != nil {
+			infoW.Close()
+			return fmt.Errorf("sandbox: %w", err)
+		}
+		defer gateW.Close()
+		argv = append([]string{"/bin/sh", "-c", holderGate, "perfbot-session"}, argv...)
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = "/"
 	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
 	cmd.Stdout, cmd.Stderr = outW, s.stderr
 	cmd.ExtraFiles = []*os.File{infoW}
+	if gateR != nil {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, gateR)
+	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	s.holder = cmd
 	started := make(chan error, 1)
@@ -234,8 +276,23 @@ func (s *Session) startHolder(ctx context.Context, argv []string) error {
 	err = <-started
 	infoW.Close()
 	outW.Close()
+	if gateR != nil {
+		gateR.Close()
+	}
 	if err != nil {
 		return fmt.Errorf("sandbox: start bwrap: %w", err)
+	}
+	if gateW != nil {
+		err := s.group.attach(cmd.Process.Pid)
+		if err == nil {
+			_, err = gateW.Write([]byte("go\n"))
+		}
+		gateW.Close()
+		if err != nil {
+			killGroup(cmd.Process.Pid)
+			<-s.done
+			return fmt.Errorf("sandbox: start session: its cgroup: %w", err)
+		}
 	}
 	type ready struct {
 		info bwrapInfo
@@ -286,6 +343,10 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.closeOnce.Do(func() {
+		if s.group != nil {
+			// A frozen process does not die until it is thawed.
+			_ = s.group.setFrozen(false)
+		}
 		// The kernel ends every process of a PID namespace when its init
 		// dies, wherever their parents are.
 		// bwrap waits for its init and exits after it.
@@ -304,6 +365,10 @@ func (s *Session) Close() error {
 		}
 		s.services = nil
 		s.mu.Unlock()
+		if s.group != nil {
+			s.group.kill()
+			s.group.remove()
+		}
 		if s.restore != nil {
 			s.closeErr = s.restore()
 		}

@@ -37,9 +37,10 @@ func (s *Session) run(ctx context.Context, b *Bubblewrap, spec Spec) (*Result, e
 	if spec.Service {
 		hooks = s.serviceHooks(spec)
 	} else {
-		hooks = limitHooks(spec, b.CgroupParent, s.uid, false)
+		hooks = limitHooks(spec, s.limitParent(), s.uid, false)
 		before = s.processes()
 	}
+	s.joinGroup(hooks)
 	if hooks.gated {
 		argv = gateArgv(argv)
 	}
@@ -160,7 +161,7 @@ func (s *Session) serviceHooks(spec Spec) *procHooks {
 	}
 	var cg *cgroups
 	if s.b.CgroupParent != NoCgroups {
-		cg = cgroupSystem{Parent: s.b.CgroupParent}.newCgroups(spec.MemoryBytes, spec.MaxProcs)
+		cg = cgroupSystem{Parent: s.limitParent()}.newCgroups(spec.MemoryBytes, spec.MaxProcs)
 	}
 	memRlimit := spec.MemoryBytes > 0 && (cg == nil || cg.mem == nil)
 	procRlimit := spec.MaxProcs > 0 && (cg == nil || cg.pids == nil)
@@ -184,11 +185,43 @@ func (s *Session) serviceHooks(spec Spec) *procHooks {
 	return h
 }
 
+// limitParent is the cgroup v2 directory under which a command of the
+// session gets its limit cgroup: inside the session's own group, so that
+// the command stays in it.
+func (s *Session) limitParent() string {
+	if s.group != nil && s.group.v2 != "" {
+		return s.group.v2
+	}
+	return s.b.CgroupParent
+}
+
+// joinGroup makes the command join the session's cgroup before it runs,
+// ahead of its own limit cgroups (a v2 one lies inside the session's).
+func (s *Session) joinGroup(h *procHooks) {
+	if s.group == nil {
+		return
+	}
+	h.gated = true
+	limits := h.afterStart
+	h.afterStart = func(pid int) error {
+		if err := s.group.attach(pid); err != nil {
+			return err
+		}
+		if limits != nil {
+			return limits(pid)
+		}
+		return nil
+	}
+}
+
 // procInfo is one process of the session as the host sees it.
 type procInfo struct {
 	ppid   int
 	zombie bool
 	start  string // start time in clock ticks since boot: tells a reused PID apart
+	// ticks is the CPU time of the process and of the children it
+	// reaped, in clock ticks.
+	ticks int64
 }
 
 // processes lists the session's processes by host PID.
@@ -220,7 +253,12 @@ func (s *Session) processes() map[int]procInfo {
 			continue
 		}
 		ppid, _ := strconv.Atoi(f[1])
-		out[pid] = procInfo{ppid: ppid, zombie: f[0] == "Z", start: f[19]}
+		var ticks int64
+		for _, t := range f[11:15] { // utime, stime, cutime, cstime
+			n, _ := strconv.ParseInt(t, 10, 64)
+			ticks += n
+		}
+		out[pid] = procInfo{ppid: ppid, zombie: f[0] == "Z", start: f[19], ticks: ticks}
 	}
 	return out
 }
