@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"path"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/flame"
+	"github.com/perfbot/perfbot/internal/pkgfile"
 )
 
 // Flames draws, for each suite and benchmark profiled, a flame graph per
@@ -55,7 +55,7 @@ func (o *Outcome) Flames() ([]answer.Attachment, error) {
 	}
 	base := variants[0]
 	for _, k := range order {
-		stem := "flame-" + SanitizeFile(k.suite) + "-" + SanitizeFile(path.Base(k.pkg))
+		stem := "flame-" + SanitizeFile(k.suite) + "-" + pkgfile.Name(k.pkg)
 		profs := byKey[k]
 		for _, v := range variants {
 			// The profile itself, beside the graphs, for go tool pprof

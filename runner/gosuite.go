@@ -13,6 +13,7 @@ import (
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/internal/pkgfile"
 	"github.com/perfbot/perfbot/internal/safefile"
 	"github.com/perfbot/perfbot/parse"
 	"github.com/perfbot/perfbot/sandbox"
@@ -135,7 +136,7 @@ func prepareGo(ctx context.Context, suite *config.Suite, s *side, vr *variantRun
 		if !ok {
 			continue
 		}
-		pkg := goPackage{importPath: f[0], dir: filepath.Join(s.worktree, rel), rel: rel, binary: filepath.Join(binDir, sanitize(f[0])+".test")}
+		pkg := goPackage{importPath: f[0], dir: filepath.Join(s.worktree, rel), rel: rel, binary: filepath.Join(binDir, pkgfile.Name(f[0])+".test")}
 		spec := sandbox.Spec{
 			Argv: []string{"go", "test", "-c", "-o", pkg.binary, pkg.importPath},
 			Dir:  root, Env: g.env, Timeout: durationOr(suite.BuildTimeout, defaultBuildTimeout), MaxOutput: opts.MaxOutput, Network: sandbox.FullNetwork, Writable: opts.BuildWritable,

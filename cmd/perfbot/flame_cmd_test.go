@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perfbot/perfbot/internal/pkgfile"
 )
 
 // TestFlameDiff draws a differential flame graph of two folded profiles
@@ -55,33 +57,35 @@ func TestFlameDiff(t *testing.T) {
 func TestCompareCPUProfile(t *testing.T) {
 	// 2000 iterations a round: enough CPU samples for each benchmark alone.
 	_, out := compareHalvedWork(t, "--count", "2", "--cpuprofile", "--benchtime", "2000x")
+	// Files are named after the package's whole import path.
+	flameStem := "flame-go-" + pkgfile.Name("example.org/work/work")
 	var want []string
 	for _, b := range []string{"BenchmarkWork", "BenchmarkOther"} {
 		for _, f := range []string{"base.svg", "patch.svg", "base.folded", "patch.folded", "patch-vs-base.svg", "patch-vs-base.txt"} {
-			want = append(want, "flame-go-work-"+b+"-"+f)
+			want = append(want, flameStem+"-"+b+"-"+f)
 		}
 	}
-	want = append(want, "flame-go-work-base.pprof", "flame-go-work-patch.pprof")
+	want = append(want, flameStem+"-base.pprof", flameStem+"-patch.pprof")
 	for _, f := range want {
 		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 			entries, _ := os.ReadDir(out)
 			t.Fatalf("%s missing (%v); out has %v", f, err, entries)
 		}
 	}
-	for _, f := range []string{"flame-go-work-patch-vs-base.svg", "flame-go-work-base.svg"} {
+	for _, f := range []string{flameStem + "-patch-vs-base.svg", flameStem + "-base.svg"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err == nil {
 			t.Errorf("%s mixes the package's benchmarks", f)
 		}
 	}
-	table, _ := os.ReadFile(filepath.Join(out, "flame-go-work-BenchmarkWork-patch-vs-base.txt"))
+	table, _ := os.ReadFile(filepath.Join(out, flameStem+"-BenchmarkWork-patch-vs-base.txt"))
 	if !strings.Contains(string(table), "work.Work") || !strings.Contains(string(table), "samples: base ") {
 		t.Errorf("BenchmarkWork's table lacks work.Work or the sample counts:\n%s", table)
 	}
-	folded, _ := os.ReadFile(filepath.Join(out, "flame-go-work-BenchmarkOther-patch.folded"))
+	folded, _ := os.ReadFile(filepath.Join(out, flameStem+"-BenchmarkOther-patch.folded"))
 	if !strings.Contains(string(folded), "work.BenchmarkOther") || strings.Contains(string(folded), "work.Work") {
 		t.Errorf("BenchmarkOther's stacks:\n%s", folded)
 	}
-	svg, _ := os.ReadFile(filepath.Join(out, "flame-go-work-BenchmarkOther-patch-vs-base.svg"))
+	svg, _ := os.ReadFile(filepath.Join(out, flameStem+"-BenchmarkOther-patch-vs-base.svg"))
 	if !strings.Contains(string(svg), "example.org/work/work BenchmarkOther: patch against base") || !strings.Contains(string(svg), "samples: base ") {
 		t.Errorf("BenchmarkOther's graph lacks its title or sample counts:\n%.800s", svg)
 	}

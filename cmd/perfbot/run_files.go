@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path"
 	"strings"
 	"sync"
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/internal/pkgfile"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/review"
@@ -26,7 +26,7 @@ import (
 func profileFiles(o *runner.Outcome) []answer.Attachment {
 	var files []answer.Attachment
 	for _, p := range o.Profiles {
-		name := "profile-" + job.SanitizeFile(p.Suite) + "-" + job.SanitizeFile(path.Base(p.Package)) + "-" + job.SanitizeFile(p.Variant) + ".pprof"
+		name := "profile-" + job.SanitizeFile(p.Suite) + "-" + pkgfile.Name(p.Package) + "-" + job.SanitizeFile(p.Variant) + ".pprof"
 		files = append(files, answer.Attachment{Name: name, ContentType: "application/vnd.google.pprof", Data: p.Data})
 	}
 	return files
