@@ -145,7 +145,7 @@ func runnerOptions(ctx context.Context, spec Spec, o *Options, patch string) (ru
 	case patch != "":
 		opts.Candidates = []runner.Candidate{{Name: "patch", Patch: patch}}
 	case spec.CandidateRef != "":
-		opts.Candidates = []runner.Candidate{{Name: spec.CandidateRef, Ref: spec.CandidateRef}}
+		opts.Candidates = []runner.Candidate{{Name: spec.CandidateRef, Ref: spec.CandidateRef, Commit: spec.CandidateCommit}}
 	}
 	suites, err := selectSuites(cfg, spec.Suites, o.Tune)
 	if err != nil {

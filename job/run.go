@@ -190,7 +190,7 @@ func calibrate(ctx context.Context, spec Spec, o Options, tr *tracker) (*Outcome
 	if o.NoiseDB == "" {
 		return nil, requestf("calibrate: no history database to record the noise in")
 	}
-	spec.Patch, spec.PatchURL, spec.CandidateRef = "", "", ""
+	spec.Patch, spec.PatchURL, spec.CandidateRef, spec.CandidateCommit = "", "", "", ""
 	o.Candidates = nil
 	opts, _, err := runnerOptions(ctx, spec, &o, "")
 	if err != nil {
@@ -271,10 +271,11 @@ func hasVariants(opts runner.Options) bool {
 
 // IsRequestError reports whether err means the job cannot be done as
 // asked: a patch that does not apply or names a malformed base-commit, a
-// suite the config lacks.
+// suite the config lacks, a pinned commit the repository no longer has.
 func IsRequestError(err error) bool {
 	var re *RequestError
 	var pe *runner.PatchError
 	var be *runner.BaseCommitError
-	return errors.As(err, &re) || errors.As(err, &pe) || errors.As(err, &be)
+	var me *runner.MissingCommitError
+	return errors.As(err, &re) || errors.As(err, &pe) || errors.As(err, &be) || errors.As(err, &me)
 }

@@ -43,6 +43,13 @@ type Spec struct {
 	// CandidateRef is the ref to test (a branch, a pull ref); empty when
 	// the candidate is BaseRef plus Patch.
 	CandidateRef string `json:"candidate_ref,omitempty"`
+	// CandidateCommit, when set, is the commit the request was approved
+	// for, pinned when it was admitted (read from the event or from the
+	// venue then): the candidate is exactly this commit, CandidateRef only
+	// names it, and the job fails, saying so, when the repository no
+	// longer has it. A head pushed after the approval is never measured
+	// under it. The answers and commit statuses name this commit.
+	CandidateCommit string `json:"candidate_commit,omitempty"`
 	// PatchURL is where to fetch a patch to apply; Patch is the patch
 	// itself, when it came inline (mail).
 	PatchURL string `json:"patch_url,omitempty"`

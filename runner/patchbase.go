@@ -27,6 +27,17 @@ func (e *BaseCommitError) Error() string {
 	return fmt.Sprintf("%s: base-commit %q is not a commit hash: 40 (or 64) hexadecimal digits were expected, as git format-patch --base writes them", where, e.Value)
 }
 
+// MissingCommitError is a candidate's pinned commit that the source no
+// longer has (a force-push left it unreachable and it was collected, or it
+// was never pushed there).
+type MissingCommitError struct {
+	Commit, Ref, Source string
+}
+
+func (e *MissingCommitError) Error() string {
+	return fmt.Sprintf("commit %s, the one the request was approved for as %s, is no longer in %s (the branch was force-pushed and the commit is gone): nothing was measured; a new run of the branch's head needs a new request", e.Commit, e.Ref, e.Source)
+}
+
 // commitHash is a full SHA-1 or SHA-256 commit hash.
 var commitHash = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`) })
 

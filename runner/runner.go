@@ -30,6 +30,12 @@ type Candidate struct {
 	Patch string
 	// Ref is checked out instead when there is no patch.
 	Ref string
+	// Commit, when set with Ref, is the exact commit to check out: the
+	// one a request was approved for. Ref only names it in the report; a
+	// remote source is asked for the commit by its id when no fetched
+	// ref has it (the ref moved on), and a *MissingCommitError says when
+	// the source no longer has it.
+	Commit string
 	// Settings are the variant's environment, arguments, placeholder
 	// values and files. A candidate with Settings and neither Patch nor
 	// Ref runs the baseline's code, in the baseline's worktree, under
@@ -280,6 +286,19 @@ func prepareCandidate(ctx context.Context, ws *Workspace, c Candidate, base *sid
 	}
 	if c.Patch == "" {
 		commit, err := ws.Resolve(ctx, c.Ref)
+		if c.Commit != "" {
+			moved := commit
+			if !commitHash().MatchString(c.Commit) {
+				return nil, prov, fmt.Errorf("candidate %s: commit %q is not a full commit id", c.Name, c.Commit)
+			}
+			if commit = ws.resolveBase(ctx, c.Commit); commit == "" {
+				return nil, prov, &MissingCommitError{Commit: c.Commit, Ref: c.Ref, Source: ws.Source}
+			}
+			if err == nil && moved != commit {
+				fmt.Fprintf(progress, "perfbot: %s moved to %s since the request; %s, the commit approved, is measured\n", c.Ref, short(moved), short(commit))
+			}
+			err = nil
+		}
 		if err != nil {
 			return nil, prov, err
 		}

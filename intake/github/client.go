@@ -9,6 +9,8 @@ import (
 	"time"
 
 	gh "github.com/google/go-github/v60/github"
+
+	"github.com/perfbot/perfbot/intake"
 )
 
 // Client is the part of the GitHub REST API the intake uses, over the
@@ -100,26 +102,57 @@ func (c *Client) Issue(ctx context.Context, repo string, number int) (*Issue, er
 	return &out, nil
 }
 
-// CommentsSince lists the repository's issue comments updated since t,
-// oldest first (one page of up to 100).
+// PullHead returns the commit a pull request's head is at now (GET
+// /repos/{owner}/{repo}/pulls/{number}, head.sha).
+func (c *Client) PullHead(ctx context.Context, repo string, number int) (string, error) {
+	owner, name, err := splitRepo(repo)
+	if err != nil {
+		return "", err
+	}
+	pr, _, err := c.gh.PullRequests.Get(ctx, owner, name, number)
+	if err != nil {
+		return "", fmt.Errorf("pull request %s#%d: %w", repo, number, err)
+	}
+	sha := pr.GetHead().GetSHA()
+	if !intake.IsCommitID(sha) {
+		return "", fmt.Errorf("pull request %s#%d: head.sha %q is not a full commit id", repo, number, sha)
+	}
+	return sha, nil
+}
+
+// maxCommentPages bounds one listing of comments (100 a page): a poll
+// that finds more handles these, oldest update first, and moves its cursor
+// to the last one, so the next poll goes on from there.
+const maxCommentPages = 50
+
+// CommentsSince lists the repository's issue comments updated at or after
+// t, in the order of their last update, oldest first: every page
+// (GET /repos/{owner}/{repo}/issues/comments?since=T&sort=updated&direction=asc&per_page=100,
+// following the Link header's next page) up to maxCommentPages.
 func (c *Client) CommentsSince(ctx context.Context, repo string, since time.Time) ([]Comment, error) {
 	owner, name, err := splitRepo(repo)
 	if err != nil {
 		return nil, err
 	}
-	opt := &gh.IssueListCommentsOptions{Sort: gh.String("created"), Direction: gh.String("asc"),
+	opt := &gh.IssueListCommentsOptions{Sort: gh.String("updated"), Direction: gh.String("asc"),
 		ListOptions: gh.ListOptions{PerPage: 100}}
 	if !since.IsZero() {
 		t := since.UTC()
 		opt.Since = &t
 	}
-	cs, _, err := c.gh.Issues.ListComments(ctx, owner, name, 0, opt)
-	if err != nil {
-		return nil, fmt.Errorf("comments of %s: %w", repo, err)
-	}
-	out := make([]Comment, 0, len(cs))
-	for _, ic := range cs {
-		out = append(out, commentOf(ic))
+	var out []Comment
+	for range maxCommentPages {
+		cs, resp, err := c.gh.Issues.ListComments(ctx, owner, name, 0, opt)
+		if err != nil {
+			return nil, fmt.Errorf("comments of %s: %w", repo, err)
+		}
+		for _, ic := range cs {
+			out = append(out, commentOf(ic))
+		}
+		if resp == nil || resp.NextPage == 0 {
+			break
+		}
+		opt.Page = resp.NextPage
 	}
 	return out, nil
 }

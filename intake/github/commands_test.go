@@ -123,6 +123,16 @@ func TestCheckRunRerequested(t *testing.T) {
 		ev["check_suite"] = ev["check_run"].(map[string]any)["check_suite"]
 		delete(ev, "check_run")
 	})
+	// Each click on "Re-run" re-runs a check run that completed since the
+	// last click.
+	again := func(completed string, fn func(ev map[string]any)) []byte {
+		return edit(func(ev map[string]any) {
+			ev["check_run"].(map[string]any)["completed_at"] = completed
+			if fn != nil {
+				fn(ev)
+			}
+		})
+	}
 	cases := []struct {
 		name, event, delivery string
 		body                  []byte
@@ -130,12 +140,13 @@ func TestCheckRunRerequested(t *testing.T) {
 		text                  string
 	}{
 		{"rerun", "check_run", "d-1", data, http.StatusOK, "queued"},
-		{"rerun again", "check_run", "d-2", data, http.StatusOK, "queued"},
+		{"rerun again", "check_run", "d-2", again("2026-11-30T09:41:55Z", nil), http.StatusOK, "queued"},
+		{"the same click under a new delivery id", "check_run", "d-2b", again("2026-11-30T09:41:55Z", nil), http.StatusOK, "seen"},
 		{"suite rerun", "check_suite", "d-3", suite, http.StatusOK, "queued"},
 		{"another app's check", "check_run", "d-4", edit(func(ev map[string]any) { ev["check_run"].(map[string]any)["name"] = "ci" }), http.StatusAccepted, `check run "ci" is not perfbot's`},
 		{"created", "check_run", "d-5", edit(func(ev map[string]any) { ev["action"] = "created" }), http.StatusAccepted, `check_run action "created" ignored`},
 		{"fork head", "check_run", "d-6", edit(func(ev map[string]any) { ev["check_run"].(map[string]any)["pull_requests"] = []any{} }), http.StatusAccepted, "check run names no pull request of this repository"},
-		{"reader", "check_run", "d-7", edit(func(ev map[string]any) { ev["sender"].(map[string]any)["login"] = "drive-by" }), http.StatusOK, "refused"},
+		{"reader", "check_run", "d-7", again("2026-11-30T10:41:55Z", func(ev map[string]any) { ev["sender"].(map[string]any)["login"] = "drive-by" }), http.StatusOK, "refused"},
 		{"other event", "deployment", "d-8", []byte(`{"action":"created"}`), http.StatusAccepted, `event "deployment" ignored`},
 		{"unknown event", "perfbot_test", "d-9", []byte(`{}`), http.StatusAccepted, `event "perfbot_test" ignored`},
 		{"malformed", "check_run", "d-10", []byte(`{"action": 5}`), http.StatusBadRequest, "check_run payload"},
@@ -158,8 +169,8 @@ func TestCheckRunRerequested(t *testing.T) {
 	var keys []string
 	for _, j := range f.queue.jobs {
 		keys = append(keys, j.Key)
-		if j.CandidateRef != "pull/12/head" || j.Requester != "maintainer" || strings.Join(j.Targets, " ") != "github:acme/store#12" {
-			t.Errorf("job %+v: want pull/12/head for maintainer, answered on github:acme/store#12", j)
+		if j.CandidateRef != "pull/12/head" || j.CandidateCommit != "9f1c2d3e4b5a69788796a5b4c3d2e1f0a9b8c7d6" || j.Requester != "maintainer" || strings.Join(j.Targets, " ") != "github:acme/store#12" {
+			t.Errorf("job %+v: want pull/12/head at the check's head_sha for maintainer, answered on github:acme/store#12", j)
 		}
 	}
 	if want := "github:acme/store#12/rerun/d-1 github:acme/store#12/rerun/d-2 github:acme/store#12/rerun/d-3"; strings.Join(keys, " ") != want {

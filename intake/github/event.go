@@ -25,7 +25,12 @@ type Comment struct {
 	HTMLURL  string
 	IssueURL string
 	Created  time.Time
+	// Updated is when the comment was last edited (Created when never).
+	Updated time.Time
 }
+
+// Edited reports whether the comment was changed after it was created.
+func (c Comment) Edited() bool { return c.Updated.After(c.Created) }
 
 // User is a GitHub account.
 type User struct {
@@ -40,7 +45,7 @@ func issueOf(is *gh.Issue) Issue {
 
 func commentOf(c *gh.IssueComment) Comment {
 	return Comment{ID: c.GetID(), Body: c.GetBody(), User: userOf(c.GetUser()), HTMLURL: c.GetHTMLURL(),
-		IssueURL: c.GetIssueURL(), Created: c.GetCreatedAt().Time}
+		IssueURL: c.GetIssueURL(), Created: c.GetCreatedAt().Time, Updated: c.GetUpdatedAt().Time}
 }
 
 func userOf(u *gh.User) User { return User{Login: u.GetLogin(), Type: u.GetType()} }

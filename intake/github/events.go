@@ -85,7 +85,12 @@ func (in *Intake) onCheckRun(ctx context.Context, delivery string, e *gh.CheckRu
 	if in.CheckName != "" && run.GetName() != in.CheckName {
 		return ignored(fmt.Sprintf("check run %q is not perfbot's", run.GetName()))
 	}
-	return in.rerun(ctx, delivery, e.GetRepo().GetFullName(), run.PullRequests, e.GetSender(), "check run")
+	last := run.GetCompletedAt().Time
+	if last.IsZero() {
+		last = run.GetStartedAt().Time
+	}
+	return in.rerun(ctx, delivery, e.GetRepo().GetFullName(), run.PullRequests, e.GetSender(),
+		Rerun{What: "check run", ID: run.GetID(), Last: last, HeadSHA: run.GetHeadSHA()})
 }
 
 // onCheckSuite re-runs the pull request of a rerequested check suite.
@@ -96,16 +101,18 @@ func (in *Intake) onCheckSuite(ctx context.Context, delivery string, e *gh.Check
 	if e.CheckSuite == nil {
 		return http.StatusBadRequest, "bad_payload", "check_suite payload without check_suite", nil
 	}
-	return in.rerun(ctx, delivery, e.GetRepo().GetFullName(), e.CheckSuite.PullRequests, e.GetSender(), "check suite")
+	cs := e.CheckSuite
+	return in.rerun(ctx, delivery, e.GetRepo().GetFullName(), cs.PullRequests, e.GetSender(),
+		Rerun{What: "check suite", ID: cs.GetID(), Last: cs.GetUpdatedAt().Time, HeadSHA: cs.GetHeadSHA()})
 }
 
 // rerun re-runs the first pull request a check run or suite names (a
 // head in a fork names none: nothing to re-run).
-func (in *Intake) rerun(ctx context.Context, delivery, repo string, prs []*gh.PullRequest, sender *gh.User, what string) (int, string, string, error) {
+func (in *Intake) rerun(ctx context.Context, delivery, repo string, prs []*gh.PullRequest, sender *gh.User, rr Rerun) (int, string, string, error) {
 	if len(prs) == 0 || prs[0].GetNumber() <= 0 {
-		return ignored(what + " names no pull request of this repository")
+		return ignored(rr.What + " names no pull request of this repository")
 	}
-	return answered(in.HandleRerun(ctx, repo, prs[0].GetNumber(), userOf(sender), delivery, what))
+	return answered(in.HandleRerun(ctx, repo, prs[0].GetNumber(), userOf(sender), delivery, rr))
 }
 
 // repoOf is the full name of the repository an event names, for the

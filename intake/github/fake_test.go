@@ -6,7 +6,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -27,6 +29,9 @@ type fakeGitHub struct {
 	replies     []string          // "NUMBER:BODY"
 	comments    []Comment         // listed by the comments endpoint
 	issues      map[int]Issue
+	// heads are the pull requests' head commits (GET .../pulls/{number}
+	// answers head.sha); a pull request not listed is at defaultHead.
+	heads map[int]string
 	// permFailures is how many permission lookups to answer 500, as
 	// GitHub does in an outage, before answering again.
 	permFailures int
@@ -42,6 +47,7 @@ func newFakeGitHub(t *testing.T) *fakeGitHub {
 	mux.HandleFunc("POST /repos/{owner}/{repo}/issues/{number}/comments", f.auth(f.reply))
 	mux.HandleFunc("GET /repos/{owner}/{repo}/issues/comments", f.auth(f.listComments))
 	mux.HandleFunc("GET /repos/{owner}/{repo}/issues/{number}", f.auth(f.issue))
+	mux.HandleFunc("GET /repos/{owner}/{repo}/pulls/{number}", f.auth(f.pull))
 	// A GitHub Enterprise Server: the API lives under /api/v3/ (a
 	// loopback address is never api.github.com).
 	f.srv = httptest.NewServer(http.StripPrefix("/api/v3", mux))
@@ -134,15 +140,57 @@ func (f *fakeGitHub) reply(w http.ResponseWriter, r *http.Request) {
 		"user": map[string]any{"login": "perfbot[bot]", "type": "Bot"}})
 }
 
+// listComments answers GET /repos/{owner}/{repo}/issues/comments as
+// GitHub documents it: comments updated at or after since, sorted by
+// sort (created, the default, or updated) in direction (asc unless
+// desc), per_page at a time (default 30, at most 100) from page (1-based),
+// with a Link header naming the next page when there is one.
 func (f *fakeGitHub) listComments(w http.ResponseWriter, r *http.Request) {
-	since, _ := time.Parse(time.RFC3339, r.URL.Query().Get("since"))
-	out := []map[string]any{}
-	for _, c := range f.comments {
-		if !c.Created.Before(since) {
-			out = append(out, map[string]any{"id": c.ID, "body": c.Body, "html_url": c.HTMLURL, "issue_url": c.IssueURL,
-				"created_at": c.Created, "updated_at": c.Created, "author_association": "COLLABORATOR",
-				"user": map[string]any{"login": c.User.Login, "type": or(c.User.Type, "User")}})
+	q := r.URL.Query()
+	since, _ := time.Parse(time.RFC3339, q.Get("since"))
+	updated := func(c Comment) time.Time {
+		if c.Updated.IsZero() {
+			return c.Created
 		}
+		return c.Updated
+	}
+	var list []Comment
+	for _, c := range f.comments {
+		if !updated(c).Before(since) {
+			list = append(list, c)
+		}
+	}
+	key := func(c Comment) time.Time { return c.Created }
+	if q.Get("sort") == "updated" {
+		key = updated
+	}
+	sort.SliceStable(list, func(i, j int) bool {
+		if q.Get("direction") == "desc" {
+			return key(list[i]).After(key(list[j]))
+		}
+		return key(list[i]).Before(key(list[j]))
+	})
+	perPage, _ := strconv.Atoi(q.Get("per_page"))
+	if perPage <= 0 {
+		perPage = 30
+	}
+	perPage = min(perPage, 100)
+	page, _ := strconv.Atoi(q.Get("page"))
+	page = max(page, 1)
+	from := min((page-1)*perPage, len(list))
+	to := min(from+perPage, len(list))
+	if to < len(list) {
+		next := *r.URL
+		nq := next.Query()
+		nq.Set("page", strconv.Itoa(page+1))
+		next.RawQuery = nq.Encode()
+		w.Header().Set("Link", fmt.Sprintf(`<%s/api/v3%s>; rel="next"`, f.srv.URL, next.RequestURI()))
+	}
+	out := []map[string]any{}
+	for _, c := range list[from:to] {
+		out = append(out, map[string]any{"id": c.ID, "body": c.Body, "html_url": c.HTMLURL, "issue_url": c.IssueURL,
+			"created_at": c.Created, "updated_at": updated(c), "author_association": "COLLABORATOR",
+			"user": map[string]any{"login": c.User.Login, "type": or(c.User.Type, "User")}})
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -159,6 +207,18 @@ func (f *fakeGitHub) issue(w http.ResponseWriter, r *http.Request) {
 		out["pull_request"] = map[string]any{"url": fmt.Sprintf("https://api.github.com/repos/acme/store/pulls/%d", n)}
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// defaultHead is the head commit of the fake's pull requests.
+const defaultHead = "0123456789abcdef0123456789abcdef01234567"
+
+// pull answers GET /repos/{owner}/{repo}/pulls/{number} as GitHub
+// documents it: the pull request with head.sha and head.ref.
+func (f *fakeGitHub) pull(w http.ResponseWriter, r *http.Request) {
+	n, _ := strconv.Atoi(r.PathValue("number"))
+	head := or(f.heads[n], defaultHead)
+	writeJSON(w, http.StatusOK, map[string]any{"number": n, "state": "open", "title": fmt.Sprintf("pull request %d", n),
+		"head": map[string]any{"sha": head, "ref": "feature"}, "base": map[string]any{"ref": "main", "sha": strings.Repeat("f", 40)}})
 }
 
 func (f *fakeGitHub) snapshot() (reactions, replies []string) {

@@ -134,7 +134,17 @@ func throttle(kind, repo string, number int, user string) string {
 	return fmt.Sprintf("%s:github:%s#%d:%s", kind, strings.ToLower(repo), number, strings.ToLower(user))
 }
 
-// HandleComment acts on one new comment of issue in repo.
+// commentVenue is the venue under which comment ids are recorded in the
+// history store (Seen.MarkTested): a comment is acted on once for as long
+// as the store keeps its history, whether it came by webhook, by a
+// replayed delivery under a new delivery id, or by a poll.
+const commentVenue = "github-comment"
+
+// HandleComment acts on one new comment of issue in repo, once: the
+// comment's id (from the signed payload or the API, never the delivery
+// id) is recorded in the history store first, and a comment recorded
+// before is Seen. When acting on it fails, the record is dropped so that
+// the venue's redelivery or the next poll takes it in afresh.
 func (in *Intake) HandleComment(ctx context.Context, repo string, issue Issue, c Comment) (Outcome, error) {
 	if c.User.Type == "Bot" {
 		return Ignored, nil
@@ -146,6 +156,30 @@ func (in *Intake) HandleComment(ctx context.Context, repo string, issue Issue, c
 	if !ok {
 		return Ignored, nil
 	}
+	if c.ID <= 0 {
+		return "", fmt.Errorf("comment on %s#%d without an id", repo, issue.Number)
+	}
+	item, id := strings.ToLower(repo), strconv.FormatInt(c.ID, 10)
+	fresh, err := in.Seen.MarkTested(ctx, commentVenue, item, id, JobKey(repo, issue.Number, c.ID))
+	if err != nil {
+		return "", err
+	}
+	if !fresh {
+		in.log().Info("comment handled before", "repo", repo, "number", issue.Number, "comment", c.ID)
+		return intake.Seen, nil
+	}
+	out, err := in.handleComment(ctx, repo, issue, c, cmd, perr)
+	if err != nil {
+		if uerr := in.Seen.UnmarkTested(context.WithoutCancel(ctx), commentVenue, item, id); uerr != nil {
+			err = errors.Join(err, uerr)
+		}
+	}
+	return out, err
+}
+
+// handleComment acts on the command cmd (or the parse error perr) of a
+// comment taken in for the first time.
+func (in *Intake) handleComment(ctx context.Context, repo string, issue Issue, c Comment, cmd Command, perr error) (Outcome, error) {
 	user := c.User.Login
 	log := in.log().With("repo", repo, "number", issue.Number, "comment", c.ID, "user", user)
 	adm := in.admitter()
@@ -202,6 +236,7 @@ func (in *Intake) HandleComment(ctx context.Context, repo string, issue Issue, c
 		Decide:   func(ctx context.Context) (trigger.Decision, error) { return in.decide(ctx, repo, user) },
 		Refuse:   refuse,
 		Throttle: throttle("refusal", repo, issue.Number, user),
+		Prepare:  in.pinHead(repo, issue.Number, ""),
 	})
 	if err != nil {
 		return "", err
@@ -248,15 +283,54 @@ func (in *Intake) control(ctx context.Context, repo string, number int, user, ve
 	return in.Client.Reply(ctx, repo, number, fmt.Sprintf("@%s %s", user, text))
 }
 
+// pinHead returns the Prepare that pins the commit a run of pull request
+// number is approved for: head, when the event named it (a check run's
+// head_sha), else the pull request's head read now, at admission, right
+// after the policy allowed the request. The job measures that commit and
+// no later push.
+func (in *Intake) pinHead(repo string, number int, head string) func(context.Context, *job.Spec) error {
+	return func(ctx context.Context, spec *job.Spec) error {
+		if !intake.IsCommitID(head) {
+			var err error
+			if head, err = in.Client.PullHead(ctx, repo, number); err != nil {
+				return err
+			}
+		}
+		spec.CandidateCommit = head
+		return nil
+	}
+}
+
+// Rerun is a check run's or check suite's "Re-run", as the signed
+// payload names it.
+type Rerun struct {
+	// What says which was re-run ("check run", "check suite").
+	What string
+	// ID is the check run's or suite's id, and Last when it last
+	// completed (or was last updated): together they name one click,
+	// which is taken in once however often it is delivered.
+	ID   int64
+	Last time.Time
+	// HeadSHA is the commit the check run or suite is for: the commit the
+	// re-run measures.
+	HeadSHA string
+}
+
 // HandleRerun queues a new run of pull request number of repo, asked for
 // by sender through a check run's or check suite's "Re-run" in the
 // delivery of that id: the same permission check as a comment, a new job
-// key per delivery.
-func (in *Intake) HandleRerun(ctx context.Context, repo string, number int, sender User, delivery, what string) (Outcome, error) {
+// key per delivery, the commit the check was for pinned. A re-run is
+// taken in once per check run (or suite) and completion time, recorded in
+// the history store: a replay of the same delivery under a new delivery id
+// is Seen.
+func (in *Intake) HandleRerun(ctx context.Context, repo string, number int, sender User, delivery string, rr Rerun) (Outcome, error) {
 	if sender.Login == "" || sender.Type == "Bot" || (in.Repo != "" && !strings.EqualFold(repo, in.Repo)) {
 		return Ignored, nil
 	}
-	user := sender.Login
+	if rr.ID <= 0 {
+		return Ignored, nil
+	}
+	user, what := sender.Login, rr.What
 	return in.admitter().Admit(ctx, intake.Request{
 		Job: job.Spec{
 			Key:          RerunKey(repo, number, delivery),
@@ -267,10 +341,13 @@ func (in *Intake) HandleRerun(ctx context.Context, repo string, number int, send
 			Source:       "github",
 		},
 		Decide: func(ctx context.Context) (trigger.Decision, error) { return in.decide(ctx, repo, user) },
+		Once: &intake.Once{Venue: "github-rerun", Item: strings.ToLower(repo),
+			Revision: fmt.Sprintf("%s/%d@%s", strings.ReplaceAll(what, " ", "-"), rr.ID, rr.Last.UTC().Format(time.RFC3339Nano))},
 		Refuse: func(ctx context.Context, text string) error {
 			return in.Client.Reply(ctx, repo, number, text)
 		},
 		Throttle: throttle("refusal", repo, number, user),
+		Prepare:  in.pinHead(repo, number, rr.HeadSHA),
 	})
 }
 
@@ -297,7 +374,13 @@ func (in *Intake) decide(ctx context.Context, repo, user string) (trigger.Decisi
 }
 
 // Poll handles the comments made since the last poll, for installations
-// without a public webhook endpoint. Each comment is handled once.
+// without a public webhook endpoint. It lists every comment updated since
+// its cursor, in the order of their updates (CommentsSince), and moves the
+// cursor to the last update it handled: never back, so that old comments
+// edited lately cannot hide newer ones. Each comment is handled once
+// (HandleComment records its id). A comment edited since it was made is
+// not a command: the webhook takes only new comments ("created"), and
+// GitHub does not say who edited one, so its permission cannot be checked.
 func (in *Intake) Poll(ctx context.Context) error {
 	if in.Repo == "" {
 		return errors.New("github polling needs venues.github.repo")
@@ -310,56 +393,57 @@ func (in *Intake) Poll(ctx context.Context) error {
 	if since.IsZero() {
 		since = time.Now().Add(-time.Hour)
 	}
-	comments, err := in.Client.CommentsSince(ctx, in.Repo, since)
+	// GitHub's timestamps are whole seconds: list from a second before
+	// the cursor, so that a comment updated in the cursor's second after
+	// the last poll is listed too (its id keeps it from being handled
+	// twice). The cursor itself never moves back.
+	comments, err := in.Client.CommentsSince(ctx, in.Repo, since.Add(-time.Second))
 	if err != nil {
 		return err
 	}
 	latest := since
-	// retry is the creation time of the first comment whose handling
-	// failed: the cursor stays before it, so the next poll lists it again.
-	var retry time.Time
 	var errs []error
 	for _, c := range comments {
-		if c.Created.After(latest) {
-			latest = c.Created
+		if c.Updated.IsZero() {
+			c.Updated = c.Created
 		}
-		if _, ok, _ := ParseCommand(c.Body, in.word()); !ok {
-			continue
-		}
-		number, err := issueNumber(c.IssueURL)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		id := strconv.FormatInt(c.ID, 10)
-		fresh, err := in.Seen.MarkTested(ctx, "github-comment", in.Repo, id, JobKey(in.Repo, number, c.ID))
-		if err != nil || !fresh {
-			if err != nil {
+		if _, ok, _ := ParseCommand(c.Body, in.word()); ok {
+			if c.Edited() {
+				in.log().Info("edited comment is not a command", "comment", c.ID, "user", c.User.Login)
+				in.count("perfbot_requests_total", "source", "github", "result", "edited")
+			} else if err := in.pollComment(ctx, c); err != nil {
+				// Stop here: the cursor stays before this comment, so
+				// that the next poll takes it (and the ones after it)
+				// in again.
 				errs = append(errs, err)
+				break
 			}
-			continue
 		}
-		out, err := in.pollOne(ctx, number, c)
-		if err != nil {
+		if c.Updated.After(latest) {
+			latest = c.Updated
+		}
+	}
+	if latest.After(since) {
+		if err := in.Seen.SetScheduleLast(ctx, cursor, latest); err != nil {
 			errs = append(errs, err)
-			if uerr := in.Seen.UnmarkTested(ctx, "github-comment", in.Repo, id); uerr != nil {
-				errs = append(errs, uerr)
-			} else if retry.IsZero() || c.Created.Before(retry) {
-				retry = c.Created
-			}
 		}
-		in.log().Info("polled comment", "comment", c.ID, "number", number, "outcome", out)
-	}
-	// Comments are listed by update time; step back a little so that a
-	// comment created in the same second as the cursor is not missed
-	// (MarkTested keeps it from being handled twice).
-	if !retry.IsZero() && retry.Before(latest) {
-		latest = retry
-	}
-	if err := in.Seen.SetScheduleLast(ctx, cursor, latest.Add(-time.Second)); err != nil {
-		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// pollComment handles one polled comment that holds a command.
+func (in *Intake) pollComment(ctx context.Context, c Comment) error {
+	number, err := issueNumber(c.IssueURL)
+	if err != nil {
+		in.log().Warn("polled comment skipped", "comment", c.ID, "err", err)
+		return nil
+	}
+	out, err := in.pollOne(ctx, number, c)
+	if err != nil {
+		return err
+	}
+	in.log().Info("polled comment", "comment", c.ID, "number", number, "outcome", out)
+	return nil
 }
 
 func (in *Intake) pollOne(ctx context.Context, number int, c Comment) (Outcome, error) {

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -168,16 +169,17 @@ func TestWebhookQueuesOnceAndAcknowledges(t *testing.T) {
 			t.Fatalf("delivery %d: status %d", i, resp.StatusCode)
 		}
 	}
-	// The same comment under a new delivery id is still one job.
-	if resp := f.deliver(t, "a-new-delivery-id", sig, body); resp.StatusCode != http.StatusOK {
-		t.Fatalf("status %d", resp.StatusCode)
+	// The same comment under a new delivery id (not covered by the
+	// signature) is seen by its comment id and never reaches the queue.
+	if resp, text := f.post(t, "a-new-delivery-id", "application/json", sig, bytes.NewReader(body)); resp.StatusCode != http.StatusOK || strings.TrimSpace(text) != "seen" {
+		t.Fatalf("replay under a new delivery id: %d %q, want 200 seen", resp.StatusCode, text)
 	}
-	if f.queue.new != 1 || len(f.queue.jobs) != 2 {
-		t.Fatalf("new jobs %d, enqueue calls %d; want 1 and 2 (replays never reach the queue)", f.queue.new, len(f.queue.jobs))
+	if f.queue.new != 1 || len(f.queue.jobs) != 1 {
+		t.Fatalf("new jobs %d, enqueue calls %d; want 1 and 1 (replays never reach the queue)", f.queue.new, len(f.queue.jobs))
 	}
 	got0 := f.queue.jobs[0]
 	want := job.Spec{Key: "github:acme/store#12/comment/1987654321", Targets: []string{"github:acme/store#12"},
-		Suites: []string{"wal"}, BaseRef: "main", CandidateRef: "pull/12/head",
+		Suites: []string{"wal"}, BaseRef: "main", CandidateRef: "pull/12/head", CandidateCommit: defaultHead,
 		Title: "acme/store#12: Batch WAL syncs", Requester: "maintainer", Source: "github"}
 	if got, _ := json.Marshal(got0); string(got) != string(must(json.Marshal(want))) {
 		t.Errorf("job = %s\nwant  %s", got, must(json.Marshal(want)))
@@ -188,6 +190,31 @@ func TestWebhookQueuesOnceAndAcknowledges(t *testing.T) {
 	}
 	if n := f.metrics.Counter("perfbot_webhook_deliveries_total", "result", "replayed"); n != 2 {
 		t.Errorf("replayed deliveries counted %v, want 2", n)
+	}
+}
+
+// TestWebhookReplayAfterQueueCleanup: a captured signed delivery sent
+// again under a new X-GitHub-Delivery (which the signature does not cover)
+// after the queue's completed jobs were cleaned away is refused: the
+// comment id inside the signed body is recorded in the history store for
+// good.
+func TestWebhookReplayAfterQueueCleanup(t *testing.T) {
+	f := newFixture(t)
+	body := payload(t, nil)
+	sig := sign([]byte("s3cret"), body)
+	if resp, text := f.post(t, "first", "application/json", sig, bytes.NewReader(body)); resp.StatusCode != http.StatusOK || strings.TrimSpace(text) != "queued" {
+		t.Fatalf("delivery: %d %q, want 200 queued", resp.StatusCode, text)
+	}
+	// The queue forgets its jobs after a day (River's retention).
+	if _, err := f.st.DB().ExecContext(context.Background(), `DELETE FROM river_job`); err != nil {
+		t.Fatal(err)
+	}
+	resp, text := f.post(t, "replayed-under-a-new-id", "application/json", sig, bytes.NewReader(body))
+	if resp.StatusCode != http.StatusOK || strings.TrimSpace(text) != "seen" {
+		t.Errorf("replay: %d %q, want 200 seen", resp.StatusCode, text)
+	}
+	if f.queue.new != 1 || len(f.queue.jobs) != 1 {
+		t.Errorf("new jobs %d, enqueue calls %d; want 1 and 1: the replay must not queue a second run", f.queue.new, len(f.queue.jobs))
 	}
 }
 
@@ -283,6 +310,50 @@ func TestPoll(t *testing.T) {
 	if f.queue.new != 1 || len(f.queue.jobs) != 1 || len(reactions) != 1 || len(replies) != 1 {
 		t.Errorf("after two polls: %d new jobs of %d, reactions %v, replies %v; want 1, 1, one rocket, one refusal",
 			f.queue.new, len(f.queue.jobs), reactions, replies)
+	}
+}
+
+// TestPollOldCommentsUpdatedLately: 150 old comments edited within the
+// hour do not hide a maintainer's new command (the listing is sorted by
+// update and every page is read), the cursor only moves forward, and an
+// edited comment is no command: GitHub does not say who edited it.
+func TestPollOldCommentsUpdatedLately(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Second)
+	f.fake.issues[12] = Issue{Number: 12, Title: "Batch WAL syncs", PullRequest: true}
+	issue := "https://api.github.com/repos/acme/store/issues/12"
+	for i := range 150 {
+		f.fake.comments = append(f.fake.comments, Comment{ID: int64(100 + i), Body: fmt.Sprintf("old remark %d", i),
+			User: User{Login: "writer"}, IssueURL: issue, Created: now.Add(-48 * time.Hour).Add(time.Duration(i) * time.Second),
+			Updated: now.Add(-30 * time.Minute).Add(time.Duration(i) * time.Second)})
+	}
+	// An old comment of a non-maintainer, edited into a command, and an
+	// old one of a maintainer, edited (by someone) into a command.
+	f.fake.comments = append(f.fake.comments,
+		Comment{ID: 300, Body: "/perfbot run", User: User{Login: "drive-by"}, IssueURL: issue,
+			Created: now.Add(-47 * time.Hour), Updated: now.Add(-10 * time.Second)},
+		Comment{ID: 301, Body: "/perfbot run", User: User{Login: "maintainer"}, IssueURL: issue,
+			Created: now.Add(-46 * time.Hour), Updated: now.Add(-5 * time.Second)},
+		Comment{ID: 400, Body: "/perfbot run wal", User: User{Login: "maintainer"}, IssueURL: issue, Created: now})
+	for range 3 {
+		if err := f.intake.Poll(ctx); err != nil {
+			t.Fatal(err)
+		}
+		cursor, err := f.st.ScheduleLast(ctx, "github-poll:acme/store")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !cursor.Equal(now) {
+			t.Errorf("cursor after a poll: %v, want the last update, %v", cursor, now)
+		}
+	}
+	reactions, replies := f.fake.snapshot()
+	if f.queue.new != 1 || len(f.queue.jobs) != 1 || f.queue.jobs[0].Key != "github:acme/store#12/comment/400" {
+		t.Errorf("jobs %+v, want the one of comment 400", f.queue.jobs)
+	}
+	if len(reactions) != 1 || len(replies) != 0 {
+		t.Errorf("reactions %v, replies %v; want one rocket for comment 400 and no reply to an edited comment", reactions, replies)
 	}
 }
 

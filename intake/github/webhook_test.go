@@ -135,13 +135,13 @@ func TestWebhookStoreFailure(t *testing.T) {
 		t.Fatalf("delivery queued although the store failed: %v", f.queue.jobs)
 	}
 	// The job is queued, but recording the delivery fails: 500, and the
-	// redelivery finds the job already queued.
+	// redelivery finds the comment taken in already.
 	if resp := f.deliver(t, "store-1", sig, body); resp.StatusCode != http.StatusInternalServerError {
 		t.Fatalf("delivery whose recording fails: status %d, want 500", resp.StatusCode)
 	}
 	resp, text := f.post(t, "store-1", "application/json", sig, bytes.NewReader(body))
-	if resp.StatusCode != http.StatusOK || !strings.Contains(text, "duplicate") {
-		t.Fatalf("redelivery: %d %q, want 200 duplicate", resp.StatusCode, text)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(text, "seen") {
+		t.Fatalf("redelivery: %d %q, want 200 seen", resp.StatusCode, text)
 	}
 	if resp, text := f.post(t, "store-1", "application/json", sig, bytes.NewReader(body)); !strings.Contains(text, "already handled") {
 		t.Errorf("redelivery after it was recorded: %d %q, want already handled", resp.StatusCode, text)
