@@ -69,6 +69,12 @@ type Answer struct {
 	Summary string
 	// State is the outcome for venues that show one (commit statuses).
 	State State
+	// Commit is the commit the answer speaks for: the head side's commit
+	// as it was measured (a pull request's head when the job checked it
+	// out). A venue's commit status or check run goes on it, never on a
+	// head pushed since; empty before a measurement, and when the
+	// measured code is no commit of the venue's (a patch applied here).
+	Commit string `json:",omitempty"`
 	// Renderings holds the answer by format. Read it through Full, Short
 	// and Fit; change it only through Set and Map, which copy it.
 	Renderings map[Format]Rendering

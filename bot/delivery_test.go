@@ -278,6 +278,8 @@ func (f *fakeGitHubComments) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"html_url": fmt.Sprintf("https://github.example/acme/store/pull/3#issuecomment-%d", id)}
 	}
 	switch {
+	case r.Method == http.MethodGet && r.URL.Path == "/api/v3/user":
+		json.NewEncoder(w).Encode(map[string]any{"login": "perfbot[bot]", "id": 1, "type": "Bot"})
 	case r.Method == http.MethodGet && r.URL.Path == "/api/v3/repos/acme/store/issues/3/comments":
 		list := []map[string]any{}
 		for id := int64(1); id <= f.nextID; id++ {

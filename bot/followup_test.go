@@ -56,6 +56,8 @@ func (f *fakeGitHubPulls) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var n int
 	switch {
+	case r.Method == http.MethodGet && r.URL.Path == "/api/v3/user":
+		json.NewEncoder(w).Encode(map[string]any{"login": "perfbot[bot]", "id": 1, "type": "Bot"})
 	case issueComments.MatchString(r.URL.Path):
 		fmt.Sscan(issueComments.FindStringSubmatch(r.URL.Path)[1], &n)
 		if r.Method == http.MethodGet {

@@ -14,6 +14,7 @@ import (
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/store"
 )
@@ -191,6 +192,7 @@ func (s *Service) answerMessage(ctx context.Context, spec JobSpec, cmp *compare.
 		msg = LinkRun(msg, url, s.storedImages(ctx, runID))
 	}
 	msg.Key = spec.Key
+	msg.Commit = report.MeasuredCommit(cmp)
 	if state != "" {
 		msg.State = answer.State(state)
 	}

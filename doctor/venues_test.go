@@ -160,7 +160,7 @@ func TestGitHubAppSignsInAndMintsToken(t *testing.T) {
 	f.appKey = &key.PublicKey
 	cfg := parse(t, "venues:\n  github: {repo: acme/store, url: "+f.srv.URL+"/api/v3/, app_id: \"4242\", installation_id: 77, private_key_file: "+file+"}\n")
 	r := byName(Venues(context.Background(), cfg, Options{Getenv: func(string) string { return "" }}))["github"]
-	want := "GitHub App perfbot-app (id 4242), installation 77: token minted; acme/store readable"
+	want := "GitHub App perfbot-app (id 4242), installation 77: token minted; posts as perfbot-app[bot]; acme/store readable"
 	if r.Status != OK || r.Reason != want {
 		t.Errorf("github = %v %q, want ok %q", r.Status, r.Reason, want)
 	}

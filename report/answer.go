@@ -9,6 +9,19 @@ import (
 	"github.com/perfbot/perfbot/compare"
 )
 
+// MeasuredCommit is the commit the head side of cmp was measured at: the
+// first candidate checked out from a ref, with no patch applied here. It is
+// what a commit status speaks for (answer.Answer.Commit); "" when there is
+// none.
+func MeasuredCommit(cmp *compare.Comparison) string {
+	for _, side := range cmp.Provenance.Sides {
+		if side.Variant != cmp.Base && side.Patch == "" && side.Commit != "" {
+			return side.Commit
+		}
+	}
+	return ""
+}
+
 // State is the outcome a venue shows for a comparison, decided here for
 // every answer: error when no row was measured on both sides (an empty
 // comparison, or one whose builds failed), failure when a candidate got
@@ -73,6 +86,7 @@ func Brief(cmp *compare.Comparison) answer.Answer {
 		Subject: messageSubject(cmp),
 		Summary: summary,
 		State:   State(cmp),
+		Commit:  MeasuredCommit(cmp),
 	}
 	a.Set(answer.MarkdownGFM, answer.Rendering{Full: mdText})
 	a.Set(answer.MarkdownRB, answer.Rendering{Full: join(ReviewBoardEscape, "\n\n")})

@@ -52,6 +52,7 @@ func Message(cmp *compare.Comparison, opts Options) (answer.Answer, error) {
 		Subject: messageSubject(cmp),
 		Summary: doc.Summary,
 		State:   State(cmp),
+		Commit:  MeasuredCommit(cmp),
 	}
 
 	var charts []answer.Attachment

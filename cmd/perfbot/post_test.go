@@ -41,10 +41,12 @@ func (f *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var in struct{ Body, State, Description string }
 	_ = json.Unmarshal(body, &in)
 	switch {
+	case r.Method == "GET" && r.URL.Path == "/api/v3/user":
+		_ = json.NewEncoder(w).Encode(map[string]any{"login": "perfbot-ci", "id": 1, "type": "User"})
 	case r.Method == "GET" && r.URL.Path == "/api/v3/repos/acme/store/issues/7/comments":
 		var out []map[string]any
 		for id, b := range f.comments {
-			out = append(out, map[string]any{"id": id, "body": b, "html_url": fmt.Sprintf("https://github.example/acme/store/pull/7#issuecomment-%d", id)})
+			out = append(out, map[string]any{"id": id, "body": b, "user": map[string]any{"login": "perfbot-ci"}, "html_url": fmt.Sprintf("https://github.example/acme/store/pull/7#issuecomment-%d", id)})
 		}
 		_ = json.NewEncoder(w).Encode(out)
 	case r.Method == "POST" && r.URL.Path == "/api/v3/repos/acme/store/issues/7/comments":
@@ -52,7 +54,7 @@ func (f *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		id := 1000 + f.nextID
 		f.comments[id] = in.Body
 		w.WriteHeader(http.StatusCreated)
-		_ = json.NewEncoder(w).Encode(map[string]any{"id": id, "body": in.Body, "html_url": fmt.Sprintf("https://github.example/acme/store/pull/7#issuecomment-%d", id)})
+		_ = json.NewEncoder(w).Encode(map[string]any{"id": id, "body": in.Body, "user": map[string]any{"login": "perfbot-ci"}, "html_url": fmt.Sprintf("https://github.example/acme/store/pull/7#issuecomment-%d", id)})
 	case r.Method == "PATCH" && strings.HasPrefix(r.URL.Path, "/api/v3/repos/acme/store/issues/comments/"):
 		var id int64
 		fmt.Sscan(strings.TrimPrefix(r.URL.Path, "/api/v3/repos/acme/store/issues/comments/"), &id)
@@ -61,7 +63,7 @@ func (f *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		f.comments[id] = in.Body
-		_ = json.NewEncoder(w).Encode(map[string]any{"id": id, "body": in.Body, "html_url": fmt.Sprintf("https://github.example/acme/store/pull/7#issuecomment-%d", id)})
+		_ = json.NewEncoder(w).Encode(map[string]any{"id": id, "body": in.Body, "user": map[string]any{"login": "perfbot-ci"}, "html_url": fmt.Sprintf("https://github.example/acme/store/pull/7#issuecomment-%d", id)})
 	case r.Method == "GET" && r.URL.Path == "/api/v3/repos/acme/store/pulls/7":
 		_ = json.NewEncoder(w).Encode(map[string]any{"number": 7, "head": map[string]any{"sha": "6dcb09b5b57875f334f61aebed695e2e4193db5e"}})
 	case r.Method == "POST" && strings.HasPrefix(r.URL.Path, "/api/v3/repos/acme/store/statuses/"):
@@ -102,8 +104,10 @@ func TestReportPostsToGitHubOnceAndEditsOnRerun(t *testing.T) {
 			t.Error("the token leaked into the comment")
 		}
 	}
-	if len(fake.statuses) != 2 || !strings.HasPrefix(fake.statuses[0], "failure") {
-		t.Errorf("statuses = %q, want failure (allocs got worse) on each run", fake.statuses)
+	// Result files name no commit that was measured, so no commit
+	// status speaks for the pull request's head.
+	if len(fake.statuses) != 0 {
+		t.Errorf("statuses = %q, want none: nothing says which commit the files measured", fake.statuses)
 	}
 }
 

@@ -14,7 +14,9 @@ import (
 
 // Check shows that the credentials work, with one authenticated read each
 // and no retry: as a GitHub App, GET /app signed with the app's JWT and an
-// installation token minted; with a token, GET /user. When repo
+// installation token minted; with a token, GET /user. It names the
+// account perfbot posts as, and fails when venues.github.login names
+// another. When repo
 // ("OWNER/REPO") is set it then reads the repository, which the
 // installation or token must be able to see. It returns who perfbot is
 // signed in as; errors never hold a secret.
@@ -41,29 +43,22 @@ func (p *Poster) Check(ctx context.Context, repo string) (string, error) {
 	return fmt.Sprintf("%s; %s readable", who, r.GetFullName()), nil
 }
 
-// whoAmI makes the one authenticated read of Check.
+// whoAmI makes the one authenticated read of Check and says whom perfbot
+// posts as: GET /app with the App's JWT, and an installation token minted;
+// or GET /user with a token.
 func (p *Poster) whoAmI(ctx context.Context) (string, error) {
+	me, err := p.self(ctx)
+	if err != nil {
+		return "", err
+	}
 	if p.app != nil {
-		app, _, err := p.app.jwtc.Apps.Get(ctx, "")
-		if err != nil {
-			return "", fmt.Errorf("github: app %s (JWT signed with the private key): %w", p.app.app.ID, err)
-		}
 		if _, err := p.app.installationToken(ctx); err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("GitHub App %s (id %d), installation %d: token minted", app.GetSlug(), app.GetID(), p.app.app.InstallationID), nil
+		return fmt.Sprintf("GitHub App %s, installation %d: token minted; posts as %s", me.app, p.app.app.InstallationID, me.login), nil
 	}
-	u, _, err := p.client.Users.Get(ctx, "")
-	if err != nil {
-		var er *gh.ErrorResponse
-		// A workflow's GITHUB_TOKEN or an installation token is not a
-		// user: GitHub answers 403 "Resource not accessible by
-		// integration", and the repository read below is the test.
-		if errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusForbidden &&
-			strings.Contains(er.Message, "integration") {
-			return "an integration token", nil
-		}
-		return "", fmt.Errorf("github: token: %w", err)
+	if me.how != "the token signs in as "+me.login {
+		return me.how, nil
 	}
-	return "signed in as " + u.GetLogin(), nil
+	return "signed in as " + me.login, nil
 }

@@ -1,6 +1,7 @@
 // Package github posts perfbot's answers to GitHub pull requests: one
-// Markdown comment, found again by a hidden marker and edited in place on a
-// rerun, and a commit status on the pull request's head commit.
+// Markdown comment, written by perfbot's own account and found again by a
+// hidden marker and edited in place on a rerun, and a commit status on the
+// commit that was measured.
 //
 // It authenticates with a token (a personal access token, or the
 // GITHUB_TOKEN of a workflow) or as a GitHub App installation, and talks to
@@ -13,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	gh "github.com/google/go-github/v60/github"
 
@@ -31,9 +33,11 @@ type Config struct {
 	Token string
 	// App signs in as a GitHub App installation instead of with Token.
 	App *App
-	// Login, when set, restricts edit-in-place to comments written by
-	// this account ("perfbot-ci", "my-app[bot]"), so a marker copied into
-	// someone else's comment is never taken for perfbot's own.
+	// Login, when set, must name the account the credentials post as
+	// ("perfbot-ci", "my-app[bot]"); perfbot asks GitHub who that is
+	// (GET /user, or GET /app for an App) and refuses a mismatch. It is
+	// required only for a token GET /user cannot name (a workflow's
+	// GITHUB_TOKEN). Only comments written by that account are edited.
 	Login string
 	// StatusContext names the commit status, or the check run with
 	// Checks (default "perfbot").
@@ -58,6 +62,9 @@ type Poster struct {
 	context string
 	checks  bool
 	retry   retry.Policy
+
+	mu sync.Mutex
+	me identity // who perfbot posts as, once asked
 }
 
 var _ review.Poster = (*Poster)(nil)

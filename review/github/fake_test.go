@@ -25,7 +25,9 @@ type fakeGitHub struct {
 	token  string         // accepted bearer token
 	appKey *rsa.PublicKey // verifies app JWTs, when set
 	appTok string         // installation token handed out
-	login  string         // author of comments created here
+	login  string         // author of comments created here, and GET /user's login
+	slug   string         // the App's slug (GET /app)
+	head   string         // the pull request's head commit
 
 	mu       sync.Mutex
 	comments []fakeComment
@@ -48,7 +50,7 @@ type fakeComment struct {
 }
 
 func newFakeGitHub(t *testing.T, token string) *fakeGitHub {
-	f := &fakeGitHub{t: t, token: token, login: "perfbot-ci", nextID: 1000}
+	f := &fakeGitHub{t: t, token: token, login: "perfbot-ci", slug: "perfbot", head: "6dcb09b5b57875f334f61aebed695e2e4193db5e", nextID: 1000}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /api/v3/repos/{owner}/{repo}/issues/{n}/comments", f.auth(f.listComments))
 	mux.HandleFunc("POST /api/v3/repos/{owner}/{repo}/issues/{n}/comments", f.auth(f.createComment))
@@ -59,6 +61,8 @@ func newFakeGitHub(t *testing.T, token string) *fakeGitHub {
 	mux.HandleFunc("POST /api/v3/repos/{owner}/{repo}/check-runs", f.auth(f.createCheckRun))
 	mux.HandleFunc("PATCH /api/v3/repos/{owner}/{repo}/check-runs/{id}", f.auth(f.updateCheckRun))
 	mux.HandleFunc("POST /api/v3/app/installations/{id}/access_tokens", f.accessToken)
+	mux.HandleFunc("GET /api/v3/user", f.auth(f.user))
+	mux.HandleFunc("GET /api/v3/app", f.getApp)
 	f.srv = httptest.NewServer(mux)
 	t.Cleanup(f.srv.Close)
 	return f
@@ -206,7 +210,7 @@ func (f *fakeGitHub) getPull(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"number": n, "state": "open", "title": "Faster WAL",
-		"head": map[string]any{"ref": "wal", "sha": "6dcb09b5b57875f334f61aebed695e2e4193db5e"},
+		"head": map[string]any{"ref": "wal", "sha": f.headSHA()},
 		"base": map[string]any{"ref": "main", "sha": "5d2f1c0a1e4b7e1c2d4c3f1a0b9e8d7c6b5a4f3e"},
 	})
 }
@@ -238,27 +242,7 @@ func (f *fakeGitHub) createStatus(w http.ResponseWriter, r *http.Request) {
 // accessToken checks the app JWT's RS256 signature and claims and answers
 // with an installation token, as POST /app/installations/{id}/access_tokens.
 func (f *fakeGitHub) accessToken(w http.ResponseWriter, r *http.Request) {
-	jwt, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	parts := strings.Split(jwt, ".")
-	if !ok || len(parts) != 3 || f.appKey == nil {
-		writeJSON(w, http.StatusUnauthorized, map[string]string{"message": "A JSON web token could not be decoded"})
-		return
-	}
-	sig, _ := base64.RawURLEncoding.DecodeString(parts[2])
-	sum := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
-	if err := rsa.VerifyPKCS1v15(f.appKey, crypto.SHA256, sum[:], sig); err != nil {
-		writeJSON(w, http.StatusUnauthorized, map[string]string{"message": "A JSON web token could not be decoded"})
-		return
-	}
-	var claims struct {
-		IAT, EXP int64
-		ISS      json.Number
-	}
-	raw, _ := base64.RawURLEncoding.DecodeString(parts[1])
-	_ = json.Unmarshal(raw, &claims)
-	now := time.Now().Unix()
-	if claims.ISS.String() != "12345" || claims.IAT > now || claims.EXP <= now || claims.EXP-claims.IAT > 600 {
-		writeJSON(w, http.StatusUnauthorized, map[string]string{"message": "'Expiration time' claim ('exp') is too far in the future"})
+	if !f.jwtOK(w, r) {
 		return
 	}
 	if r.PathValue("id") != "99" {
@@ -274,6 +258,64 @@ func (f *fakeGitHub) accessToken(w http.ResponseWriter, r *http.Request) {
 		"permissions":          map[string]string{"issues": "write", "statuses": "write"},
 		"repository_selection": "selected",
 	})
+}
+
+// jwtOK checks the app JWT's RS256 signature and claims, answering 401 as
+// GitHub does when they do not hold.
+func (f *fakeGitHub) jwtOK(w http.ResponseWriter, r *http.Request) bool {
+	jwt, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	parts := strings.Split(jwt, ".")
+	if !ok || len(parts) != 3 || f.appKey == nil {
+		writeJSON(w, http.StatusUnauthorized, map[string]string{"message": "A JSON web token could not be decoded"})
+		return false
+	}
+	sig, _ := base64.RawURLEncoding.DecodeString(parts[2])
+	sum := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
+	if err := rsa.VerifyPKCS1v15(f.appKey, crypto.SHA256, sum[:], sig); err != nil {
+		writeJSON(w, http.StatusUnauthorized, map[string]string{"message": "A JSON web token could not be decoded"})
+		return false
+	}
+	var claims struct {
+		IAT, EXP int64
+		ISS      json.Number
+	}
+	raw, _ := base64.RawURLEncoding.DecodeString(parts[1])
+	_ = json.Unmarshal(raw, &claims)
+	now := time.Now().Unix()
+	if claims.ISS.String() != "12345" || claims.IAT > now || claims.EXP <= now || claims.EXP-claims.IAT > 600 {
+		writeJSON(w, http.StatusUnauthorized, map[string]string{"message": "'Expiration time' claim ('exp') is too far in the future"})
+		return false
+	}
+	return true
+}
+
+func (f *fakeGitHub) headSHA() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.head
+}
+
+// user is GET /user: the signed-in user, as GitHub documents it ("Get the
+// authenticated user"); a workflow's GITHUB_TOKEN gets 403 "Resource not
+// accessible by integration" instead (forbidden).
+func (f *fakeGitHub) user(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	login := f.login
+	f.mu.Unlock()
+	writeJSON(w, http.StatusOK, map[string]any{"login": login, "id": 1, "node_id": "MDQ6VXNlcjE=", "type": "User",
+		"site_admin": false, "html_url": "https://github.example/" + login, "name": login})
+}
+
+// getApp is GET /app with the App's JWT ("Get the authenticated app"):
+// its id, slug, name and owner. The App's comments are written by the bot
+// user "<slug>[bot]".
+func (f *fakeGitHub) getApp(w http.ResponseWriter, r *http.Request) {
+	if !f.jwtOK(w, r) {
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"id": 12345, "slug": f.slug, "node_id": "MDM6QXBwMTIzNDU=", "client_id": "Iv1.8a61f9b3a7aba766",
+		"name": f.slug, "owner": map[string]any{"login": "acme", "id": 2, "type": "Organization"},
+		"permissions": map[string]string{"issues": "write", "statuses": "write", "checks": "write"}, "events": []string{"issue_comment"}})
 }
 
 // Failure answers, as GitHub sends them.

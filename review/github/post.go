@@ -45,9 +45,14 @@ func ParsePR(where string) (PR, error) {
 func Marker(key string) string { return review.HTMLCommentMarker(key) }
 
 // Post writes msg as a comment on the pull request where ("OWNER/REPO#N"),
-// editing the comment that carries msg.Key's marker when one exists, and
-// sets the "perfbot" commit status (or check run, with Config.Checks) on
-// the head commit when msg.State is set. It returns the comment's URL.
+// editing perfbot's own comment that carries msg.Key's marker when one
+// exists, and sets the "perfbot" commit status (or check run, with
+// Config.Checks) when msg.State is set. The status goes on msg.Commit, the
+// commit that was measured, never on a head pushed since; when the head
+// moved the comment says so. An answer without a commit (queued, running,
+// a failure before anything was checked out) puts its status on the
+// current head, except a verdict, which speaks for a measured commit only.
+// It returns the comment's URL.
 func (p *Poster) Post(ctx context.Context, where string, msg answer.Answer) (string, error) {
 	pr, err := ParsePR(where)
 	if err != nil {
@@ -56,33 +61,67 @@ func (p *Poster) Post(ctx context.Context, where string, msg answer.Answer) (str
 	if msg.Key == "" {
 		return "", fmt.Errorf("github %s: message has no key; without one a rerun cannot find its comment", pr)
 	}
-	body := CommentBody(msg)
-	var link string
+	var link, head string
+	var me identity
 	err = p.retry.Do(ctx, "github: comment on "+pr.String(), func(ctx context.Context) error {
 		var err error
-		link, err = p.upsertComment(ctx, pr, Marker(msg.Key), body)
+		if me, err = p.self(ctx); err != nil {
+			return err
+		}
+		if head == "" && (msg.State != "" || msg.Commit != "") {
+			if head, err = p.headSHA(ctx, pr); err != nil {
+				return err
+			}
+		}
+		link, err = p.upsertComment(ctx, pr, me.login, Marker(msg.Key), CommentBody(WithHeadNote(msg, head)))
 		return classify(err)
 	})
 	if err != nil {
 		return "", retry.Redact(err, p.secrets()...)
 	}
-	if msg.State != "" {
+	if sha := StatusCommit(msg, head); sha != "" {
 		set := p.setStatus
 		if p.checks {
 			set = p.setCheck
 		}
-		if err := set(ctx, pr, msg, link); err != nil {
+		if err := set(ctx, pr, sha, me.appID, msg, link); err != nil {
 			return link, retry.Redact(err, p.secrets()...)
 		}
 	}
 	return link, nil
 }
 
-// upsertComment finds the earlier comment with marker and edits it, or
-// creates one. Looking before each try keeps a retried creation (whose
-// first answer was lost) from posting twice.
-func (p *Poster) upsertComment(ctx context.Context, pr PR, marker, body string) (string, error) {
-	c, err := p.findComment(ctx, pr, marker)
+// StatusCommit is the commit an answer's status goes on, head being the
+// change's head now: the measured commit when the answer has one; else,
+// for a state that is no verdict (queued, running, an error, a
+// cancellation), the head; else none. "" means no status.
+func StatusCommit(msg answer.Answer, head string) string {
+	switch {
+	case msg.State == "":
+		return ""
+	case msg.Commit != "":
+		return msg.Commit
+	case msg.State == answer.StateSuccess || msg.State == answer.StateFailure:
+		return ""
+	}
+	return head
+}
+
+// WithHeadNote returns msg with a line after its headline saying that the
+// pull request's head is no longer the measured commit, when head (the
+// head now) is another commit than msg.Commit.
+func WithHeadNote(msg answer.Answer, head string) answer.Answer {
+	if msg.Commit == "" || head == "" || strings.EqualFold(msg.Commit, head) {
+		return msg
+	}
+	return review.AddNote(msg, Format, "> "+review.HeadMoved(msg.Commit, head, "pull request", "`/perfbot run`"))
+}
+
+// upsertComment finds perfbot's earlier comment with marker (written by
+// login) and edits it, or creates one. Looking before each try keeps a
+// retried creation (whose first answer was lost) from posting twice.
+func (p *Poster) upsertComment(ctx context.Context, pr PR, login, marker, body string) (string, error) {
+	c, err := p.findComment(ctx, pr, login, marker)
 	if err != nil {
 		return "", err
 	}
@@ -104,8 +143,10 @@ func (p *Poster) upsertComment(ctx context.Context, pr PR, marker, body string) 
 }
 
 // findComment pages through the pull request's comments for the first one
-// starting with marker (written by p.login when that is set).
-func (p *Poster) findComment(ctx context.Context, pr PR, marker string) (*gh.IssueComment, error) {
+// written by login that starts with marker. A comment by anyone else is
+// never perfbot's, whatever marker it carries: anyone who can comment can
+// copy one.
+func (p *Poster) findComment(ctx context.Context, pr PR, login, marker string) (*gh.IssueComment, error) {
 	opt := &gh.IssueListCommentsOptions{ListOptions: gh.ListOptions{PerPage: 100}}
 	for {
 		cs, resp, err := p.client.Issues.ListComments(ctx, pr.Owner, pr.Repo, pr.Number, opt)
@@ -113,7 +154,7 @@ func (p *Poster) findComment(ctx context.Context, pr PR, marker string) (*gh.Iss
 			return nil, fmt.Errorf("list comments: %w", err)
 		}
 		for _, c := range cs {
-			if strings.HasPrefix(c.GetBody(), marker) && (p.login == "" || strings.EqualFold(c.GetUser().GetLogin(), p.login)) {
+			if strings.EqualFold(c.GetUser().GetLogin(), login) && strings.HasPrefix(c.GetBody(), marker) {
 				return c, nil
 			}
 		}
@@ -137,13 +178,9 @@ func (p *Poster) headSHA(ctx context.Context, pr PR) (string, error) {
 	return sha, nil
 }
 
-// setStatus sets the commit status on the pull request's head commit.
-func (p *Poster) setStatus(ctx context.Context, pr PR, msg answer.Answer, link string) error {
+// setStatus sets the commit status on commit sha.
+func (p *Poster) setStatus(ctx context.Context, pr PR, sha string, _ int64, msg answer.Answer, link string) error {
 	return p.retry.Do(ctx, "github: commit status on "+pr.String(), func(ctx context.Context) error {
-		sha, err := p.headSHA(ctx, pr)
-		if err != nil {
-			return err
-		}
 		st := &gh.RepoStatus{
 			State:       gh.String(statusState(msg.State)),
 			Description: gh.String(truncateRunes(msg.Summary, StatusDescriptionLimit)),
@@ -207,17 +244,13 @@ const CheckOutputLimit = 65535
 // checkTitleLimit keeps a check run's title to one readable line.
 const checkTitleLimit = 200
 
-// setCheck creates or updates the check run named p.context on the pull
-// request's head commit: queued, in progress while msg is pending, else completed
+// setCheck creates or updates the check run named p.context (of the App
+// appID, when known) on commit sha: queued, in progress while msg is pending, else completed
 // with a conclusion (success; failure when something got worse; neutral
 // when nothing could be compared; cancelled) and the report as its output. A rerun on
 // the same commit updates the run instead of adding one.
-func (p *Poster) setCheck(ctx context.Context, pr PR, msg answer.Answer, link string) error {
+func (p *Poster) setCheck(ctx context.Context, pr PR, sha string, appID int64, msg answer.Answer, link string) error {
 	return p.retry.Do(ctx, "github: check run on "+pr.String(), func(ctx context.Context) error {
-		sha, err := p.headSHA(ctx, pr)
-		if err != nil {
-			return err
-		}
 		status, conclusion := checkState(msg.State)
 		output := &gh.CheckRunOutput{
 			Title:   gh.String(truncateRunes(msg.Summary, checkTitleLimit)),
@@ -231,7 +264,11 @@ func (p *Poster) setCheck(ctx context.Context, pr PR, msg answer.Answer, link st
 		if conclusion != "" {
 			conc = gh.String(conclusion)
 		}
-		existing, _, err := p.client.Checks.ListCheckRunsForRef(ctx, pr.Owner, pr.Repo, sha, &gh.ListCheckRunsOptions{CheckName: gh.String(p.context)})
+		opt := &gh.ListCheckRunsOptions{CheckName: gh.String(p.context)}
+		if appID != 0 {
+			opt.AppID = gh.Int64(appID)
+		}
+		existing, _, err := p.client.Checks.ListCheckRunsForRef(ctx, pr.Owner, pr.Repo, sha, opt)
 		if err != nil {
 			return classify(fmt.Errorf("list check runs on %.12s: %w", sha, err))
 		}

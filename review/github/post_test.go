@@ -23,6 +23,9 @@ import (
 
 const testToken = "ghp_TESTtoken0123456789abcdefABCDEF"
 
+// fakeHead is the fake pull request's head commit, which message measured.
+const fakeHead = "6dcb09b5b57875f334f61aebed695e2e4193db5e"
+
 type waits struct{ d []time.Duration }
 
 func (w *waits) policy() retry.Policy {
@@ -43,7 +46,7 @@ func newPoster(t *testing.T, f *fakeGitHub, w *waits, token string) *Poster {
 
 func message(key, summary string) answer.Answer {
 	return answer.Answer{
-		Key: key, Subject: "wal: 2 better", Summary: summary, State: answer.StateFailure,
+		Key: key, Subject: "wal: 2 better", Summary: summary, State: answer.StateFailure, Commit: fakeHead,
 		Renderings: map[answer.Format]answer.Rendering{answer.MarkdownGFM: {
 			Full:  "**2 better, 1 worse, 14 same**\n\n| Threads | Default | Async | Diff |\n|---|---|---|---|\n| 10 | 1.0 | 3.7 | 3.7x |\n",
 			Short: "**2 better, 1 worse, 14 same**\n"}},
@@ -155,7 +158,7 @@ func TestPostFailsFast(t *testing.T) {
 	}{
 		{"401 bad credentials", "ghp_wrongTOKENwrongTOKENwrong", nil, "401 Bad credentials"},
 		{"404", testToken, notFound, "404 Not Found"},
-		{"403 not a rate limit", testToken, forbidden, "403 Resource not accessible"},
+		{"403 integration token without login", testToken, forbidden, "set venues.github.login"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -203,6 +206,7 @@ func TestPostAsApp(t *testing.T) {
 	f := newFakeGitHub(t, "")
 	f.appKey = &key.PublicKey
 	f.appTok = "ghs_INSTALLATIONtoken0123456789"
+	f.login = "perfbot[bot]" // the App's bot user writes its comments
 	var w waits
 	p, err := New(Config{BaseURL: f.url(), App: &App{ID: "12345", InstallationID: 99, PrivateKey: pemKey}, Retry: w.policy()})
 	if err != nil {
