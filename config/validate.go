@@ -275,6 +275,7 @@ func (c *Config) checkVenues(v *validator) {
 		}
 	}
 	checkAddress(v, "venues.mail.list", m.List)
+	checkSize(v, "venues.mail.max_mail_size", m.MaxMailSize)
 	oneOf(v, "venues.mail.starttls", m.StartTLS, "require", "opportunistic", "off")
 	for list := range m.Lists {
 		checkAddress(v, "venues.mail.lists."+list, list)

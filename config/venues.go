@@ -191,6 +191,9 @@ type Mail struct {
 	SeriesWait time.Duration `yaml:"series_wait"`
 	// Maildir is a maildir whose new mails are read for patches.
 	Maildir string `yaml:"maildir"`
+	// MaxMailSize is the largest mail read for patches, such as "10MiB"
+	// (the default); a larger one is skipped with a log line naming it.
+	MaxMailSize string `yaml:"max_mail_size"`
 	// IMAP is "host:port" of an IMAP server (TLS), with user and password
 	// from environment variables (or IMAPPassFile); Mailbox defaults to
 	// INBOX.

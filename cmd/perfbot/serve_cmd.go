@@ -311,9 +311,17 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues config.Venues, log *sl
 		svc.AddPoller("gerrit", every, func(ctx context.Context) error { _, err := p.Poll(ctx); return err })
 	}
 	var src mailintake.Source
+	var maxMail int64
+	if v.Mail.MaxMailSize != "" {
+		var err error
+		if maxMail, err = config.ParseSize(v.Mail.MaxMailSize); err != nil {
+			return fmt.Errorf("venues.mail.max_mail_size: %w", err)
+		}
+	}
+	mailLog := log.With("intake", "mail")
 	switch {
 	case v.Mail.Maildir != "":
-		src = mailintake.MaildirSource(v.Mail.Maildir)
+		src = mailintake.Maildir{Dir: v.Mail.Maildir, MaxSize: maxMail, Log: mailLog}.Source()
 	case v.Mail.IMAP != "" && v.Mail.IMAPUserEnv != "":
 		user, err := readSecret(v.Mail.IMAPUser())
 		if err != nil {
@@ -323,10 +331,11 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues config.Venues, log *sl
 		if err != nil {
 			return err
 		}
-		src = mailintake.IMAP{Addr: v.Mail.IMAP, User: user, Password: pass, Mailbox: v.Mail.Mailbox}.Source()
+		src = mailintake.IMAP{Addr: v.Mail.IMAP, User: user, Password: pass, Mailbox: v.Mail.Mailbox,
+			MaxSize: maxMail, Log: mailLog}.Source()
 	}
 	if src != nil {
-		p := &mailintake.Poller{Source: src, Queue: svc, Tested: svc.Store(), List: v.Mail.List, Log: log.With("intake", "mail"),
+		p := &mailintake.Poller{Source: src, Queue: svc, Tested: svc.Store(), Claims: svc.Store(), List: v.Mail.List, Log: mailLog,
 			Policy: policy, Poster: svc.Poster(), SeriesWait: v.Mail.SeriesWait, Metrics: svc.Metrics()}
 		if len(policy.AllowSenders) == 0 {
 			log.Warn("triggers.senders is empty: every mailed patch is refused with a polite reply")

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/perfbot/perfbot/intake"
@@ -22,13 +23,13 @@ type Enqueuer = intake.Enqueuer
 // Tested remembers tested pairs; *store.Store is one.
 type Tested = intake.Tested
 
-// Source returns the mails received since a time.
+// Source returns the patch mails that arrived since it was called last
+// (the first call: since the given time), each by its header at least;
+// Message.Load reads one whole.
 type Source func(ctx context.Context, since time.Time) ([]*Message, error)
 
-// MaildirSource reads a maildir.
-func MaildirSource(dir string) Source {
-	return func(ctx context.Context, since time.Time) ([]*Message, error) { return ReadMaildir(dir, since) }
-}
+// MaildirSource reads a maildir, with the default limits.
+func MaildirSource(dir string) Source { return Maildir{Dir: dir}.Source() }
 
 // Poller queues each complete patch series once.
 type Poller struct {
@@ -55,7 +56,30 @@ type Poller struct {
 	Poster intake.Poster
 	// Metrics, when set, counts requests and trigger decisions.
 	Metrics intake.Metrics
+	// Claims rations the refusals (see RefusalEvery); nil means Tested's
+	// when it has them. Without claims no refusal is sent: a sender
+	// address is the sender's word.
+	Claims intake.Claims
+	// RefusalEvery is the least time between two refusals to one address
+	// (default DefaultRefusalEvery); RefusalsPerPeriod the most refusals
+	// sent to all addresses together in that time (default
+	// DefaultRefusalsPerPeriod).
+	RefusalEvery      time.Duration
+	RefusalsPerPeriod int
+
+	mu sync.Mutex
+	// mails are the patch mails of the window, by Message-ID and
+	// subject, by their headers: a series is assembled across polls from what each poll
+	// read new.
+	mails map[string]*Message
 }
+
+// DefaultRefusalEvery and DefaultRefusalsPerPeriod ration the refusals of
+// mailed patches: one a day to an address, ten a day in all.
+const (
+	DefaultRefusalEvery      = 24 * time.Hour
+	DefaultRefusalsPerPeriod = 10
+)
 
 // Poll reads recent mails and queues the series that became complete. It
 // returns how many jobs it queued.
@@ -64,8 +88,11 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 	if wait <= 0 {
 		wait = DefaultSeriesWait
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	now := time.Now()
-	msgs, readErr := p.Source(ctx, now.Add(-wait-24*time.Hour))
+	since := now.Add(-wait - 24*time.Hour)
+	msgs, readErr := p.Source(ctx, since)
 	log := p.Log
 	if log == nil {
 		log = slog.Default()
@@ -75,7 +102,8 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 	if readErr != nil {
 		errs = append(errs, readErr)
 	}
-	complete, partial := AssembleAll(msgs)
+	complete, partial := AssembleAll(p.remember(msgs, since))
+
 	for _, s := range partial {
 		if err := p.expire(ctx, log, s, now.Add(-wait), wait); err != nil {
 			errs = append(errs, err)
@@ -92,10 +120,14 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 				d, sender = p.decide(s)
 				return d, nil
 			},
-			Refuse: func(ctx context.Context, text string) error {
-				return p.refuse(ctx, s, sender, text)
+			Refuse: func(ctx context.Context, _ string) error {
+				return p.refuse(ctx, log, s, sender)
+			},
+			Prepare: func(ctx context.Context, spec *job.Spec) error {
+				return p.load(ctx, s, spec)
 			},
 		})
+		s.unload()
 		if err != nil {
 			errs = append(errs, fmt.Errorf("mail series %s: %w", s.Root, err))
 			continue
@@ -105,6 +137,53 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 		}
 	}
 	return queued, errors.Join(errs...)
+}
+
+// remember adds the mails read to those of the window and forgets those
+// received before since; it returns the mails of the window, oldest
+// first.
+func (p *Poller) remember(msgs []*Message, since time.Time) []*Message {
+	if p.mails == nil {
+		p.mails = map[string]*Message{}
+	}
+	for _, m := range msgs {
+		// A mail read twice (copied into another folder) is one mail;
+		// two mails that share a Message-ID are two.
+		key := m.ID + "\x00" + m.Subject
+		if _, dup := p.mails[key]; !dup {
+			if m.Received.IsZero() {
+				m.Received = time.Now()
+			}
+			p.mails[key] = m
+		}
+	}
+	all := make([]*Message, 0, len(p.mails))
+	for id, m := range p.mails {
+		if m.Received.Before(since) {
+			delete(p.mails, id)
+			continue
+		}
+		all = append(all, m)
+	}
+	slices.SortFunc(all, func(a, b *Message) int {
+		if c := a.Received.Compare(b.Received); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return all
+}
+
+// load reads the mails of an allowed series whole and completes its job
+// with the patches and the base commit its cover letter names.
+func (p *Poller) load(ctx context.Context, s *Series, spec *job.Spec) error {
+	for _, m := range s.mails() {
+		if err := m.Load(ctx); err != nil {
+			return fmt.Errorf("read mail %s: %w", m.ID, err)
+		}
+	}
+	spec.Patch, spec.BaseCommit = s.Mbox(), s.BaseCommit()
+	return nil
 }
 
 // decide applies the policy to every mail of a series and returns the
@@ -128,30 +207,106 @@ func (p *Poller) decide(s *Series) (trigger.Decision, *Message) {
 	return first, mails[0]
 }
 
+// RefusalSubject is the subject of every refusal: a sender address is
+// the sender's word, so a refusal carries no text the sender chose, and
+// names the mail it answers by its Message-ID, in the header alone.
+const RefusalSubject = "perfbot: your patch was not benchmarked"
+
+// RefusalText is the text of every refusal: the policy's, less the
+// address it was sent from, which the sender chose.
+const RefusalText = "Thank you for the patch. perfbot benchmarks patches from this list only for the senders " +
+	"listed in its configuration, so it has not run this one. To have your patches benchmarked, ask the " +
+	"list's maintainers to add the address you sent it from to perfbot's senders (in config.yaml, under triggers)."
+
 // refuse answers the sender of a refused series in its thread, through
-// Poster, with the policy's polite text.
-func (p *Poller) refuse(ctx context.Context, s *Series, sender *Message, text string) error {
+// Poster, with RefusalText (not the policy's text, which names the
+// address), rationed: From: can be forged,
+// so an address gets at most one refusal per RefusalEvery, and all
+// addresses together at most RefusalsPerPeriod. Without Claims, nothing
+// is sent.
+func (p *Poller) refuse(ctx context.Context, log *slog.Logger, s *Series, sender *Message) error {
 	if p.Poster == nil {
 		return nil
 	}
-	addr := sender.Address()
-	if addr == "" || strings.ContainsAny(addr, ", ") {
+	claims := p.Claims
+	if claims == nil {
+		claims, _ = p.Tested.(intake.Claims)
+	}
+	addr := strings.ToLower(sender.Address())
+	switch {
+	case claims == nil:
+		log.Info("mail refusal not sent: no store to ration refusals", "root", s.Root)
+		return nil
+	case addr == "" || len(addr) > 254 || strings.ContainsAny(addr, ", \"\r\n"):
 		return nil // no address to answer (the decision is logged)
+	}
+	every, most := p.RefusalEvery, p.RefusalsPerPeriod
+	if every <= 0 {
+		every = DefaultRefusalEvery
+	}
+	if most <= 0 {
+		most = DefaultRefusalsPerPeriod
+	}
+	now := time.Now()
+	perAddr := "reply:refusal:mail:" + addr
+	ok, err := claims.ClaimEvery(ctx, perAddr, now, every)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		log.Info("mail refusal not sent: this address had one lately", "root", s.Root, "address", addr, "every", every)
+		p.count("address")
+		return nil
+	}
+	slot := ""
+	for i := range most {
+		name := fmt.Sprintf("reply:refusal:mail:*%d", i)
+		if ok, err = claims.ClaimEvery(ctx, name, now, every); err != nil || ok {
+			slot = name
+			break
+		}
+	}
+	unclaim := func() {
+		for _, name := range []string{perAddr, slot} {
+			if name != "" {
+				if err := claims.Unclaim(context.WithoutCancel(ctx), name, now); err != nil {
+					log.Warn("forget the refusal that was not sent", "err", err)
+				}
+			}
+		}
+	}
+	if err != nil || !ok {
+		unclaim()
+		if err != nil {
+			return err
+		}
+		log.Info("mail refusal not sent: the refusals of the period are spent", "root", s.Root, "address", addr, "most", most, "every", every)
+		p.count("all")
+		return nil
 	}
 	first := s.RootMail()
 	to := review.Target{Venue: "mail", Where: addr}
-	msg := intake.RefusalMessage(s.Key()+"/refused", first.Subject, text)
+	msg := intake.RefusalMessage(s.Key()+"/refused", RefusalSubject, RefusalText)
 	msg.InReplyTo, msg.References = s.Root, threadRefs(first)
 	if _, err := p.Poster.Post(ctx, to, msg); err != nil {
+		unclaim()
 		return fmt.Errorf("answer refused mail series %s: %w", s.Root, err)
 	}
 	return nil
 }
 
+// count counts a refusal not sent, by the ration that held it back.
+func (p *Poller) count(ration string) {
+	if p.Metrics != nil {
+		p.Metrics.Inc("perfbot_replies_throttled_total", "venue", "mail", "kind", "refusal:"+ration)
+	}
+}
+
 // DefaultSeriesWait is how long the parts of a series are waited for.
 const DefaultSeriesWait = 14 * 24 * time.Hour
 
-// job is the benchmark job of a series: the patches as one mbox, the
+// job is the benchmark job of a series (load adds the patches as one
+// mbox), the
 // answer in the thread, to the list with the author in Cc, under the
 // exact subject of the cover letter (or the single patch) with "Re: ".
 func (p *Poller) job(s *Series) job.Spec {
@@ -164,13 +319,11 @@ func (p *Poller) job(s *Series) job.Spec {
 	return job.Spec{
 		Key:        s.Key(),
 		Targets:    []string{"mail:" + mail.Target(to, cc)},
-		Patch:      s.Mbox(),
 		Title:      title,
 		Subject:    first.Subject,
 		Requester:  first.From,
 		InReplyTo:  s.Root,
 		References: threadRefs(first),
-		BaseCommit: s.BaseCommit(),
 		Source:     "mail",
 	}
 }

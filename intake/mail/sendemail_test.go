@@ -86,10 +86,11 @@ func TestGitSendEmailSeries(t *testing.T) {
 	r.Commit("sum: unroll the loop", map[string]string{"sum.go": "package sum\n\n// loop, unrolled\n"})
 	r.Commit("sum: test it", map[string]string{"sum_test.go": "package sum\n"})
 	v1, v1Cover := formatPatch(t, r, "v1", "--subject-prefix=PATCH net-next")
-	// v2 reworks the last patch. git names mails by the second they are
-	// made in: wait for the next one, as a real v2 comes days later.
-	r.Git("commit", "-q", "--amend", "-m", "sum: test it")
+	// v2 reworks the last patch. git names mails by the second of the
+	// head commit: amend it in the next second, as a real v2 comes days
+	// later.
 	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second)))
+	r.Git("commit", "-q", "--amend", "-m", "sum: test it")
 	v2, v2Cover := formatPatch(t, r, "v2", "-v2", "--subject-prefix=PATCH net-next", "--in-reply-to=<"+v1Cover+">")
 	if len(v1) != 4 || len(v2) != 4 {
 		t.Fatalf("format-patch made %d and %d mails, want 4 each", len(v1), len(v2))

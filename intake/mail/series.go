@@ -53,6 +53,21 @@ func (s *Series) BaseCommit() string {
 	return sha
 }
 
+// mails are the cover letter, if any, then the patches.
+func (s *Series) mails() []*Message {
+	if s.Cover == nil {
+		return s.Patches
+	}
+	return append([]*Message{s.Cover}, s.Patches...)
+}
+
+// unload drops the text of the mails Load read whole.
+func (s *Series) unload() {
+	for _, m := range s.mails() {
+		m.unload()
+	}
+}
+
 // Key is the job key of the series.
 func (s *Series) Key() string { return fmt.Sprintf("mail:%s/v%d", s.Root, s.Version) }
 

@@ -79,8 +79,8 @@ func TestPollSenderPolicy(t *testing.T) {
 		t.Fatalf("posted %d answers, want one to each refused series: %+v", len(poster.posts), poster.posts)
 	}
 	want := map[string]struct{ to, subject string }{
-		"stranger@elsewhere.test": {"drive-by@elsewhere.test", "[PATCH] cache: bigger"},
-		"s1@example.org":          {"mallory@evil.test", "[PATCH 1/2] a"},
+		"stranger@elsewhere.test": {"drive-by@elsewhere.test", RefusalSubject},
+		"s1@example.org":          {"mallory@evil.test", RefusalSubject},
 	}
 	for _, ps := range poster.posts {
 		w, ok := want[ps.msg.InReplyTo]
