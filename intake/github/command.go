@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/perfbot/perfbot/report"
 )
 
 // Verbs of a command.
@@ -46,10 +48,11 @@ func Usage(word string) string {
 }
 
 // ParseCommand finds the command in a comment body: the first line that
-// starts with word (such as "/perfbot"). ok is false when there is none;
-// err explains a command that is malformed.
+// starts with word (such as "/perfbot"), among the lines a reader sees
+// as text (TextLines: nothing inside a code block or an HTML comment). ok
+// is false when there is none; err explains a command that is malformed.
 func ParseCommand(body, word string) (cmd Command, ok bool, err error) {
-	for _, line := range strings.Split(body, "\n") {
+	for _, line := range TextLines(body) {
 		f := strings.Fields(line)
 		if len(f) == 0 || f[0] != word {
 			continue
@@ -84,4 +87,77 @@ func ParseCommand(body, word string) (cmd Command, ok bool, err error) {
 		return cmd, true, nil
 	}
 	return Command{}, false, nil
+}
+
+// TextLines returns the lines of a Markdown comment (GitHub's, GitLab's)
+// that are shown as text: HTML comments ("<!-- ... -->", which are not
+// shown at all; an unclosed one runs to the end) are cut out, and the
+// lines of fenced code blocks (opened by three or more backticks or
+// tildes, indented less than four spaces, closed by a fence of the same
+// character at least as long, or the end) and lines indented four spaces
+// or a tab (an indented code block, or the continuation of a paragraph,
+// never the start of a line of text) are left out, as are the fences.
+func TextLines(body string) []string {
+	var b strings.Builder
+	for {
+		i := strings.Index(body, "<!--")
+		if i < 0 {
+			b.WriteString(body)
+			break
+		}
+		b.WriteString(body[:i])
+		j := strings.Index(body[i+4:], "-->")
+		if j < 0 {
+			break
+		}
+		body = body[i+4+j+3:]
+	}
+	var out []string
+	fence := ""
+	for _, line := range strings.Split(strings.ReplaceAll(b.String(), "\r\n", "\n"), "\n") {
+		indent := len(line) - len(strings.TrimLeft(line, " "))
+		rest := line[indent:]
+		if fence != "" {
+			if indent < 4 && strings.HasPrefix(rest, fence) && strings.Trim(rest, fence[:1]+" \t") == "" {
+				fence = ""
+			}
+			continue
+		}
+		if strings.HasPrefix(line, "\t") || indent >= 4 {
+			continue
+		}
+		if f := openingFence(rest); f != "" {
+			fence = f
+			continue
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// openingFence is the fence a line opens (its run of three or more
+// backticks or tildes), or "".
+func openingFence(line string) string {
+	for _, c := range []string{"`", "~"} {
+		n := len(line) - len(strings.TrimLeft(line, c))
+		if n >= 3 {
+			if c == "`" && strings.Contains(line[n:], "`") {
+				return "" // a backtick fence's info string has no backtick
+			}
+			return line[:n]
+		}
+	}
+	return ""
+}
+
+// QuoteLines makes text that holds outside words (a status naming pull
+// request titles) safe in a GitHub Markdown reply, line by line
+// (report.MarkdownEscape): no mention, reference, link, markup, HTML,
+// control or bidirectional formatting character takes effect.
+func QuoteLines(text string) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = report.MarkdownEscape(l)
+	}
+	return strings.Join(lines, "\n")
 }

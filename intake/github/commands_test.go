@@ -31,7 +31,7 @@ func (c *fakeControl) Status(ctx context.Context, target string) (string, error)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.status = append(c.status, target)
-	return "- job 41 (wal): running, attempt 1", nil
+	return "running: acme/store#7: <img src=https://evil.example/x> @everyone \u202eevil: starting\nqueued: acme/store#7: [x](https://evil.example) **bold**: position 2", nil
 }
 
 // TestCommands: help answers anyone once an hour with the usage; cancel
@@ -51,7 +51,8 @@ func TestCommands(t *testing.T) {
 		{"help", "drive-by", "/perfbot help", Answered, "`/perfbot cancel`: cancel this pull request's queued and running benchmark jobs"},
 		{"help again within the hour", "drive-by", "/perfbot help", Throttled, ""},
 		{"cancel by a reader", "drive-by", "/perfbot cancel", Refused, "Thank you for the request, @drive-by"},
-		{"status by a writer", "writer", "/perfbot status", Answered, "@writer - job 41 (wal): running, attempt 1"},
+		{"status by a writer", "writer", "/perfbot status", Answered, "@writer running:\u200b acme/store#\u200b7:\u200b &lt;img src=https:\u200b//evil.example/x&gt; @\u200beveryone  evil:\u200b starting\n" +
+			"queued:\u200b acme/store#\u200b7:\u200b \\[x\\]\\(https:\u200b//evil.example\\) \\*\\*bold\\*\\*:\u200b position 2"},
 		{"cancel by a writer", "writer", "please stop\n/perfbot cancel\n", Answered, "@writer cancelled 2 benchmark jobs of this pull request."},
 		{"arguments to cancel", "writer", "/perfbot cancel all", Invalid, "takes no arguments"},
 		{"unknown verb", "writer", "/perfbot @everyone", Invalid, "unknown command; write `/perfbot help`"},

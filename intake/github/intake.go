@@ -275,7 +275,7 @@ func (in *Intake) control(ctx context.Context, repo string, number int, user, ve
 		if err != nil {
 			return fmt.Errorf("status of %s: %w", target, err)
 		}
-		text = s
+		text = QuoteLines(s)
 		if strings.TrimSpace(s) == "" {
 			text = "no benchmark of this pull request is queued or running."
 		}

@@ -218,6 +218,30 @@ func TestWebhookReplayAfterQueueCleanup(t *testing.T) {
 	}
 }
 
+// TestWebhookCommandInCodeOrComment: a command quoted in a code block or
+// hidden in an HTML comment of a signed delivery is not taken.
+func TestWebhookCommandInCodeOrComment(t *testing.T) {
+	f := newFixture(t)
+	for i, body := range []string{
+		"To benchmark, write:\n```\n/perfbot run\n```",
+		"~~~\n/perfbot run wal\n~~~",
+		"Like this:\n\n    /perfbot run",
+		"Thanks! <!--\n/perfbot run\n-->",
+	} {
+		ev := payload(t, func(ev map[string]any) {
+			c := ev["comment"].(map[string]any)
+			c["id"], c["body"] = 7000+i, body
+		})
+		resp, text := f.post(t, fmt.Sprintf("code-%d", i), "application/json", sign([]byte("s3cret"), ev), bytes.NewReader(ev))
+		if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusAccepted || strings.TrimSpace(text) != "ignored" {
+			t.Errorf("%q: %d %q, want ignored", body, resp.StatusCode, text)
+		}
+	}
+	if reactions, replies := f.fake.snapshot(); len(f.queue.jobs) != 0 || len(reactions) != 0 || len(replies) != 0 {
+		t.Errorf("jobs %v, reactions %v, replies %v; want none", f.queue.jobs, reactions, replies)
+	}
+}
+
 func must(b []byte, err error) []byte {
 	if err != nil {
 		panic(err)
@@ -371,6 +395,18 @@ func TestParseCommand(t *testing.T) {
 		{"/perfbot run ../x", true, true, nil, ""},
 		{"/perfbot run base=a..b", true, true, nil, ""},
 		{"please /perfbot run", false, false, nil, ""},
+		{"look:\n```\n/perfbot run\n```", false, false, nil, ""},
+		{"look:\n~~~~ sh\n/perfbot run\n~~~\n/perfbot run x\n~~~~", false, false, nil, ""},
+		{"```\n/perfbot run a\n```\n/perfbot run b", true, false, []string{"b"}, ""},
+		{"unclosed\n```go\n/perfbot run", false, false, nil, ""},
+		{"code:\n\n    /perfbot run", false, false, nil, ""},
+		{"\t/perfbot run", false, false, nil, ""},
+		{"<!-- /perfbot run -->", false, false, nil, ""},
+		{"hidden <!--\n/perfbot run\n--> shown", false, false, nil, ""},
+		{"<!-- never closed\n/perfbot run", false, false, nil, ""},
+		{"<!-- a -->\n/perfbot run c", true, false, []string{"c"}, ""},
+		{"   /perfbot run d", true, false, []string{"d"}, ""},
+		{"> /perfbot run", false, false, nil, ""},
 		{"", false, false, nil, ""},
 	}
 	for _, tt := range tests {

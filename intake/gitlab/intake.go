@@ -264,7 +264,7 @@ func (in *Intake) control(ctx context.Context, project string, iid int64, user, 
 		if err != nil {
 			return fmt.Errorf("status of %s: %w", target, err)
 		}
-		text = s
+		text = quoteLines(s)
 		if strings.TrimSpace(s) == "" {
 			text = "no benchmark of this merge request is queued or running."
 		}
@@ -318,4 +318,16 @@ func (in *Intake) reply(ctx context.Context, project string, iid int64, body str
 		return fmt.Errorf("reply on %s!%d: %w", project, iid, err)
 	}
 	return nil
+}
+
+// gitlabSigils are GitLab's reference sigils that GitHub Markdown escaping
+// leaves alone: milestones and snippets.
+var gitlabSigils = strings.NewReplacer("%", "%\u200b", "$", "$\u200b")
+
+// quoteLines makes text that holds outside words (a status naming merge
+// request titles) safe in a GitLab Markdown note, line by line: escaped as
+// for GitHub (ghintake.QuoteLines), and "%" and "$" broken up so that no
+// milestone or snippet reference forms.
+func quoteLines(text string) string {
+	return gitlabSigils.Replace(ghintake.QuoteLines(text))
 }

@@ -51,7 +51,9 @@ func (c *control) Cancel(_ context.Context, target string) (int, error) {
 	return 2, nil
 }
 
-func (c *control) Status(context.Context, string) (string, error) { return "job 1: running wal", nil }
+func (c *control) Status(context.Context, string) (string, error) {
+	return "running: acme/db/store!12: <b>hi</b> @all %1 $2 ~bug: starting", nil
+}
 
 type fixture struct {
 	fake  *gitlabfake.Server
@@ -248,7 +250,7 @@ func TestCommands(t *testing.T) {
 		reply  string
 	}{
 		{"rita", 22, "/perfbot help", "answered", "@rita perfbot commands"},
-		{"alice", 21, "/perfbot status", "answered", "@alice job 1: running wal"},
+		{"alice", 21, "/perfbot status", "answered", "@alice running:\u200b acme/db/store\\!12:\u200b &lt;b&gt;hi&lt;/b&gt; @\u200ball %\u200b1 $\u200b2 \\~bug:\u200b starting"},
 		{"alice", 21, "/perfbot cancel", "answered", "@alice cancelled 2 benchmark jobs of this merge request."},
 		{"alice", 21, "/perfbot frobnicate", "invalid", "@alice unknown command"},
 		{"alice", 21, "looks good", "ignored", ""},
