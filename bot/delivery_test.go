@@ -259,6 +259,11 @@ type fakeGitHubComments struct {
 	comments map[int64]string
 	nextID   int64
 	edits    int
+	// authors holds the login of comments not perfbot's; head is the
+	// pull request's head (default c...c); statuses are "SHA:STATE".
+	authors  map[int64]string
+	head     string
+	statuses []string
 }
 
 func (f *fakeGitHubComments) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -274,7 +279,11 @@ func (f *fakeGitHubComments) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Body string `json:"body"`
 	}
 	comment := func(id int64) map[string]any {
-		return map[string]any{"id": id, "body": f.comments[id], "user": map[string]any{"login": "perfbot[bot]"},
+		login := "perfbot[bot]"
+		if a, ok := f.authors[id]; ok {
+			login = a
+		}
+		return map[string]any{"id": id, "body": f.comments[id], "user": map[string]any{"login": login},
 			"html_url": fmt.Sprintf("https://github.example/acme/store/pull/3#issuecomment-%d", id)}
 	}
 	switch {
@@ -306,8 +315,15 @@ func (f *fakeGitHubComments) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.edits++
 		json.NewEncoder(w).Encode(comment(id))
 	case r.Method == http.MethodGet && r.URL.Path == "/api/v3/repos/acme/store/pulls/3":
-		json.NewEncoder(w).Encode(map[string]any{"number": 3, "head": map[string]any{"sha": strings.Repeat("c", 40)}})
+		head := f.head
+		if head == "" {
+			head = strings.Repeat("c", 40)
+		}
+		json.NewEncoder(w).Encode(map[string]any{"number": 3, "head": map[string]any{"sha": head}})
 	case r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/api/v3/repos/acme/store/statuses/"):
+		var st struct{ State string }
+		json.NewDecoder(r.Body).Decode(&st)
+		f.statuses = append(f.statuses, strings.TrimPrefix(r.URL.Path, "/api/v3/repos/acme/store/statuses/")+":"+st.State)
 		w.WriteHeader(http.StatusCreated)
 		io.WriteString(w, `{"id":1}`)
 	default:

@@ -22,6 +22,9 @@ func liveVenue(venue string) bool { return venue == "github" || venue == "gitlab
 func liveMessage(spec JobSpec, state answer.State, status string) answer.Answer {
 	msg := report.Progress(state, status, spec.Title)
 	msg.Key, msg.Subject = spec.Key, spec.Subject
+	// The commit the request was approved for: its status goes there,
+	// not on a head pushed since.
+	msg.Commit = spec.CandidateCommit
 	msg.InReplyTo, msg.References = spec.InReplyTo, spec.References
 	if msg.Subject == "" {
 		msg.Subject = msg.Summary

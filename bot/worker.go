@@ -192,7 +192,9 @@ func (s *Service) answerMessage(ctx context.Context, spec JobSpec, cmp *compare.
 		msg = LinkRun(msg, url, s.storedImages(ctx, runID))
 	}
 	msg.Key = spec.Key
-	msg.Commit = report.MeasuredCommit(cmp)
+	// The commit measured, else (nothing was measured) the one the
+	// request was approved for.
+	msg.Commit = or(report.MeasuredCommit(cmp), spec.CandidateCommit)
 	if state != "" {
 		msg.State = answer.State(state)
 	}
