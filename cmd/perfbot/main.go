@@ -71,6 +71,10 @@ func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
 func main() {
+	if err := markInheritedCloseOnExec(); err != nil {
+		fmt.Fprintf(os.Stderr, "perfbot: descriptors inherited from the caller would reach every command perfbot starts: %v\n", err)
+		os.Exit(1)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
