@@ -8,25 +8,33 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/perfbot/perfbot/internal/safetext"
 )
 
 // Printer prints a job's progress and the runner's lines for a person: on
 // a terminal, one status line updated in place with the runner's lines
-// printed above it; elsewhere, one line per build and per round.
+// printed above it; elsewhere, one line per build and per round. The
+// runner's lines and the names in the status line come from the outside:
+// their control characters are shown as escapes (safetext.Terminal),
+// never sent to the terminal.
 type Printer struct {
 	mu     sync.Mutex
 	w      io.Writer
+	lines  *safetext.Writer
 	tty    bool
 	status string
 	last   string
 }
 
 // NewPrinter prints to w; tty says whether w is a terminal.
-func NewPrinter(w io.Writer, tty bool) *Printer { return &Printer{w: w, tty: tty} }
+func NewPrinter(w io.Writer, tty bool) *Printer {
+	return &Printer{w: w, lines: safetext.NewTerminal(w), tty: tty}
+}
 
 // Progress is a ProgressFunc.
 func (p *Printer) Progress(pr Progress) {
-	line := "perfbot: " + Describe(pr)
+	line := "perfbot: " + safetext.Terminal(strings.ReplaceAll(Describe(pr), "\n", " "))
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.tty {
@@ -51,10 +59,10 @@ func (p *Printer) Write(b []byte) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !p.tty || p.status == "" {
-		return p.w.Write(b)
+		return p.lines.Write(b)
 	}
 	fmt.Fprint(p.w, "\r\033[K")
-	n, err := p.w.Write(b)
+	n, err := p.lines.Write(b)
 	fmt.Fprint(p.w, p.status)
 	return n, err
 }
@@ -64,6 +72,7 @@ func (p *Printer) Write(b []byte) (int, error) {
 func (p *Printer) Done() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.lines.Flush()
 	if p.tty && p.status != "" {
 		fmt.Fprint(p.w, "\r\033[K")
 		p.status = ""

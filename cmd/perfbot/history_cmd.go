@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/perfbot/perfbot/internal/safetext"
 	"github.com/perfbot/perfbot/store"
 )
 
@@ -27,6 +28,11 @@ func historyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if fs.NArg() != 1 {
 		return usagef("history needs exactly one benchmark name or search (quote several words)")
 	}
+	// Names, refs and parameters come from the outside: their control
+	// characters are shown as escapes, never sent to the terminal.
+	out := safetext.NewTerminal(stdout)
+	defer out.Flush()
+	stdout = out
 	st, err := store.Open(ctx, storeDriver(*driver, *db), *db)
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/bot"
+	"github.com/perfbot/perfbot/internal/safetext"
 	"github.com/perfbot/perfbot/store"
 )
 
@@ -30,6 +31,11 @@ func statusCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if fs.NArg() > 0 {
 		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
+	// Targets, keys, job titles and errors come from the outside: their
+	// control characters are shown as escapes, never sent to the terminal.
+	out := safetext.NewTerminal(stdout)
+	defer out.Flush()
+	stdout = out
 	driver, dsn := storeDriver("", *db), *db
 	if dsn == "" {
 		cfg, err := loadConfig(*cfgFile)
