@@ -11,15 +11,16 @@ import (
 )
 
 // Check shows that the token works, with one authenticated read and no
-// retry (GET /user), then, when project ("GROUP/PROJECT") is set, reads
+// retry (GET /user), naming the account perfbot posts as and failing when
+// venues.gitlab.login names another; then, when project ("GROUP/PROJECT") is set, reads
 // the project, which the token must be able to see. It returns who perfbot
 // is signed in as; errors never hold the token.
 func (p *Poster) Check(ctx context.Context, project string) (string, error) {
-	u, _, err := p.client.Users.CurrentUser(gl.WithContext(ctx))
+	me, err := p.self(ctx)
 	if err != nil {
-		return "", retry.Redact(fmt.Errorf("gitlab: token: %w", err), p.secrets()...)
+		return "", retry.Redact(err, p.secrets()...)
 	}
-	who := "signed in as " + u.Username
+	who := "signed in as " + me
 	if project == "" {
 		return who, nil
 	}

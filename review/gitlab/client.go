@@ -1,6 +1,7 @@
 // Package gitlab posts perfbot's answers to GitLab merge requests: one
-// note, found again by a hidden marker and edited in place on a rerun, and
-// a commit status on the merge request's head commit. It talks to
+// note, written by perfbot's own account and found again by a hidden marker
+// and edited in place on a rerun, and a commit status on the commit that
+// was measured. It talks to
 // gitlab.com or a self-hosted GitLab through the maintained client
 // (gitlab.com/gitlab-org/api/client-go), signed in with an access token.
 package gitlab
@@ -9,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	gl "gitlab.com/gitlab-org/api/client-go"
@@ -29,9 +31,9 @@ type Config struct {
 	// Token is a personal, project or group access token with the api
 	// scope.
 	Token string
-	// Login, when set, restricts edit-in-place to notes written by this
-	// account, so a marker copied into someone else's note is never taken
-	// for perfbot's own.
+	// Login, when set, must name the account the token signs in as;
+	// perfbot asks GitLab (GET /user) and refuses a mismatch. Only notes
+	// written by that account are edited, whatever marker another carries.
 	Login string
 	// StatusName names the commit status (default "perfbot").
 	StatusName string
@@ -67,6 +69,9 @@ type Poster struct {
 	status     string
 	serviceURL string
 	retry      retry.Policy
+
+	mu sync.Mutex
+	me string // the token's username, once asked
 }
 
 var _ review.Poster = (*Poster)(nil)

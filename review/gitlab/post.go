@@ -45,9 +45,12 @@ func ParseMR(where string) (MR, error) {
 func Marker(key string) string { return review.HTMLCommentMarker(key) }
 
 // Post writes msg as a note on the merge request where
-// ("GROUP/PROJECT!N"), editing the note that carries msg.Key's marker when
-// one exists, and sets the commit status on the merge request's head
-// commit when msg.State is set. It returns the note's URL.
+// ("GROUP/PROJECT!N"), editing perfbot's own note that carries msg.Key's
+// marker when one exists, and sets the commit status when msg.State is
+// set: on msg.Commit, the commit that was measured, never on a head pushed
+// since (the note says when the head moved); without a commit, on the head
+// for a state that is no verdict, and nowhere for a verdict. It returns
+// the note's URL.
 func (p *Poster) Post(ctx context.Context, where string, msg answer.Answer) (string, error) {
 	mr, err := ParseMR(where)
 	if err != nil {
@@ -56,28 +59,56 @@ func (p *Poster) Post(ctx context.Context, where string, msg answer.Answer) (str
 	if msg.Key == "" {
 		return "", fmt.Errorf("gitlab %s: message has no key; without one a rerun cannot find its note", mr)
 	}
-	body := NoteBody(msg)
 	var link string
 	var head *gl.MergeRequest
 	err = p.retry.Do(ctx, "gitlab: note on "+mr.String(), func(ctx context.Context) error {
-		var err error
+		me, err := p.self(ctx)
+		if err != nil {
+			return err
+		}
 		if head == nil {
 			if head, err = p.mergeRequest(ctx, mr); err != nil {
 				return err
 			}
 		}
-		link, err = p.upsertNote(ctx, mr, head.WebURL, Marker(msg.Key), body)
+		link, err = p.upsertNote(ctx, mr, me, head.WebURL, Marker(msg.Key), NoteBody(WithHeadNote(msg, head.SHA)))
 		return classify(err)
 	})
 	if err != nil {
 		return "", retry.Redact(err, p.secrets()...)
 	}
-	if msg.State != "" {
-		if err := p.setStatus(ctx, mr, msg, p.statusTarget(msg, link)); err != nil {
+	if sha := StatusCommit(msg, head.SHA); sha != "" {
+		if err := p.setStatus(ctx, mr, sha, msg, p.statusTarget(msg, link)); err != nil {
 			return link, retry.Redact(err, p.secrets()...)
 		}
 	}
 	return link, nil
+}
+
+// StatusCommit is the commit an answer's status goes on, head being the
+// merge request's head now: the measured commit when the answer has one;
+// else, for a state that is no verdict (queued, running, an error, a
+// cancellation), the head; else none.
+func StatusCommit(msg answer.Answer, head string) string {
+	switch {
+	case msg.State == "":
+		return ""
+	case msg.Commit != "":
+		return msg.Commit
+	case msg.State == answer.StateSuccess || msg.State == answer.StateFailure:
+		return ""
+	}
+	return head
+}
+
+// WithHeadNote returns msg with a line after its headline saying that the
+// merge request's head is no longer the measured commit, when head is
+// another commit than msg.Commit.
+func WithHeadNote(msg answer.Answer, head string) answer.Answer {
+	if msg.Commit == "" || head == "" || strings.EqualFold(msg.Commit, head) {
+		return msg
+	}
+	return review.AddNote(msg, Format, "> "+review.HeadMoved(msg.Commit, head, "merge request", "`/perfbot run`"))
 }
 
 // mergeRequest reads the merge request (its web address and head commit).
@@ -89,11 +120,11 @@ func (p *Poster) mergeRequest(ctx context.Context, mr MR) (*gl.MergeRequest, err
 	return got, nil
 }
 
-// upsertNote finds the earlier note with marker and edits it, or creates
-// one. Looking before each try keeps a retried creation (whose first
+// upsertNote finds perfbot's earlier note with marker (written by login)
+// and edits it, or creates one. Looking before each try keeps a retried creation (whose first
 // answer was lost) from posting twice.
-func (p *Poster) upsertNote(ctx context.Context, mr MR, mrURL, marker, body string) (string, error) {
-	n, err := p.findNote(ctx, mr, marker)
+func (p *Poster) upsertNote(ctx context.Context, mr MR, login, mrURL, marker, body string) (string, error) {
+	n, err := p.findNote(ctx, mr, login, marker)
 	if err != nil {
 		return "", err
 	}
@@ -125,9 +156,9 @@ func noteURL(mrURL string, id int64) string {
 }
 
 // findNote pages through the merge request's notes, oldest first, for the
-// first one that is not a system note and starts with marker (written by
-// p.login when that is set).
-func (p *Poster) findNote(ctx context.Context, mr MR, marker string) (*gl.Note, error) {
+// first one written by login that is not a system note and starts with
+// marker. A note by anyone else is never perfbot's, whatever it carries.
+func (p *Poster) findNote(ctx context.Context, mr MR, login, marker string) (*gl.Note, error) {
 	opt := &gl.ListMergeRequestNotesOptions{ListOptions: gl.ListOptions{PerPage: 100, Page: 1},
 		OrderBy: gl.Ptr("created_at"), Sort: gl.Ptr("asc")}
 	for {
@@ -136,7 +167,7 @@ func (p *Poster) findNote(ctx context.Context, mr MR, marker string) (*gl.Note, 
 			return nil, fmt.Errorf("list notes: %w", err)
 		}
 		for _, n := range ns {
-			if !n.System && strings.HasPrefix(n.Body, marker) && (p.login == "" || strings.EqualFold(n.Author.Username, p.login)) {
+			if !n.System && strings.EqualFold(n.Author.Username, login) && strings.HasPrefix(n.Body, marker) {
 				return n, nil
 			}
 		}
@@ -147,17 +178,9 @@ func (p *Poster) findNote(ctx context.Context, mr MR, marker string) (*gl.Note, 
 	}
 }
 
-// setStatus sets the commit status on the merge request's head commit.
-func (p *Poster) setStatus(ctx context.Context, mr MR, msg answer.Answer, target string) error {
+// setStatus sets the commit status on commit sha.
+func (p *Poster) setStatus(ctx context.Context, mr MR, sha string, msg answer.Answer, target string) error {
 	return p.retry.Do(ctx, "gitlab: commit status on "+mr.String(), func(ctx context.Context) error {
-		got, err := p.mergeRequest(ctx, mr)
-		if err != nil {
-			return err
-		}
-		sha := got.SHA
-		if sha == "" {
-			return fmt.Errorf("merge request %s has no head commit", mr)
-		}
 		opt := &gl.SetCommitStatusOptions{
 			State:       statusState(msg.State),
 			Name:        gl.Ptr(p.status),
@@ -166,7 +189,7 @@ func (p *Poster) setStatus(ctx context.Context, mr MR, msg answer.Answer, target
 		if target != "" {
 			opt.TargetURL = gl.Ptr(target)
 		}
-		_, _, err = p.client.Commits.SetCommitStatus(mr.Project, sha, opt, gl.WithContext(ctx))
+		_, _, err := p.client.Commits.SetCommitStatus(mr.Project, sha, opt, gl.WithContext(ctx))
 		if refusedTransition(err) {
 			// GitLab keeps a pending or running status from going to
 			// pending again or to the state it has (a live answer

@@ -199,7 +199,7 @@ func TestStatusRequeued(t *testing.T) {
 
 // msgOf is an answer with a Markdown rendering.
 func msgOf(key string, state answer.State, summary, md string) answer.Answer {
-	a := answer.Answer{Key: key, State: state, Summary: summary}
+	a := answer.Answer{Key: key, State: state, Summary: summary, Commit: sha}
 	if md != "" {
 		a.Set(Format, answer.Rendering{Full: md})
 	}

@@ -32,7 +32,7 @@ func TestRouteToGitLab(t *testing.T) {
 	r := NewRouter(Config{GitLab: config.GitLab{BaseURL: f.URL, Project: "acme/store", TokenFile: "/run/secrets/gitlab"}}, opt)
 	for _, where := range []string{"!3", "acme/store!3"} {
 		link, err := r.Post(context.Background(), review.Target{Venue: "gitlab", Where: where},
-			answer.Answer{Key: "job", State: answer.StateSuccess, Summary: "no change",
+			answer.Answer{Key: "job", State: answer.StateSuccess, Summary: "no change", Commit: sha,
 				Renderings: map[answer.Format]answer.Rendering{answer.MarkdownGFM: {Full: "**no change**"}}})
 		if err != nil || !strings.HasPrefix(link, f.URL+"/acme/store/-/merge_requests/3#note_") {
 			t.Fatalf("%s: link %q, err %v", where, link, err)
