@@ -18,6 +18,7 @@ suites:
     matrix: {threads: [1, 2]}
     count: many
     output: socket
+    dir: ../outside
 sandbox: {mode: firejail, memory: 8 gigs}
 store: {driver: postgres}
 venues:
@@ -38,21 +39,22 @@ schedules:
 		`c.yaml:1:17: project.repo: expected a http or https or ssh or git or file URL, got scheme "ftp"`,
 		`c.yaml:6:12: suites.wal.count: expected a whole number, got "many"`,
 		`c.yaml:7:13: suites.wal.output: expected stdout, stderr, combined or file:PATH, got "socket"`,
-		`c.yaml:8:17: sandbox.mode: expected bubblewrap or none, got "firejail"`,
-		`c.yaml:8:35: sandbox.memory: expected a size such as 512MiB, 8GiB or 4096 (bytes), got "8 gigs"`,
-		`c.yaml:9:1: store: driver postgres needs store.url or store.url_env`,
-		`c.yaml:11:18: venues.github.repo: expected OWNER/REPO, such as acme/store, got "acme"`,
-		`c.yaml:11:37: venues.github.token_env: expected the name of an environment variable`,
-		`c.yaml:12:15: venues.jira.url: expected a URL such as http://host/..., got "issues.example.org"`,
-		`c.yaml:13:16: venues.mail.smtp: expected host:port`,
-		`c.yaml:13:42: venues.mail.from: expected a mail address`,
-		`c.yaml:14:19: service.listen: expected host:port`,
-		`c.yaml:14:35: service.workers: is 4`,
-		`c.yaml:14:38: service.jobtimeout: unknown key; did you mean job_timeout?`,
-		`c.yaml:16:12: schedules[0].cron: cron "0 25 * * *": hour: "25": out of range 0-23`,
-		`c.yaml:16:34: schedules[0].digest: digest period "yearly": want daily, weekly or monthly`,
-		`c.yaml:17:12: schedules[1].cron: cron "@fortnightly": unknown shorthand`,
-		`c.yaml:17:44: schedules[1].tz: unknown time zone "Local"`,
+		`c.yaml:8:10: suites.wal.dir: expected a directory inside the repository (a relative path without ".."), got "../outside"`,
+		`c.yaml:9:17: sandbox.mode: expected bubblewrap or none, got "firejail"`,
+		`c.yaml:9:35: sandbox.memory: expected a size such as 512MiB, 8GiB or 4096 (bytes), got "8 gigs"`,
+		`c.yaml:10:1: store: driver postgres needs store.url or store.url_env`,
+		`c.yaml:12:18: venues.github.repo: expected OWNER/REPO, such as acme/store, got "acme"`,
+		`c.yaml:12:37: venues.github.token_env: expected the name of an environment variable`,
+		`c.yaml:13:15: venues.jira.url: expected a URL such as http://host/..., got "issues.example.org"`,
+		`c.yaml:14:16: venues.mail.smtp: expected host:port`,
+		`c.yaml:14:42: venues.mail.from: expected a mail address`,
+		`c.yaml:15:19: service.listen: expected host:port`,
+		`c.yaml:15:35: service.workers: is 4`,
+		`c.yaml:15:38: service.jobtimeout: unknown key; did you mean job_timeout?`,
+		`c.yaml:17:12: schedules[0].cron: cron "0 25 * * *": hour: "25": out of range 0-23`,
+		`c.yaml:17:34: schedules[0].digest: digest period "yearly": want daily, weekly or monthly`,
+		`c.yaml:18:12: schedules[1].cron: cron "@fortnightly": unknown shorthand`,
+		`c.yaml:18:44: schedules[1].tz: unknown time zone "Local"`,
 	}
 	if len(errs) != len(want) {
 		t.Errorf("%d errors, want %d:\n%v", len(errs), len(want), errs)

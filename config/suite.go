@@ -3,7 +3,9 @@ package config
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -278,6 +280,9 @@ func (s *Suite) check(v *validator, path, variants string) {
 		if _, err := regexp.Compile(s.Go.Bench); err != nil {
 			v.add(path+".go.bench", "expected a regular expression: %s", regexpError(err))
 		}
+	}
+	if d := filepath.ToSlash(s.Dir); d != "" && (strings.HasPrefix(d, "/") || slices.Contains(strings.Split(d, "/"), "..")) {
+		v.add(path+".dir", "expected a directory inside the repository (a relative path without \"..\"), got %q", s.Dir)
 	}
 	if bt := s.Go.Benchtime; bt != "" {
 		if err := checkBenchtime(bt); err != nil {

@@ -123,6 +123,20 @@ func (o Options) Cache() (string, error) {
 	return filepath.Join(dir, "perfbot"), nil
 }
 
+// realDir creates dir if need be and returns its absolute real path: the
+// sandbox lends directories under it to the sandbox user, and lends only
+// paths with no symbolic link at any component.
+func realDir(dir string) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
+}
+
 // runnerOptions turns the spec and options into the runner's: the sides,
 // the suites and the sandbox. patch is the file holding the spec's patch,
 // if any. The warning says when runs are not sandboxed.
@@ -154,6 +168,9 @@ func runnerOptions(ctx context.Context, spec Spec, o *Options, patch string) (ru
 	opts.Suites = suites
 	if opts.CacheDir, err = o.Cache(); err != nil {
 		return opts, "", err
+	}
+	if opts.CacheDir, err = realDir(opts.CacheDir); err != nil {
+		return opts, "", fmt.Errorf("cache directory: %w", err)
 	}
 	opts.Progress, opts.Seed = o.Log, o.Seed
 	warning, err := setupSandbox(ctx, &opts, cfg, o.NoSandbox, o.Hidden...)

@@ -99,7 +99,11 @@ func prepareGo(ctx context.Context, suite *config.Suite, s *side, vr *variantRun
 	if pattern == "" {
 		pattern = "./..."
 	}
-	root := filepath.Join(s.worktree, suite.Dir)
+	root, err := suiteWorkDir(suite, s)
+	if err != nil {
+		out.Failures = append(out.Failures, compare.Failure{Variant: s.name, Stage: "build", Message: fmt.Sprintf("suite %s: %v", suite.Name, err)})
+		return nil, nil, nil
+	}
 	list, err := opts.Sandbox.Run(ctx, sandbox.Spec{
 		Argv: []string{"go", "list", "-e", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .TestGoFiles \",\"}},{{join .XTestGoFiles \",\"}},{{join .InvalidGoFiles \",\"}}", pattern},
 		Dir:  root, Env: g.env, Timeout: durationOr(suite.BuildTimeout, defaultBuildTimeout), MaxOutput: opts.MaxOutput, Network: sandbox.FullNetwork, Writable: opts.BuildWritable,
@@ -320,7 +324,8 @@ func (g *goSide) profile(ctx context.Context) ([]Profile, error) {
 	var out []Profile
 	for _, pkg := range g.pkgs {
 		path := filepath.Join(pkg.dir, ".perfbot-cpu.pprof")
-		_ = os.Remove(path)
+		rel := filepath.ToSlash(filepath.Join(pkg.rel, ".perfbot-cpu.pprof"))
+		_ = safefile.Remove(g.side.worktree, rel)
 		res, err := g.opts.Sandbox.Run(ctx, sandbox.Spec{
 			Argv: append(append([]string{pkg.binary}, g.args(nil)...), "-test.cpuprofile", path),
 			Dir:  pkg.dir, Env: g.env, Timeout: durationOr(g.suite.Timeout, defaultTimeout), MaxOutput: g.opts.MaxOutput, Network: roundNetwork(g.suite),
@@ -332,9 +337,9 @@ func (g *goSide) profile(ctx context.Context) ([]Profile, error) {
 		var data []byte
 		var rerr error
 		if res.OK() {
-			data, rerr = safefile.ReadFile(g.side.worktree, filepath.ToSlash(filepath.Join(pkg.rel, ".perfbot-cpu.pprof")), safefile.MaxResult)
+			data, rerr = safefile.ReadFile(g.side.worktree, rel, safefile.MaxResult)
 		}
-		_ = os.Remove(path)
+		_ = safefile.Remove(g.side.worktree, rel)
 		if !res.OK() {
 			g.out.Warnings = append(g.out.Warnings, fmt.Sprintf("suite %s: no CPU profile of %s on %s (exit status %d)", g.suite.Name, pkg.importPath, g.side.name, res.ExitCode))
 			continue

@@ -284,7 +284,12 @@ type commandSide struct {
 }
 
 func prepareCommand(ctx context.Context, suite *config.Suite, s *side, vr *variantRun, opts Options, out *Outcome) (suiteSide, []string, error) {
-	cs := &commandSide{suite: suite, side: s, dir: filepath.Join(s.worktree, suite.Dir), opts: opts, out: out, failed: map[string]bool{}, vr: vr}
+	dir, err := suiteWorkDir(suite, s)
+	if err != nil {
+		out.Failures = append(out.Failures, compare.Failure{Variant: s.name, Stage: "build", Message: fmt.Sprintf("suite %s: %v", suite.Name, err)})
+		return nil, nil, nil
+	}
+	cs := &commandSide{suite: suite, side: s, dir: dir, opts: opts, out: out, failed: map[string]bool{}, vr: vr}
 	cs.env = vr.env
 	builtin := vr.builtin(s, 0)
 	if suite.PerfStat {
@@ -360,7 +365,16 @@ func (cs *commandSide) wallRound(ctx context.Context, r int, only map[string]boo
 		var outFile string
 		if f, ok := strings.CutPrefix(cs.suite.Output, "file:"); ok {
 			outFile = filepath.ToSlash(filepath.Join(cs.suite.Dir, config.Expand(f, pt, builtin)))
-			_ = os.Remove(filepath.Join(cs.side.worktree, outFile))
+			// A stale result must not pass for this round's. The
+			// removal follows no symbolic link: the worktree is the
+			// patch's.
+			if err := safefile.Remove(cs.side.worktree, outFile); err != nil {
+				if !cs.failed["remove "+outFile] {
+					cs.failed["remove "+outFile] = true
+					cs.out.Failures = append(cs.out.Failures, compare.Failure{Variant: cs.side.name, Stage: "run", Message: fmt.Sprintf("suite %s: result file %v", cs.suite.Name, err)})
+				}
+				continue
+			}
 		}
 		res, err := cs.opts.Sandbox.Run(ctx, sandbox.Spec{
 			Argv: argv, Dir: cs.dir, Env: cs.env,
@@ -464,4 +478,25 @@ func durationOr(d config.Duration, def time.Duration) time.Duration {
 		return time.Duration(d)
 	}
 	return def
+}
+
+// suiteWorkDir is the directory of suite's commands in the side's
+// worktree: suite.Dir, checked to be a directory reached through no
+// symbolic link (at any component) and no "..". Root lends it to the
+// sandbox user and removes and reads result files in it, and a patch
+// shapes the worktree: a `dir: harness/go` whose harness the patch made a
+// link to a host directory must lead nowhere outside the worktree.
+func suiteWorkDir(suite *config.Suite, s *side) (string, error) {
+	name := filepath.ToSlash(suite.Dir)
+	if name == "" || name == "." {
+		return s.worktree, nil
+	}
+	if err := safefile.CheckDir(s.worktree, name); err != nil {
+		var se *safefile.Error
+		if errors.As(err, &se) {
+			return "", fmt.Errorf("dir: %s: %s", suite.Dir, se.Problem)
+		}
+		return "", fmt.Errorf("dir: %s: %w", suite.Dir, err)
+	}
+	return filepath.Join(s.worktree, name), nil
 }

@@ -3,13 +3,16 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/internal/safefile"
 	"github.com/perfbot/perfbot/sandbox"
 )
 
@@ -77,7 +80,7 @@ func newVariantRun(suite *config.Suite, s *side, opts Options) (*variantRun, err
 		return nil, fmt.Errorf("suite %s: %s: no free port: %w", suite.Name, s.name, err)
 	}
 	vr.port = port
-	dir, err := os.MkdirTemp("", "perfbot-"+sanitize(suite.Name)+"-"+sanitize(s.name)+"-")
+	dir, err := realTempDir("perfbot-" + sanitize(suite.Name) + "-" + sanitize(s.name) + "-")
 	if err != nil {
 		return nil, fmt.Errorf("suite %s: %s: data directory: %w", suite.Name, s.name, err)
 	}
@@ -87,7 +90,7 @@ func newVariantRun(suite *config.Suite, s *side, opts Options) (*variantRun, err
 		return nil, err
 	}
 	vr.datadir = dir
-	if vr.scratch, err = os.MkdirTemp("", "perfbot-scratch-"); err != nil {
+	if vr.scratch, err = realTempDir("perfbot-scratch-"); err != nil {
 		return nil, err
 	}
 	vr.vars = map[string]string{}
@@ -144,21 +147,36 @@ func (vr *variantRun) command(tmpl string, pt []config.Param, builtin map[string
 }
 
 // writeFiles writes the variant's configuration files into its data
-// directory.
+// directory. A build step has written there before, so the writes follow
+// no symbolic link: a link on the way is refused, and a link (or file) at
+// a file's name is replaced, never written through.
 func (vr *variantRun) writeFiles(s *side) error {
 	if vr.settings == nil {
 		return nil
 	}
-	for name, content := range vr.settings.Files {
-		path := filepath.Join(vr.datadir, filepath.Clean(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(path, []byte(config.Expand(content, nil, vr.builtin(s, 0))), 0o644); err != nil {
-			return err
+	for _, name := range slices.Sorted(maps.Keys(vr.settings.Files)) {
+		content := config.Expand(vr.settings.Files[name], nil, vr.builtin(s, 0))
+		if err := safefile.WriteFile(vr.datadir, filepath.ToSlash(filepath.Clean(name)), []byte(content), 0o644); err != nil {
+			return fmt.Errorf("files: %w", err)
 		}
 	}
 	return nil
+}
+
+// realTempDir makes a new temporary directory and returns its real path
+// (no symbolic link at any component, as the sandbox lends only such
+// directories, even where the temporary directory is reached through one).
+func realTempDir(pattern string) (string, error) {
+	dir, err := os.MkdirTemp("", pattern)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	return real, nil
 }
 
 // roundWritable lists what a round may write besides its directory: the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -102,6 +103,10 @@ func (b *Bubblewrap) Check(ctx context.Context) error {
 	}
 	defer os.RemoveAll(dir)
 	if err := os.Chmod(dir, 0o755); err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	// Only a real path is lent (see lend).
+	if dir, err = filepath.EvalSymlinks(dir); err != nil {
 		return fmt.Errorf("sandbox: %w", err)
 	}
 	res, err := b.Run(ctx, Spec{Argv: []string{"/bin/true"}, Dir: dir, Timeout: 15 * time.Second})

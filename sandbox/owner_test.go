@@ -143,3 +143,60 @@ func TestRestoreOnlyWhatWasLent(t *testing.T) {
 		}
 	}
 }
+
+// TestLendRefusesLinkOnTheWay: a directory reached through a symbolic
+// link at any component (a worktree's harness made a link to a host
+// directory, for dir: harness/go) is refused, naming the link, and the
+// host directory's files keep their owner and set-user-ID bit, through
+// lend and through a real run.
+func TestLendRefusesLinkOnTheWay(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("changing owners needs root")
+	}
+	b, dir := newSandbox(t)
+	host := filepath.Join(t.TempDir(), "host")
+	if err := os.MkdirAll(filepath.Join(host, "go"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	suid := filepath.Join(host, "go", "suid")
+	if err := os.WriteFile(suid, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(suid, 0o755|os.ModeSetuid); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "harness")
+	if err := os.Symlink(host, link); err != nil {
+		t.Fatal(err)
+	}
+	unchanged := func(when string) {
+		t.Helper()
+		for _, p := range []string{filepath.Join(host, "go"), suid} {
+			fi, err := os.Lstat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ownerOf(fi) != 0 {
+				t.Errorf("%s: %s is owned by %d", when, p, ownerOf(fi))
+			}
+		}
+		if fi, _ := os.Lstat(suid); fi.Mode()&os.ModeSetuid == 0 {
+			t.Errorf("%s: %s lost its set-user-ID bit", when, suid)
+		}
+	}
+	for _, d := range []string{filepath.Join(link, "go"), link} {
+		_, err := lend([]string{dir, d}, DefaultUID, DefaultGID)
+		if err == nil || !strings.Contains(err.Error(), link+" ") || !strings.Contains(err.Error(), "symbolic link to "+host) {
+			t.Errorf("lend(%s) = %v, want a refusal naming %s", d, err, link)
+		}
+		unchanged("after lend of " + d)
+		if _, err := b.Run(t.Context(), Spec{Dir: d, Argv: sh("chmod 777 suid; echo x > suid")}); err == nil {
+			t.Errorf("a command ran in %s", d)
+		}
+		unchanged("after a run in " + d)
+	}
+	// Refused before anything was lent: dir, listed first, is root's.
+	if fi, _ := os.Lstat(dir); ownerOf(fi) != 0 {
+		t.Errorf("%s is owned by %d after the refusals", dir, ownerOf(fi))
+	}
+}

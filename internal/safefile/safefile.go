@@ -143,9 +143,15 @@ func checkName(name string) error {
 	return nil
 }
 
-// describe turns a failed open into an *Error that says which component
-// was a symbolic link, and to what.
+// describe turns a failed open of a file into an *Error that says which
+// component was a symbolic link, and to what.
 func describe(root, name string, err error) error {
+	return describeAs(root, name, err, "perfbot reads only regular files a patch adds")
+}
+
+// describeAs is describe with what to say when name itself is a symbolic
+// link.
+func describeAs(root, name string, err error, linkRule string) error {
 	if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.EXDEV) || errors.Is(err, unix.ENOTDIR) {
 		p := root
 		for _, c := range strings.Split(name, "/") {
@@ -160,7 +166,10 @@ func describe(root, name string, err error) error {
 			target, _ := os.Readlink(p)
 			rel := strings.TrimPrefix(strings.TrimPrefix(p, root), "/")
 			if rel == strings.TrimPrefix(path.Clean(name), "./") {
-				return &Error{Name: name, Problem: fmt.Sprintf("is a symbolic link to %s; perfbot reads only regular files a patch adds", target), Err: ErrNotRegular}
+				return &Error{Name: name, Problem: fmt.Sprintf("is a symbolic link to %s; %s", target, linkRule), Err: ErrNotRegular}
+			}
+			if root == "/" {
+				rel = p // an absolute path names its components absolutely
 			}
 			return &Error{Name: name, Problem: fmt.Sprintf("%s on its way is a symbolic link to %s; perfbot follows no links in the tree", rel, target), Err: ErrNotRegular}
 		}
