@@ -32,10 +32,23 @@ func (l Local) Run(ctx context.Context, spec Spec) (*Result, error) {
 			return nil, errors.New("sandbox: a service command needs a session (Spec.Session)")
 		}
 		// On the host, what a service starts in the background stays
-		// running until its teardown ends it.
-		return runProcessGroup(ctx, spec, spec.Argv, &procHooks{leaveGroup: true})
+		// running until its teardown or the session's end ends it.
+		hooks := &procHooks{leaveGroup: true}
+		spec.Session.joinGroup(hooks)
+		argv := spec.Argv
+		if hooks.gated {
+			argv = gateArgv(argv)
+		}
+		return runProcessGroup(ctx, spec, argv, hooks)
 	}
-	hooks := limitHooks(spec, l.CgroupParent, os.Getuid(), os.Geteuid() == 0)
+	parent := l.CgroupParent
+	if spec.Session != nil {
+		parent = spec.Session.limitParent()
+	}
+	hooks := limitHooks(spec, parent, os.Getuid(), os.Geteuid() == 0)
+	if spec.Session != nil {
+		spec.Session.joinGroup(hooks)
+	}
 	argv := spec.Argv
 	if hooks.gated {
 		argv = gateArgv(argv)

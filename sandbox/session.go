@@ -45,11 +45,16 @@ type SessionSpec struct {
 // (no capabilities, no new privileges, exactly Spec.Env), under its own
 // timeout, output cap and memory and process limits. Under Local a session
 // is the host: commands run as Local runs them, and a service's background
-// processes are left running on the host.
+// processes are left running on the host until the session is closed.
+//
+// Either way, where cgroups allow (see sideGroup), every process of the
+// session lives in the session's own cgroup, which Hold freezes while
+// another side measures; Close ends what is left in it.
 type Session struct {
-	// host marks a Local session.
-	host bool
-	b    *Bubblewrap
+	// host marks a Local session; cgroupParent is its Local's.
+	host         bool
+	cgroupParent string
+	b            *Bubblewrap
 	// pid is the host PID of the session's init (PID 1 of its PID
 	// namespace); pidNS names that namespace as /proc/PID/ns/pid does.
 	pid   int
@@ -122,8 +127,10 @@ func OwnLoopback(r Runner) bool {
 	return false
 }
 
-func (Local) startSession(ctx context.Context, spec SessionSpec) (*Session, error) {
-	return &Session{host: true}, nil
+func (l Local) startSession(ctx context.Context, spec SessionSpec) (*Session, error) {
+	s := &Session{host: true, cgroupParent: l.CgroupParent}
+	s.group, s.noGroup = newSessionGroup(l.CgroupParent)
+	return s, nil
 }
 
 // holderScript is the session's first process: it says the sandbox is
@@ -339,7 +346,16 @@ func (s *Session) startHolder(ctx context.Context, argv []string) error {
 // services and gives its writable directories back to their owners. It
 // is safe to call more than once.
 func (s *Session) Close() error {
-	if s == nil || s.host {
+	if s == nil {
+		return nil
+	}
+	if s.host {
+		s.closeOnce.Do(func() {
+			if s.group != nil {
+				s.group.kill()
+				s.group.remove()
+			}
+		})
 		return nil
 	}
 	s.closeOnce.Do(func() {

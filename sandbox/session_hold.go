@@ -29,7 +29,7 @@ func (s *Session) Isolation() string {
 	case g != nil && g.cpu != "":
 		how += ", CPU time from cgroup v2 cpu.stat"
 	case s.host:
-		how += ", CPU time not measured (the side's processes run on the host)"
+		how += ", CPU time not measured (the side's processes run on the host, outside any sandbox)"
 	default:
 		how += fmt.Sprintf(", CPU time counted from /proc per process (%s ticks)", procTick)
 	}

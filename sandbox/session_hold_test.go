@@ -45,17 +45,37 @@ func waitBeat(t *testing.T, dir, old string) {
 // TestSessionHoldFreezes starts a service that leaves a busy process
 // behind (escaped into its own session) and holds the session: the
 // process makes no progress and uses no CPU while held, and runs again
-// once released.
+// once released. Under Local too, where the process runs on the host.
 func TestSessionHoldFreezes(t *testing.T) {
-	b, dir := newSandbox(t)
-	s := startSession(t, b, SessionSpec{Writable: []string{dir}})
+	t.Run("bubblewrap", func(t *testing.T) {
+		b, dir := newSandbox(t)
+		holdFreezes(t, b, startSession(t, b, SessionSpec{Writable: []string{dir}}), dir)
+	})
+	t.Run("local", func(t *testing.T) {
+		if os.Geteuid() != 0 {
+			t.Skip("needs root to make cgroups")
+		}
+		dir := t.TempDir()
+		s := startSession(t, Local{}, SessionSpec{Writable: []string{dir}})
+		holdFreezes(t, Local{}, s, dir)
+		// The busy process ends with the session.
+		_ = s.Close()
+		old := readBeat(t, dir)
+		time.Sleep(200 * time.Millisecond)
+		if now := readBeat(t, dir); now != old {
+			t.Errorf("the busy process still runs after Close (counter %s, then %s)", old, now)
+		}
+	})
+}
+
+func holdFreezes(t *testing.T, r Runner, s *Session, dir string) {
 	if s.group == nil || s.group.freeze == "" {
 		t.Skipf("no cgroup freezer here: %s", s.noGroup)
 	}
 	if !strings.HasPrefix(s.Isolation(), "frozen (cgroup v") {
 		t.Errorf("Isolation() = %q, want frozen by a cgroup freezer", s.Isolation())
 	}
-	if res := run(t, b, Spec{Dir: dir, Session: s, Service: true, Timeout: 30 * time.Second, Argv: sh(busyService)}); !res.OK() {
+	if res := run(t, r, Spec{Dir: dir, Session: s, Service: true, Timeout: 30 * time.Second, Argv: sh(busyService)}); !res.OK() {
 		t.Fatalf("service failed: %s", res.Stderr)
 	}
 	for i := 0; i < 3; i++ {

@@ -189,8 +189,11 @@ func (s *Session) serviceHooks(spec Spec) *procHooks {
 // session gets its limit cgroup: inside the session's own group, so that
 // the command stays in it.
 func (s *Session) limitParent() string {
-	if s.group != nil && s.group.v2 != "" {
+	switch {
+	case s.group != nil && s.group.v2 != "":
 		return s.group.v2
+	case s.host:
+		return s.cgroupParent
 	}
 	return s.b.CgroupParent
 }
