@@ -277,7 +277,27 @@ type Suite struct {
 	// made: rounds that ran only the undecided benchmarks count what they
 	// ran (a Go top-level benchmark or a matrix point is one run).
 	Runs int `json:"runs,omitempty"`
+	// Isolation says, for a suite whose sides keep processes between
+	// their rounds (the servers of setup:), how those of the other sides
+	// were kept off the CPU during each side's rounds: "frozen (cgroup v2
+	// freezer), CPU time from cgroup v2 cpu.stat", or why they could not
+	// be frozen and how their CPU time was counted.
+	Isolation string `json:"isolation,omitempty"`
+	// ForeignCPUMs is the CPU time in milliseconds the other sides used
+	// during the suite's rounds, reruns included; nil when not measured.
+	ForeignCPUMs *float64 `json:"foreign_cpu_ms,omitempty"`
+	// Rerun counts the rounds run again because the other sides used more
+	// CPU during them than ForeignCPUBoundPct of their wall time.
+	Rerun int `json:"rounds_rerun,omitempty"`
+	// Unfair counts the rounds kept although the other sides used more
+	// than the bound during them (their reruns did too): the suite could
+	// not be measured fairly, and its rows' verdicts say so.
+	Unfair int `json:"rounds_unfair,omitempty"`
 }
+
+// ForeignCPUBoundPct is the share of a round's wall time that the other
+// sides may spend on the CPU during it before the round is run again.
+const ForeignCPUBoundPct = 2
 
 // Key identifies the row as bench.Result.Key identifies the results it
 // came from.

@@ -114,6 +114,9 @@ func Run(ctx context.Context, spec Spec, o Options) (*Outcome, error) {
 	}
 	cmp.Warnings = append(cmp.Warnings, ro.Warnings...)
 	cmp.NoteCuts(ro.Cuts)
+	for _, u := range ro.Unfair {
+		cmp.NoteUnfair(u.Suite, u.Keys, u.Why)
+	}
 	if o.Method == compare.MethodPerfbot {
 		noise.annotate(cmp)
 	}

@@ -76,6 +76,9 @@ func provenanceFacts(p *compare.Provenance) []Fact {
 			}
 			notes = append(notes, note)
 		}
+		if s.Isolation != "" {
+			notes = append(notes, isolationNote(s))
+		}
 		if len(notes) > 0 {
 			add("suite "+s.Name, strings.Join(notes, "; "), false)
 		}
@@ -97,6 +100,22 @@ func provenanceFacts(p *compare.Provenance) []Fact {
 	}
 	add("perfbot", p.Tool, false)
 	return fs
+}
+
+// isolationNote says how the other sides' servers were kept off the CPU
+// during each side's rounds, and what they used anyway.
+func isolationNote(s compare.Suite) string {
+	note := "other sides during each side's rounds: " + s.Isolation + "; foreign CPU during rounds: "
+	if s.ForeignCPUMs == nil {
+		note += "not measured"
+	} else {
+		note += fmt.Sprintf("%.1f ms", *s.ForeignCPUMs)
+	}
+	note += fmt.Sprintf(", %d round(s) rerun", s.Rerun)
+	if s.Unfair > 0 {
+		note += fmt.Sprintf(", %d round(s) over the %d%% bound kept: not measured fairly", s.Unfair, compare.ForeignCPUBoundPct)
+	}
+	return note
 }
 
 // timingFact says in one line where a job's wall time went: benchmark

@@ -114,6 +114,9 @@ type Outcome struct {
 	Variants []string
 	// Profiles are the CPU profiles of go suites with cpuprofile set.
 	Profiles []Profile
+	// Unfair are the suites whose rounds the other sides' CPU use tainted
+	// (see fence).
+	Unfair []Unfair
 	// simN is each benchmark's iteration count under CPU simulation,
 	// chosen by the first side and shared by the others.
 	simN map[string]int

@@ -141,6 +141,8 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 	if len(ready) < 2 {
 		fmt.Fprintf(progress, "perfbot: suite %s: fewer than two sides built; nothing to compare\n", suite.Name)
 	}
+	fence := newFence(suite, ready, runs, prov, progress)
+	defer fence.release()
 	var names []string
 	for _, s := range ready {
 		names = append(names, s.name)
@@ -171,7 +173,7 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 			step.Variant = name
 			opts.step(step)
 			mark, out.commands = time.Now(), 0
-			results, units, err := runners[name].round(ctx, index, set)
+			results, units, err := fence.round(ctx, name, func() ([]*bench.Result, []string, error) { return runners[name].round(ctx, index, set) })
 			if err != nil {
 				return nil, err
 			}
@@ -242,6 +244,7 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 	if ad.on {
 		prov.Runs = ad.runs()
 	}
+	fence.finish(out.Results[first:], out)
 	mark = time.Now()
 	if suite.Preset == "go" && suite.Go.CPUProfile {
 		for _, name := range names {

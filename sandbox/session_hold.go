@@ -88,24 +88,29 @@ type Released struct {
 	Err    error
 }
 
-// Release thaws the session and returns what the hold saw.
-func (h *Hold) Release() Released {
+// Used is what the hold has seen so far; the session stays held.
+func (h *Hold) Used() Released {
 	r := Released{Frozen: h.frozen, Err: h.err}
 	s := h.s
 	if s == nil {
 		return r
 	}
-	g := s.group
 	switch {
 	case h.cpuOK:
-		if c, err := g.cpuTime(); err == nil {
+		if c, err := s.group.cpuTime(); err == nil {
 			r.CPU, r.Measured, r.Resolution = max(c-h.cpu0, 0), true, time.Microsecond
 		}
 	case h.procs != nil:
 		r.CPU, r.Measured, r.Resolution = procCPUSince(h.procs, s.processes()), true, procTick
 	}
+	return r
+}
+
+// Release thaws the session and returns what the hold saw.
+func (h *Hold) Release() Released {
+	r := h.Used()
 	if h.frozen {
-		if err := g.setFrozen(false); err != nil && r.Err == nil {
+		if err := h.s.group.setFrozen(false); err != nil && r.Err == nil {
 			r.Err = err
 		}
 	}
