@@ -37,6 +37,8 @@ type fakeJIRA struct {
 type fakeComment struct {
 	ID, Body   string
 	Properties []map[string]any
+	// Author is who wrote it (default: perfbot's account).
+	Author string
 }
 
 type fakeAttachment struct {
@@ -128,7 +130,12 @@ func (f *fakeJIRA) serverInfo(w http.ResponseWriter, r *http.Request) {
 // the request expands them; on Cloud, whose comments are rich text, the
 // wiki markup comes back without the {anchor} macros it cannot represent.
 func (f *fakeJIRA) commentJSON(r *http.Request, c fakeComment) map[string]any {
-	author := map[string]any{"name": "perfbot", "displayName": "perfbot", "active": true}
+	who := c.Author
+	if who == "" {
+		who = f.user
+	}
+	author := f.author(who)
+	author["active"] = true
 	body := c.Body
 	if f.cloud {
 		body = anchorMacro.ReplaceAllString(body, "")

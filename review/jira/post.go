@@ -43,6 +43,14 @@ type comment struct {
 	Self       string     `json:"self,omitempty"`
 	Body       string     `json:"body"`
 	Properties []property `json:"properties,omitempty"`
+	Author     *user      `json:"author,omitempty"`
+}
+
+// user is an author as JIRA writes it: a user name on Server and Data
+// Center, an account ID on Cloud.
+type user struct {
+	Name      string `json:"name"`
+	AccountID string `json:"accountId"`
 }
 
 // property is a comment's entity property, as JIRA's REST API writes it.
@@ -173,8 +181,14 @@ func (c *Client) upsertComment(ctx context.Context, issue, key, body string) (st
 
 // findComment pages through the issue's comments (GET
 // /rest/api/2/issue/{key}/comment?expand=properties) for the one that
-// answers key: it carries the perfbot property, or starts with the marker.
+// answers key: written by perfbot's own account (GET
+// /rest/api/2/myself), carrying the perfbot property or the marker. A
+// comment by anyone else is never perfbot's, whatever it carries.
 func (c *Client) findComment(ctx context.Context, issue, key string) (*comment, error) {
+	me, err := c.myself(ctx)
+	if err != nil {
+		return nil, err
+	}
 	marker := Marker(key)
 	for start := 0; ; {
 		var page struct {
@@ -192,7 +206,7 @@ func (c *Client) findComment(ctx context.Context, issue, key string) (*comment, 
 			return nil, err
 		}
 		for i := range page.Comments {
-			if page.Comments[i].answers(key, marker) {
+			if cm := &page.Comments[i]; cm.Author != nil && me.is(*cm.Author) && cm.answers(key, marker) {
 				return &page.Comments[i], nil
 			}
 		}
@@ -316,7 +330,13 @@ type identity struct{ name, accountID string }
 
 // wrote reports whether the account uploaded a.
 func (me identity) wrote(a issueAttachment) bool {
-	return me.accountID != "" && a.Author.AccountID == me.accountID || me.name != "" && a.Author.Name == me.name
+	return me.is(user{Name: a.Author.Name, AccountID: a.Author.AccountID})
+}
+
+// is reports whether u is the account: the same account ID (Cloud), or
+// the same user name (Server and Data Center).
+func (me identity) is(u user) bool {
+	return me.accountID != "" && u.AccountID == me.accountID || me.name != "" && u.Name == me.name
 }
 
 // myself asks who perfbot is (GET /rest/api/2/myself), once.

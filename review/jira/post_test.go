@@ -224,6 +224,7 @@ func TestPostCloudFindsCommentByProperty(t *testing.T) {
 	}
 
 	f.cloud = false
+	c = newClient(t, f, Config{User: f.user, Token: f.token}, &waits) // a Server site's account
 	f.comments = []fakeComment{{ID: "500", Body: "{anchor:perfbot-job-8}old answer\n"}}
 	if _, err := c.Post(ctx, "STORE-1", message("job-8", "new answer\n")); err != nil {
 		t.Fatal(err)

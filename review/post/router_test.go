@@ -115,6 +115,9 @@ func TestRouteToReviewBoard(t *testing.T) {
 			return
 		}
 		switch {
+		case r.Method == "GET" && r.URL.Path == "/api/session/":
+			_ = json.NewEncoder(w).Encode(map[string]any{"stat": "ok", "session": map[string]any{"authenticated": true,
+				"links": map[string]any{"user": map[string]any{"href": "https://reviews.example.org/api/users/perfbot/", "method": "GET", "title": "perfbot"}}}})
 		case r.Method == "GET" && r.URL.Path == "/api/review-requests/42/reviews/":
 			_ = json.NewEncoder(w).Encode(map[string]any{"stat": "ok", "reviews": []any{}, "total_results": 0, "links": map[string]any{}})
 		case r.Method == "POST" && r.URL.Path == "/api/review-requests/42/reviews/":

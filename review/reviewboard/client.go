@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/perfbot/perfbot/review"
@@ -41,6 +42,9 @@ type Client struct {
 	token string
 	hc    *http.Client
 	retry retry.Policy
+
+	mu sync.Mutex
+	me string // the token's user, once asked
 }
 
 var _ review.Poster = (*Client)(nil)

@@ -41,12 +41,15 @@ type fakeReview struct {
 	TextType  string
 	Public    bool
 	ExtraData map[string]string
+	// User wrote it (default: perfbot's account, "perfbot").
+	User string
 }
 
 func newFakeRB(t *testing.T) *fakeRB {
 	f := &fakeRB{t: t, token: "rbtok_0123456789abcdef0123456789", replies: map[int][]fakeReview{}, nextID: 100}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /rb/api/review-requests/", f.auth(f.listRequests))
+	mux.HandleFunc("GET /rb/api/session/", f.auth(f.session))
 	mux.HandleFunc("GET /rb/api/review-requests/{id}/diffs/", f.auth(f.listDiffs))
 	mux.HandleFunc("GET /rb/api/review-requests/{id}/diffs/{rev}/", f.auth(f.diff))
 	mux.HandleFunc("GET /rb/r/", func(w http.ResponseWriter, r *http.Request) {
@@ -141,8 +144,24 @@ func (f *fakeRB) reviewJSON(rv fakeReview, kind string) map[string]any {
 		"id": rv.ID, "body_top": rv.BodyTop, "body_top_text_type": rv.TextType, "body_bottom": "", "body_bottom_text_type": "plain",
 		"public": rv.Public, "ship_it": false, "extra_data": extra, "timestamp": "2026-11-30T09:00:00Z",
 		"absolute_url": fmt.Sprintf("%sr/42/#%s%d", f.url(), kind, rv.ID),
-		"links":        map[string]any{"self": map[string]string{"href": href, "method": "GET"}, "user": map[string]string{"href": f.url() + "api/users/perfbot/", "method": "GET", "title": "perfbot"}},
+		"links":        map[string]any{"self": map[string]string{"href": href, "method": "GET"}, "user": f.userLink(rv.User)},
 	}
+}
+
+// userLink is a resource's link to a user: the user's API resource, titled
+// with the user name. An empty name is perfbot's account.
+func (f *fakeRB) userLink(name string) map[string]string {
+	if name == "" {
+		name = "perfbot"
+	}
+	return map[string]string{"href": f.url() + "api/users/" + name + "/", "method": "GET", "title": name}
+}
+
+// session is GET /api/session/: whether the request was signed in, and
+// a link to its user.
+func (f *fakeRB) session(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, 200, map[string]any{"stat": "ok", "session": map[string]any{"authenticated": true,
+		"links": map[string]any{"self": map[string]string{"href": f.url() + "api/session/", "method": "GET"}, "user": f.userLink("")}}})
 }
 
 // page slices a list the Review Board way: start and max-results, with a

@@ -28,6 +28,9 @@ type rbReview struct {
 	Public          bool           `json:"public"`
 	AbsoluteURL     string         `json:"absolute_url"`
 	ExtraData       map[string]any `json:"extra_data"`
+	Links           struct {
+		User link `json:"user"`
+	} `json:"links"`
 }
 
 func (r *rbReview) matches(key, marker string) bool {
@@ -54,8 +57,9 @@ func Body(msg answer.Answer) string {
 // Post publishes msg as a review on the review request where (its numeric
 // ID) and returns a link to the review.
 //
-// On a retry or rerun it finds its latest published review by the marker
-// and leaves it alone when the text is unchanged; otherwise it publishes a
+// On a retry or rerun it finds its latest published review by the marker,
+// among the reviews its own account wrote (GET /api/session/ names it), and
+// leaves it alone when the text is unchanged; otherwise it publishes a
 // new review. It never edits a published review (Review Board refuses
 // that by design); creating a review reuses perfbot's own unpublished
 // draft on the request, if a failed attempt left one, and publishes it.
@@ -77,7 +81,11 @@ func (c *Client) Post(ctx context.Context, where string, msg answer.Answer) (str
 	}
 	var out string
 	err = c.call(ctx, fmt.Sprintf("reviewboard: review on %d", id), func(ctx context.Context) error {
-		old, err := c.findReview(ctx, id, msg.Key, marker)
+		me, err := c.self(ctx)
+		if err != nil {
+			return err
+		}
+		old, err := c.findReview(ctx, id, me, msg.Key, marker)
 		if err != nil {
 			return err
 		}
@@ -108,8 +116,10 @@ func (c *Client) Post(ctx context.Context, where string, msg answer.Answer) (str
 }
 
 // findReview pages through the published reviews (GET
-// /api/review-requests/{id}/reviews/) for the latest one carrying key.
-func (c *Client) findReview(ctx context.Context, id int, key, marker string) (*rbReview, error) {
+// /api/review-requests/{id}/reviews/) for the latest one by user me
+// carrying key. A review by anyone else is never perfbot's, whatever it
+// carries.
+func (c *Client) findReview(ctx context.Context, id int, me, key, marker string) (*rbReview, error) {
 	next := fmt.Sprintf("api/review-requests/%d/reviews/?max-results=200", id)
 	var found *rbReview
 	for next != "" {
@@ -122,7 +132,7 @@ func (c *Client) findReview(ctx context.Context, id int, key, marker string) (*r
 			return nil, err
 		}
 		for i := range page.Reviews {
-			if page.Reviews[i].matches(key, marker) {
+			if rv := &page.Reviews[i]; strings.EqualFold(rv.Links.User.Title, me) && rv.matches(key, marker) {
 				found = &page.Reviews[i]
 			}
 		}
