@@ -56,6 +56,10 @@ type e2eGitHub struct {
 	statuses []string
 	reacted  []string
 	headSHA  string
+	// afterApproval, when set, runs once, right after a permission
+	// lookup was answered with a role that may start runs (as a push
+	// right after a maintainer's approval).
+	afterApproval func()
 	// permFailures is how many permission lookups fail with 500 first;
 	// roles overrides the "write" every user has.
 	permFailures int
@@ -95,6 +99,10 @@ func (g *e2eGitHub) handler(t *testing.T) http.Handler {
 			role = r
 		}
 		js(w, http.StatusOK, map[string]any{"permission": role, "role_name": role, "user": map[string]any{"login": r.PathValue("user")}})
+		if f := g.afterApproval; f != nil && role != "read" && role != "none" {
+			g.afterApproval = nil
+			f()
+		}
 	}))
 	mux.HandleFunc("POST /repos/acme/store/issues/comments/{id}/reactions", guard(func(w http.ResponseWriter, r *http.Request) {
 		var body struct{ Content string }

@@ -300,7 +300,7 @@ venues:
 	if code, text := deliverEvent(t, addr, "issue_comment", form, commentEvent(t, 504, "maintainer", "/perfbot status"), "status-1"); code != http.StatusOK || text != "answered" {
 		t.Fatalf("status: %d %q", code, text)
 	}
-	waitComment("the status", "running: ")
+	waitComment("the status", "@maintainer running:\u200b ")
 	if code, text := deliverEvent(t, addr, "issue_comment", form, commentEvent(t, 505, "drive-by", "/perfbot cancel"), "cancel-0"); code != http.StatusOK || text != "refused" {
 		t.Fatalf("cancel by a reader: %d %q", code, text)
 	}

@@ -222,6 +222,10 @@ func (in *Intake) handleComment(ctx context.Context, repo string, issue Issue, c
 		}
 		return Answered, in.control(ctx, repo, issue.Number, user, cmd.Verb)
 	}
+	// The head is read as the request is taken in, before the policy is
+	// asked, and pinned: a push after this moment is never measured
+	// under this approval.
+	var head string
 	out, err := adm.Admit(ctx, intake.Request{
 		Job: job.Spec{
 			Key:          JobKey(repo, issue.Number, c.ID),
@@ -233,10 +237,16 @@ func (in *Intake) handleComment(ctx context.Context, repo string, issue Issue, c
 			Requester:    user,
 			Source:       "github",
 		},
-		Decide:   func(ctx context.Context) (trigger.Decision, error) { return in.decide(ctx, repo, user) },
+		Decide: func(ctx context.Context) (trigger.Decision, error) {
+			var err error
+			if head, err = in.Client.PullHead(ctx, repo, issue.Number); err != nil {
+				return trigger.Decision{}, err
+			}
+			return in.decide(ctx, repo, user)
+		},
 		Refuse:   refuse,
 		Throttle: throttle("refusal", repo, issue.Number, user),
-		Prepare:  in.pinHead(repo, issue.Number, ""),
+		Prepare:  func(ctx context.Context, spec *job.Spec) error { return in.pinHead(repo, issue.Number, head)(ctx, spec) },
 	})
 	if err != nil {
 		return "", err
@@ -285,9 +295,9 @@ func (in *Intake) control(ctx context.Context, repo string, number int, user, ve
 
 // pinHead returns the Prepare that pins the commit a run of pull request
 // number is approved for: head, when the event named it (a check run's
-// head_sha), else the pull request's head read now, at admission, right
-// after the policy allowed the request. The job measures that commit and
-// no later push.
+// head_sha) or it was read as the request was taken in, else the pull
+// request's head read now. The job measures that commit and no later
+// push.
 func (in *Intake) pinHead(repo string, number int, head string) func(context.Context, *job.Spec) error {
 	return func(ctx context.Context, spec *job.Spec) error {
 		if !intake.IsCommitID(head) {
