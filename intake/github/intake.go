@@ -246,7 +246,9 @@ func (in *Intake) handleComment(ctx context.Context, repo string, issue Issue, c
 		},
 		Refuse:   refuse,
 		Throttle: throttle("refusal", repo, issue.Number, user),
-		Prepare:  func(ctx context.Context, spec *job.Spec) error { return in.pinHead(repo, issue.Number, head)(ctx, spec) },
+		Prepare: func(ctx context.Context, spec *job.Spec) error {
+			return in.pinHead(repo, issue.Number, head)(ctx, spec)
+		},
 	})
 	if err != nil {
 		return "", err
