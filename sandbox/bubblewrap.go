@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -138,21 +140,41 @@ func (b *Bubblewrap) Run(ctx context.Context, spec Spec) (*Result, error) {
 }
 
 // mounts returns the bwrap mount arguments of spec: the hidden paths
-// (the runner's, the spec's and, without full network, /run), the private
-// scratch directories and the binds of spec's directories.
+// (the runner's, the spec's and /run), the private scratch directories
+// and the binds of spec's directories.
 func (b *Bubblewrap) mounts(spec Spec, asRoot bool) ([]string, error) {
 	plan := mountPlan{checkUID: -1, stat: hostStat}
 	if asRoot {
 		plan.checkUID, plan.checkGID = b.ids()
 	}
+	// No command reaches the host's services through their Unix sockets
+	// in /run (D-Bus, the init system, databases), nor reads their state
+	// there. A command with the network (a build step fetching modules)
+	// needs the resolver's files, which may live in /run
+	// (/etc/resolv.conf -> /run/systemd/resolve/stub-resolv.conf): those
+	// files alone are bound read-only.
 	hidden := append(append(append([]string(nil), DefaultHiddenPaths...), b.HiddenPaths...), spec.HiddenPaths...)
-	if spec.Network != FullNetwork {
-		// Without network the command needs nothing from /run (the
-		// resolver's files live there) and must not reach the host's
-		// services through their Unix sockets.
-		hidden = append(hidden, "/run")
+	hidden = append(hidden, "/run")
+	if spec.Network == FullNetwork {
+		spec.ReadOnly = append(append([]string(nil), spec.ReadOnly...), resolverFilesIn("/run")...)
 	}
 	return plan.args(spec, resolveHidden(hidden))
+}
+
+// resolverFiles are the files a resolver reads to look a name up.
+var resolverFiles = []string{"/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/host.conf", "/etc/gai.conf"}
+
+// resolverFilesIn returns the real paths of the resolver's files that lie
+// under dir.
+func resolverFilesIn(dir string) []string {
+	var out []string
+	for _, f := range resolverFiles {
+		real, err := filepath.EvalSymlinks(f)
+		if err == nil && within(real, dir) && !slices.Contains(out, real) {
+			out = append(out, real)
+		}
+	}
+	return out
 }
 
 func (b *Bubblewrap) bwrapPath() (string, error) {

@@ -171,9 +171,16 @@ func TestHostileUnixSocket(t *testing.T) {
 			c.Close()
 		}
 	}()
-	res := run(t, b, Spec{Dir: dir, Env: []string{helperEnv + "=unix:" + sock}, Argv: []string{probe}})
-	if res.ExitCode == 0 {
-		t.Errorf("the sandbox reached a host service through %s", sock)
+	// A build step has the network, but not the host's /run either.
+	for _, network := range []Network{NoNetwork, Loopback, FullNetwork} {
+		res := run(t, b, Spec{Dir: dir, Network: network, Env: []string{helperEnv + "=unix:" + sock}, Argv: []string{probe}})
+		if res.ExitCode == 0 {
+			t.Errorf("network %d: the sandbox reached a host service through %s", network, sock)
+		}
+		res = run(t, b, Spec{Dir: dir, Network: network, Argv: sh("ls -A /run; getent hosts localhost >/dev/null && echo resolved")})
+		if got := strings.TrimSpace(string(res.Stdout)); got != "resolved" {
+			t.Errorf("network %d: want an empty /run and a working resolver, got %q (%s)", network, got, res.Stderr)
+		}
 	}
 }
 
