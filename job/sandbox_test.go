@@ -41,10 +41,26 @@ func main() {
 }
 `
 
-// openDir returns a fresh directory the sandbox user may reach, outside
-// /tmp (which the sandbox replaces with its own, so that a file there
-// would be out of reach hidden or not).
-func openDir(t *testing.T) string {
+// openDir returns a fresh directory the sandbox user may reach under
+// root (a visibleRoot).
+func openDir(t *testing.T, root string) string {
+	t.Helper()
+	dir, err := os.MkdirTemp(root, "d-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// visibleRoot makes a directory beside the test, which the test's
+// commands are given read-only (Spec.ReadOnly): wherever the clone lives
+// (under /tmp, which commands get a private copy of, or under /root or
+// /home, which are hidden), they see its files as the host has them, and
+// the hidden ones among them stay hidden.
+func visibleRoot(t *testing.T) string {
 	t.Helper()
 	dir, err := os.MkdirTemp(".", ".sandbox-test-")
 	if err != nil {
@@ -52,6 +68,9 @@ func openDir(t *testing.T) string {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	if dir, err = filepath.Abs(dir); err != nil {
+		t.Fatal(err)
+	}
+	if dir, err = filepath.EvalSymlinks(dir); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Chmod(dir, 0o755); err != nil {
@@ -75,7 +94,8 @@ func TestSandboxFromConfig(t *testing.T) {
 		t.Skip("bubblewrap is not installed")
 	}
 	const token = "ghp_ConfigFileTestToken0123456789abc"
-	secretDir := openDir(t)
+	visible := visibleRoot(t)
+	secretDir := openDir(t, visible)
 	tokenFile := filepath.Join(secretDir, "github-token")
 	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o644); err != nil { // world-readable by mistake
 		t.Fatal(err)
@@ -84,11 +104,11 @@ func TestSandboxFromConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The config names the token file through a symbolic link.
-	linkDir := filepath.Join(openDir(t), "secrets")
+	linkDir := filepath.Join(openDir(t, visible), "secrets")
 	if err := os.Symlink(secretDir, linkDir); err != nil {
 		t.Fatal(err)
 	}
-	work := openDir(t)
+	work := openDir(t, visible)
 	hog := filepath.Join(work, "hog")
 	src := filepath.Join(t.TempDir(), "hog.go")
 	if err := os.WriteFile(src, []byte(hogSource), 0o644); err != nil {
@@ -97,11 +117,11 @@ func TestSandboxFromConfig(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", hog, src).CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	storeFile := filepath.Join(openDir(t), "perfbot.db")
+	storeFile := filepath.Join(openDir(t, visible), "perfbot.db")
 	if err := os.WriteFile(storeFile, []byte("SQLite format 3\x00"+token), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	extra := openDir(t)
+	extra := openDir(t, visible)
 	if err := os.WriteFile(filepath.Join(extra, "deploy.key"), []byte("extra secret"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +149,7 @@ func TestSandboxFromConfig(t *testing.T) {
 			name, uid = "rlimit", 23456
 		}
 		t.Run(name, func(t *testing.T) {
-			cfgFile := filepath.Join(openDir(t), "config.yaml")
+			cfgFile := filepath.Join(openDir(t, visible), "config.yaml")
 			cfgText := fmt.Sprintf(`sandbox:
   memory: 256MiB
   processes: 64
@@ -165,7 +185,7 @@ store:
 			runIt := func(script string) *sandbox.Result {
 				t.Helper()
 				res, err := opts.Sandbox.Run(context.Background(), sandbox.Spec{Argv: []string{"/bin/sh", "-c", script},
-					Dir: work, Env: opts.Env, Timeout: 60 * time.Second})
+					Dir: work, Env: opts.Env, Timeout: 60 * time.Second, ReadOnly: []string{visible}})
 				if err != nil {
 					t.Fatal(err)
 				}

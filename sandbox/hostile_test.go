@@ -349,7 +349,9 @@ func waitProcs(t *testing.T, want int) int {
 // file, whichever path the command reads it by.
 func TestHostileHiddenThroughSymlink(t *testing.T) {
 	b, dir := newSandbox(t)
-	// Outside /tmp, which the sandbox replaces with its own.
+	// Beside the test, and given to the commands read-only: wherever the
+	// clone lives (/tmp, which the sandbox replaces with its own, or
+	// /root, which it hides), they see it as the host has it.
 	base, err := os.MkdirTemp(".", ".hidden-")
 	if err != nil {
 		t.Fatal(err)
@@ -378,12 +380,12 @@ func TestHostileHiddenThroughSymlink(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, hidden := range []string{filepath.Join(link, "token"), fileLink} {
-		res := run(t, b, Spec{Dir: dir, HiddenPaths: []string{hidden}, Argv: sh(
+		res := run(t, b, Spec{Dir: dir, ReadOnly: []string{base}, HiddenPaths: []string{hidden}, Argv: sh(
 			"cat " + token + "; cat " + filepath.Join(link, "token") + "; cat " + fileLink + "; grep -rs " + testToken[:12] + " " + real)})
 		assertNoToken(t, res)
 	}
 	// The test tests: unhidden, the token is readable.
-	if res := run(t, b, Spec{Dir: dir, Argv: sh("cat " + fileLink)}); !bytes.Contains(res.Stdout, []byte(testToken)) {
+	if res := run(t, b, Spec{Dir: dir, ReadOnly: []string{base}, Argv: sh("cat " + fileLink)}); !bytes.Contains(res.Stdout, []byte(testToken)) {
 		t.Errorf("the token file was unreadable even unhidden: %s", res.Stderr)
 	}
 }

@@ -139,7 +139,30 @@ func TestSessionServer(t *testing.T) {
 // session keeps working after one was killed.
 func TestSessionLimits(t *testing.T) {
 	b, dir := newSandbox(t)
-	s := startSession(t, b, SessionSpec{Writable: []string{dir}})
+	// A path the session was not started with is hidden from then on.
+	// It lies beside the test, in a directory the session is given
+	// read-only: wherever the clone lives (/tmp, which the session
+	// replaces with its own, or /root, which it hides), the session sees
+	// it as the host has it until it is hidden.
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	visible, err := os.MkdirTemp(wd, ".session-visible-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(visible)
+	secrets := filepath.Join(visible, "hidden")
+	for _, d := range []string{visible, secrets} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := startSession(t, b, SessionSpec{Writable: []string{dir}, ReadOnly: []string{visible}})
 	res := run(t, b, Spec{Dir: dir, Session: s, Timeout: time.Second, Argv: sh("sleep 60")})
 	if res.Limit != LimitTimeout || res.OK() {
 		t.Errorf("sleep 60 under a 1s timeout: limit %q, exit %d", res.Limit, res.ExitCode)
@@ -152,23 +175,8 @@ func TestSessionLimits(t *testing.T) {
 	if !res.OK() || string(res.Stdout) != "0\n0\n" {
 		t.Errorf("hidden paths: want /root and /run empty, got %q", res.Stdout)
 	}
-	// A path the session was not started with is hidden from then on.
-	// It must lie outside /tmp, which the session replaces anyway.
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	secrets, err := os.MkdirTemp(wd, ".session-hidden-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(secrets)
-	if err := os.Chmod(secrets, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	file := filepath.Join(secrets, "token")
-	lone := filepath.Join(wd, filepath.Base(secrets)+".yaml")
-	defer os.Remove(lone)
+	lone := filepath.Join(visible, "hidden.yaml")
 	for _, f := range []string{file, lone} {
 		if err := os.WriteFile(f, []byte(testToken), 0o644); err != nil {
 			t.Fatal(err)
