@@ -98,7 +98,9 @@ func (s *Session) admits(spec Spec) error {
 // was started with; hiding more from the others too is harmless.
 func (s *Session) hide(ctx context.Context, paths []string) error {
 	for _, h := range resolveHidden(paths) {
-		if withinAny(h, s.hidden) {
+		// Under a hidden directory it is hidden already, unless a
+		// read-only bind of the session shows it again.
+		if withinAny(h, s.hidden) && !withinAny(h, s.readOnly) {
 			continue
 		}
 		pi := hostStat(h)
