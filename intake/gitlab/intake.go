@@ -8,6 +8,7 @@ package gitlab
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -155,7 +156,16 @@ func Usage(word string, least int) string {
 		word, trigger.GitLabRole(least))
 }
 
-// HandleNote acts on one new note of merge request mr.
+// noteVenue is the venue under which note ids are recorded in the history
+// store: a note is acted on once for as long as the store keeps its
+// history, however often (and under whatever X-Gitlab-Event-UUID) it is
+// delivered.
+const noteVenue = "gitlab-note"
+
+// HandleNote acts on one new note of merge request mr, once: the note's
+// id is recorded in the history store first, and a note recorded before
+// is Seen; when acting on it fails, the record is dropped so that GitLab's
+// retry takes it in afresh.
 func (in *Intake) HandleNote(ctx context.Context, project string, mr MergeRequest, n Note) (Outcome, error) {
 	if n.System || n.User == "" || (in.Login != "" && strings.EqualFold(n.User, in.Login)) {
 		return intake.Ignored, nil
@@ -168,6 +178,27 @@ func (in *Intake) HandleNote(ctx context.Context, project string, mr MergeReques
 	if !ok {
 		return intake.Ignored, nil
 	}
+	item, id := strings.ToLower(project), fmt.Sprint(n.ID)
+	fresh, err := in.Seen.MarkTested(ctx, noteVenue, item, id, NoteKey(project, mr.IID, n.ID))
+	if err != nil {
+		return "", err
+	}
+	if !fresh {
+		in.log().Info("note handled before", "project", project, "mr", mr.IID, "note", n.ID)
+		return intake.Seen, nil
+	}
+	out, err := in.handleNote(ctx, project, mr, n, cmd, perr)
+	if err != nil {
+		if uerr := in.Seen.UnmarkTested(context.WithoutCancel(ctx), noteVenue, item, id); uerr != nil {
+			err = errors.Join(err, uerr)
+		}
+	}
+	return out, err
+}
+
+// handleNote acts on the command cmd (or the parse error perr) of a note
+// taken in for the first time.
+func (in *Intake) handleNote(ctx context.Context, project string, mr MergeRequest, n Note, cmd ghintake.Command, perr error) (Outcome, error) {
 	user := n.User
 	adm := in.admitter()
 	reply := func(text string) func(context.Context) error {
@@ -210,6 +241,7 @@ func (in *Intake) HandleNote(ctx context.Context, project string, mr MergeReques
 			Requester:    user,
 			Source:       "gitlab",
 		},
+		Prepare:  in.pinHead(project, mr),
 		Decide:   decide,
 		Refuse:   func(ctx context.Context, text string) error { return reply(text)(ctx) },
 		Throttle: throttle("refusal", project, mr.IID, user),
@@ -233,9 +265,32 @@ func (in *Intake) HandleMergeRequest(ctx context.Context, project string, mr Mer
 			Requester:    user,
 			Source:       "gitlab",
 		},
+		Prepare: in.pinHead(project, mr),
 		Once:   &intake.Once{Venue: "gitlab-mr", Item: fmt.Sprintf("%s!%d", strings.ToLower(project), mr.IID), Revision: mr.SHA},
 		Decide: func(ctx context.Context) (trigger.Decision, error) { return in.decide(ctx, project, userID, user) },
 	})
+}
+
+// pinHead returns the Prepare that pins the commit a run of mr is
+// approved for: the head the event named (merge_request.last_commit.id),
+// else the merge request's head read now (GET
+// /projects/:id/merge_requests/:iid, sha). The job measures that commit
+// and no later push.
+func (in *Intake) pinHead(project string, mr MergeRequest) func(context.Context, *job.Spec) error {
+	return func(ctx context.Context, spec *job.Spec) error {
+		sha := strings.ToLower(mr.SHA)
+		if !intake.IsCommitID(sha) {
+			got, _, err := in.Client.MergeRequests.GetMergeRequest(project, mr.IID, nil, gl.WithContext(ctx))
+			if err != nil {
+				return fmt.Errorf("merge request %s!%d: %w", project, mr.IID, err)
+			}
+			if sha = strings.ToLower(got.SHA); !intake.IsCommitID(sha) {
+				return fmt.Errorf("merge request %s!%d: sha %q is not a full commit id", project, mr.IID, got.SHA)
+			}
+		}
+		spec.CandidateCommit = sha
+		return nil
+	}
 }
 
 // control answers "/perfbot cancel" and "/perfbot status".

@@ -280,6 +280,36 @@ func TestCommands(t *testing.T) {
 	}
 }
 
+// TestNoteOnceAndPinned: a "/perfbot run" note's job measures the head
+// the note event names (merge_request.last_commit.id); the same note
+// delivered again under a new X-Gitlab-Event-UUID, after the queue forgot
+// its job, is seen, not run again; an edited note and a command in a code
+// block are not commands.
+func TestNoteOnceAndPinned(t *testing.T) {
+	f := newFixture(t)
+	body := payload(t, "note_merge_request.json", note("alice", 21, "/perfbot run wal", 5001))
+	if w := f.deliver(t, "Note Hook", secret, body, ""); !strings.Contains(w.Body.String(), "queued") {
+		t.Fatalf("note: %d %s", w.Code, w.Body)
+	}
+	if len(f.queue.jobs) != 1 || f.queue.jobs[0].CandidateCommit != sha {
+		t.Fatalf("jobs %+v, want one pinned to %s", f.queue.jobs, sha)
+	}
+	f.queue.mu.Lock()
+	f.queue.jobs = nil // the queue's retention passed
+	f.queue.mu.Unlock()
+	if w := f.deliver(t, "Note Hook", secret, body, ""); !strings.Contains(w.Body.String(), "seen") || len(f.queue.jobs) != 0 {
+		t.Errorf("the same note under a new event UUID: %d %s, jobs %+v; want seen and no job", w.Code, w.Body, f.queue.jobs)
+	}
+	edited := payload(t, "note_merge_request.json", map[string]any{"user.username": "alice", "user.id": 21,
+		"object_attributes.note": "/perfbot run", "object_attributes.id": 5002, "object_attributes.action": "update"})
+	fenced := payload(t, "note_merge_request.json", note("alice", 21, "```\n/perfbot run\n```", 5003))
+	for name, b := range map[string][]byte{"edited": edited, "fenced": fenced} {
+		if w := f.deliver(t, "Note Hook", secret, b, ""); !strings.Contains(w.Body.String(), "ignored") || len(f.queue.jobs) != 0 {
+			t.Errorf("%s note: %d %s, jobs %+v; want ignored", name, w.Code, w.Body, f.queue.jobs)
+		}
+	}
+}
+
 // TestMergeRequestHook: with merge_requests on, an opened merge request
 // runs once per head commit, a push of new commits runs again, a draft
 // and an edit of the title do not, nor a Reporter's merge request.
