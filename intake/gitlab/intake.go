@@ -266,8 +266,8 @@ func (in *Intake) HandleMergeRequest(ctx context.Context, project string, mr Mer
 			Source:       "gitlab",
 		},
 		Prepare: in.pinHead(project, mr),
-		Once:   &intake.Once{Venue: "gitlab-mr", Item: fmt.Sprintf("%s!%d", strings.ToLower(project), mr.IID), Revision: mr.SHA},
-		Decide: func(ctx context.Context) (trigger.Decision, error) { return in.decide(ctx, project, userID, user) },
+		Once:    &intake.Once{Venue: "gitlab-mr", Item: fmt.Sprintf("%s!%d", strings.ToLower(project), mr.IID), Revision: mr.SHA},
+		Decide:  func(ctx context.Context) (trigger.Decision, error) { return in.decide(ctx, project, userID, user) },
 	})
 }
 
