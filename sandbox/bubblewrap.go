@@ -53,6 +53,9 @@ type Bubblewrap struct {
 	// which each command gets its own cgroup ("": perfbot's own cgroup,
 	// then the v1 hierarchies; NoCgroups: rlimits only).
 	CgroupParent string
+	// sessionV1 keeps a session's cgroup out of the v2 hierarchy, as on a
+	// host whose v2 hierarchy has no freezer (tests).
+	sessionV1 bool
 }
 
 var _ Runner = (*Bubblewrap)(nil)

@@ -129,7 +129,7 @@ func OwnLoopback(r Runner) bool {
 
 func (l Local) startSession(ctx context.Context, spec SessionSpec) (*Session, error) {
 	s := &Session{host: true, cgroupParent: l.CgroupParent}
-	s.group, s.noGroup = newSessionGroup(l.CgroupParent)
+	s.group, s.noGroup = newSessionGroup(l.CgroupParent, false)
 	return s, nil
 }
 
@@ -191,7 +191,7 @@ func (b *Bubblewrap) startSession(ctx context.Context, spec SessionSpec) (*Sessi
 		return nil, err
 	}
 	s.restore = func() error { _, err := lent.restore(); return err }
-	s.group, s.noGroup = newSessionGroup(b.CgroupParent)
+	s.group, s.noGroup = newSessionGroup(b.CgroupParent, b.sessionV1)
 	if err := s.startHolder(ctx, argv); err != nil {
 		if s.group != nil {
 			s.group.remove()
@@ -205,15 +205,15 @@ func (b *Bubblewrap) startSession(ctx context.Context, spec SessionSpec) (*Sessi
 }
 
 // newSessionGroup makes the cgroup of a session under parent (see
-// sideGroup), or says why there is none.
-func newSessionGroup(parent string) (*sideGroup, string) {
+// sideGroup), or says why there is none; v1Only leaves cgroup v2 out.
+func newSessionGroup(parent string, v1Only bool) (*sideGroup, string) {
 	if parent == NoCgroups {
 		return nil, "no cgroups (cgroup_parent: none)"
 	}
 	if os.Geteuid() != 0 && parent == "" {
 		return nil, "no cgroups: perfbot does not run as root and no cgroup_parent is delegated to it"
 	}
-	g, err := cgroupSystem{Parent: parent}.newSideGroup(false)
+	g, err := cgroupSystem{Parent: parent}.newSideGroup(v1Only)
 	if err != nil {
 		return nil, err.Error()
 	}

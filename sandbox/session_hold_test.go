@@ -51,6 +51,18 @@ func TestSessionHoldFreezes(t *testing.T) {
 		b, dir := newSandbox(t)
 		holdFreezes(t, b, startSession(t, b, SessionSpec{Writable: []string{dir}}), dir)
 	})
+	t.Run("bubblewrap-v1", func(t *testing.T) {
+		b, dir := newSandbox(t)
+		b.sessionV1 = true
+		s := startSession(t, b, SessionSpec{Writable: []string{dir}})
+		if s.group != nil && !s.group.freezeV1 {
+			t.Fatalf("the session's freezer is %s, want v1", s.group.how())
+		}
+		holdFreezes(t, b, s, dir)
+		if got := s.Isolation(); got != "frozen (cgroup v1 freezer), CPU time from cgroup v1 cpuacct" {
+			t.Errorf("Isolation() = %q", got)
+		}
+	})
 	t.Run("local", func(t *testing.T) {
 		if os.Geteuid() != 0 {
 			t.Skip("needs root to make cgroups")
