@@ -23,7 +23,7 @@ const toolTimeout = 60 * time.Second
 // sandbox, cgroups, perf and valgrind.
 func Host(ctx context.Context, cfg *config.Config, opt Options) []Result {
 	opt = opt.withDefaults()
-	rs := []Result{Store(ctx, cfg), Git(ctx), Sandbox(ctx, cfg), Cgroups(cfg), Perf(ctx, cfg), Valgrind(ctx, cfg)}
+	rs := []Result{Store(ctx, cfg), Git(ctx), Sandbox(ctx, cfg), Cgroups(cfg), Freezer(cfg), Perf(ctx, cfg), Valgrind(ctx, cfg)}
 	return scrub(rs, redactor(cfg, opt))
 }
 
@@ -116,6 +116,27 @@ func Cgroups(cfg *config.Config) Result {
 		return Result{Name: name, Status: Warn, Reason: err.Error()}
 	}
 	return Result{Name: name, Status: OK, Reason: where}
+}
+
+// Freezer checks that the servers of a suite with setup can be frozen
+// during the other sides' rounds: a warning when they cannot and a suite
+// has setup.
+func Freezer(cfg *config.Config) Result {
+	const name = "freezer"
+	var users []string
+	for _, s := range cfg.Suites {
+		if s.Setup != "" {
+			users = append(users, s.Name)
+		}
+	}
+	where, err := sandbox.CheckFreezer(cfg.Sandbox.CgroupParent)
+	switch {
+	case err == nil:
+		return Result{Name: name, Status: OK, Reason: where}
+	case len(users) == 0:
+		return Result{Name: name, Status: OK, Reason: fmt.Sprintf("%v; no suite has setup", err)}
+	}
+	return Result{Name: name, Status: Warn, Reason: fmt.Sprintf("%v (suites with setup: %s)", err, strings.Join(users, ", "))}
 }
 
 // Perf checks that perf stat counts, when a suite sets perf_stat.

@@ -121,3 +121,23 @@ func TestStore(t *testing.T) {
 		t.Errorf("postgres without URL = %v %q, want FAIL naming the variable", r.Status, r.Reason)
 	}
 }
+
+// TestFreezer: with cgroups off, a suite with setup gets a warning that
+// its servers cannot be frozen; without such a suite it does not matter.
+func TestFreezer(t *testing.T) {
+	const setupSuite = "suites:\n  pg:\n    command: ./bench\n    setup: ./start-server\n"
+	r := Freezer(parse(t, setupSuite+"sandbox: {cgroup_parent: none}\n"))
+	if r.Status != Warn || !strings.Contains(r.Reason, "cannot be frozen") || !strings.Contains(r.Reason, "suites with setup: pg") {
+		t.Errorf("cgroup_parent none with setup = %v %q, want a warning naming the suite", r.Status, r.Reason)
+	}
+	if r := Freezer(parse(t, plainSuite+"sandbox: {cgroup_parent: none}\n")); r.Status != OK || !strings.Contains(r.Reason, "no suite has setup") {
+		t.Errorf("cgroup_parent none without setup = %v %q", r.Status, r.Reason)
+	}
+	r = Freezer(parse(t, setupSuite))
+	if r.Status == Fail {
+		t.Errorf("automatic = %v %q, want ok or a warning", r.Status, r.Reason)
+	}
+	if os.Geteuid() == 0 && r.Status == OK && !strings.Contains(r.Reason, "frozen (cgroup v") {
+		t.Errorf("automatic = %q, want the freezer named", r.Reason)
+	}
+}

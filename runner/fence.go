@@ -81,11 +81,7 @@ func (f *fence) round(ctx context.Context, name string, run func() ([]*bench.Res
 		return run()
 	}
 	if h := f.holds[name]; h != nil {
-		// What the side used while held, between rounds, is foreign to
-		// every round and counted too.
-		r := h.Release()
-		f.note(r)
-		f.count(r)
+		f.note(h.Release())
 		delete(f.holds, name)
 		defer func() {
 			if s := f.sessions[name]; s != nil {
@@ -136,21 +132,11 @@ func (f *fence) round(ctx context.Context, name string, run func() ([]*bench.Res
 	}
 }
 
-// count adds the CPU time a side used while held between rounds.
-func (f *fence) count(r sandbox.Released) {
-	if r.Measured {
-		f.measured = true
-		f.foreign += r.CPU
-	}
-}
-
 // release lets every side go again (for the teardown, and the rounds of
 // CPU profiles); it is safe to call more than once.
 func (f *fence) release() {
 	for name, h := range f.holds {
-		r := h.Release()
-		f.note(r)
-		f.count(r)
+		f.note(h.Release())
 		delete(f.holds, name)
 	}
 }

@@ -77,3 +77,24 @@ func cgroupTrouble(sys cgroupSystem) error {
 	}
 	return fmt.Errorf("cgroups: cannot create a cgroup with memory and pids limits under %s: not delegated to this user, or it holds processes itself (systemd: Delegate=yes, and a cgroup_parent below the service's own cgroup)", dir)
 }
+
+// CheckFreezer makes and removes the cgroup a session would get under
+// parent (see sideGroup) and says how the sessions of a suite with setup
+// would be kept off the CPU during the other sides' rounds, or why they
+// could not be frozen (their CPU time is then counted from /proc).
+func CheckFreezer(parent string) (string, error) {
+	if parent == NoCgroups {
+		return "", errors.New("off (cgroup_parent: none): the servers of a suite with setup cannot be frozen during the other sides' rounds; their CPU time is counted from /proc")
+	}
+	g, err := cgroupSystem{Parent: parent}.newSideGroup(false)
+	if err != nil {
+		return "", fmt.Errorf("%w: the servers of a suite with setup cannot be frozen during the other sides' rounds; their CPU time is counted from /proc", err)
+	}
+	defer g.remove()
+	s := &Session{group: g, noGroup: "no cgroup freezer: neither cgroup v2 cgroup.freeze nor the v1 freezer controller"}
+	if g.freeze == "" {
+		return "", errors.New(s.Isolation())
+	}
+	where := g.freeze
+	return fmt.Sprintf("sessions of a suite with setup are %s, under %s", s.Isolation(), filepath.Dir(where)), nil
+}

@@ -36,7 +36,7 @@ func doctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		// automatic cgroups, the default store.
 		def := &config.Config{}
 		def.Defaults()
-		rs = append(rs, doctor.Git(ctx), doctor.Sandbox(ctx, def), doctor.Cgroups(def))
+		rs = append(rs, doctor.Git(ctx), doctor.Sandbox(ctx, def), doctor.Cgroups(def), doctor.Freezer(def))
 	}
 	if err := doctor.Write(stdout, rs); err != nil {
 		return err
