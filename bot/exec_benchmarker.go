@@ -20,7 +20,8 @@ import (
 //
 //	perfbot compare --config config.yaml --base {base} --candidate {candidate} --patch {patch} --format json
 //
-// In Argv, {key}, {base}, {candidate}, {patch} (a file holding the job's
+// In Argv, {key}, {base}, {candidate} (the pinned commit when the job has
+// one, else the candidate ref), {patch} (a file holding the job's
 // patch, or its URL), {suites} (comma-separated) and {spec} (a file holding
 // the whole job as JSON) are replaced with the job's values. The command
 // runs in its own process group, killed with it when the job is cancelled
@@ -85,7 +86,14 @@ func (e *ExecBenchmarker) RunOutcome(ctx context.Context, spec job.Spec, progres
 	if err := os.WriteFile(specFile, specJSON, 0o600); err != nil {
 		return nil, err
 	}
-	r := strings.NewReplacer("{key}", spec.Key, "{base}", spec.BaseRef, "{candidate}", spec.CandidateRef,
+	// {candidate} is the commit the request was approved for when it was
+	// pinned: a command resolving the ref itself would measure whatever
+	// was pushed since.
+	candidate := spec.CandidateRef
+	if spec.CandidateCommit != "" {
+		candidate = spec.CandidateCommit
+	}
+	r := strings.NewReplacer("{key}", spec.Key, "{base}", spec.BaseRef, "{candidate}", candidate,
 		"{patch}", patch, "{suites}", strings.Join(spec.Suites, ","), "{spec}", specFile)
 	argv := make([]string, len(e.Argv))
 	for i, a := range e.Argv {

@@ -38,6 +38,12 @@ func TestExecBenchmarker(t *testing.T) {
 		{"crash", `echo boom >&2; exit 3`, "exited with status 3: boom", nil},
 		{"garbage", `echo not json`, "not a comparison", nil},
 	}
+	pinned := job
+	pinned.CandidateCommit = "0123456789abcdef0123456789abcdef01234567"
+	b := &ExecBenchmarker{Argv: []string{"sh", "-c", `test "$1" = 0123456789abcdef0123456789abcdef01234567 && echo '{"base_variant":"ok"}'`, "sh", "{candidate}"}}
+	if _, err := b.Run(ctx, pinned, nil); err != nil {
+		t.Errorf("{candidate} of a pinned job is not its commit: %v", err)
+	}
 	for _, tt := range tests {
 		b := &ExecBenchmarker{Argv: []string{"sh", "-c", tt.script, "sh", "{base}", "{candidate}", "{suites}", "{patch}"},
 			Answered: map[int]string{2: "patch"}}
