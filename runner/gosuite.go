@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -116,7 +115,7 @@ func prepareGo(ctx context.Context, suite *config.Suite, s *side, vr *variantRun
 		return nil, nil, nil
 	}
 	binDir := filepath.Join(s.worktree, ".perfbot-bin")
-	if err := os.MkdirAll(binDir, 0o755); err != nil {
+	if err := safefile.MkdirAll(s.worktree, ".perfbot-bin"); err != nil {
 		return nil, nil, err
 	}
 	var commands []string

@@ -3,7 +3,6 @@ package runner
 import (
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -80,12 +79,14 @@ func (o *overlay) takeBack(worktree string, files []overlayFile, baseName string
 	if len(files) == 0 {
 		return false, nil
 	}
-	entries, err := os.ReadDir(filepath.Join(worktree, filepath.FromSlash(path.Dir(files[0].path))))
+	dir, err := safefile.OpenDir(worktree, path.Dir(files[0].path))
 	if err != nil {
 		return true, nil
 	}
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".go") {
+	defer dir.Close()
+	names, _ := dir.Readdirnames(-1)
+	for _, name := range names {
+		if strings.HasSuffix(name, ".go") {
 			return false, nil
 		}
 	}

@@ -82,21 +82,9 @@ func WriteFile(root, name string, data []byte, perm os.FileMode) error {
 		return err
 	}
 	parts := components(name)
-	dirFD, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	dirFD, err := mkdirs(root, name, parts[:len(parts)-1])
 	if err != nil {
-		return &Error{Name: name, Problem: fmt.Sprintf("cannot open its directory %s: %v", root, err), Err: err}
-	}
-	for _, c := range parts[:len(parts)-1] {
-		if err := unix.Mkdirat(dirFD, c, 0o755); err != nil && !errors.Is(err, unix.EEXIST) {
-			unix.Close(dirFD)
-			return &Error{Name: name, Problem: fmt.Sprintf("cannot create directory %s: %v", c, err), Err: err}
-		}
-		next, err := unix.Openat(dirFD, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		unix.Close(dirFD)
-		if err != nil {
-			return describe(root, name, err)
-		}
-		dirFD = next
+		return err
 	}
 	defer unix.Close(dirFD)
 	last := parts[len(parts)-1]
@@ -116,6 +104,43 @@ func WriteFile(root, name string, data []byte, perm os.FileMode) error {
 		return &Error{Name: name, Problem: fmt.Sprintf("write: %v", err), Err: err}
 	}
 	return nil
+}
+
+// mkdirs opens root and creates and opens each of dirs in turn beneath
+// it with mkdirat and O_NOFOLLOW, and returns the last one's descriptor.
+// A symbolic link on the way is refused; name is for the error.
+func mkdirs(root, name string, dirs []string) (int, error) {
+	dirFD, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, &Error{Name: name, Problem: fmt.Sprintf("cannot open its directory %s: %v", root, err), Err: err}
+	}
+	for _, c := range dirs {
+		if err := unix.Mkdirat(dirFD, c, 0o755); err != nil && !errors.Is(err, unix.EEXIST) {
+			unix.Close(dirFD)
+			return -1, &Error{Name: name, Problem: fmt.Sprintf("cannot create directory %s: %v", c, err), Err: err}
+		}
+		next, err := unix.Openat(dirFD, c, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		unix.Close(dirFD)
+		if err != nil {
+			return -1, describeAs(root, name, err, linkRule)
+		}
+		dirFD = next
+	}
+	return dirFD, nil
+}
+
+// MkdirAll creates the directory name (a slash path relative to root,
+// without "..") and those on the way, mode 0755 before the umask, following
+// no symbolic link: a link at any component is refused, naming it.
+func MkdirAll(root, name string) error {
+	if err := checkName(name); err != nil {
+		return err
+	}
+	fd, err := mkdirs(root, name, components(name))
+	if err != nil {
+		return err
+	}
+	return unix.Close(fd)
 }
 
 // Remove removes the file name (a slash path relative to root, without

@@ -79,3 +79,29 @@ func TestWalkStaysInside(t *testing.T) {
 		}
 	}
 }
+
+func TestMkdirAll(t *testing.T) {
+	root, outside := tree(t)
+	if err := MkdirAll(root, "pkg/new/deeper"); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(filepath.Join(root, "pkg/new/deeper")); err != nil || !fi.IsDir() {
+		t.Errorf("pkg/new/deeper: %v, %v", fi, err)
+	}
+	if err := MkdirAll(root, "pkg/sub"); err != nil {
+		t.Errorf("an existing directory: %v", err)
+	}
+	for name, problem := range map[string]string{
+		"linkdir/made":   "linkdir on its way is a symbolic link to " + outside,
+		"linkdir":        "is a symbolic link to " + outside,
+		"innerlink/made": "innerlink on its way is a symbolic link to pkg",
+		"../up":          "climbs out of the tree",
+	} {
+		if err := MkdirAll(root, name); err == nil || !strings.Contains(err.Error(), problem) {
+			t.Errorf("MkdirAll(%q) = %v, want %q", name, err, problem)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(outside, "made")); err == nil {
+		t.Error("MkdirAll made a directory through a symbolic link")
+	}
+}
