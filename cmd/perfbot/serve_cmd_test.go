@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -56,6 +57,11 @@ type e2eGitHub struct {
 	statuses []string
 	reacted  []string
 	headSHA  string
+	// polled are the repository's issue comments the poll lists (GET
+	// /repos/acme/store/issues/comments), people's, on pull request 12.
+	polled []e2eComment
+	// lists counts the listings of polled.
+	lists int
 	// afterApproval, when set, runs once, right after a permission
 	// lookup was answered with a role that may start runs (as a push
 	// right after a maintainer's approval).
@@ -117,6 +123,14 @@ func (g *e2eGitHub) handler(t *testing.T) http.Handler {
 		}
 		js(w, http.StatusOK, out)
 	}))
+	mux.HandleFunc("GET /repos/acme/store/issues/comments", guard(func(w http.ResponseWriter, r *http.Request) {
+		g.listComments(w, r, js)
+	}))
+	mux.HandleFunc("GET /repos/acme/store/issues/12", guard(func(w http.ResponseWriter, r *http.Request) {
+		js(w, http.StatusOK, map[string]any{"number": 12, "title": "Halve the cost", "state": "open",
+			"html_url": "https://github.com/acme/store/pull/12",
+			"pull_request": map[string]any{"url": "https://api.github.com/repos/acme/store/pulls/12"}})
+	}))
 	mux.HandleFunc("POST /repos/acme/store/issues/12/comments", guard(func(w http.ResponseWriter, r *http.Request) {
 		var body struct{ Body string }
 		json.NewDecoder(r.Body).Decode(&body)
@@ -162,6 +176,64 @@ func (g *e2eGitHub) handler(t *testing.T) http.Handler {
 		js(w, http.StatusNotFound, map[string]string{"message": "Not Found"})
 	})
 	return mux
+}
+
+// e2eComment is an issue comment a poll lists.
+type e2eComment struct {
+	ID               int64
+	Login, Body      string
+	Created, Updated time.Time
+}
+
+// listComments answers GET /repos/{owner}/{repo}/issues/comments as GitHub
+// documents it: the comments updated at or after since, sorted by sort
+// (created, the default, or updated) in direction (asc unless desc),
+// per_page at a time (default 30, at most 100) from page, with a Link
+// header naming the next page when there is one.
+func (g *e2eGitHub) listComments(w http.ResponseWriter, r *http.Request, js func(http.ResponseWriter, int, any)) {
+	g.lists++
+	q := r.URL.Query()
+	since, _ := time.Parse(time.RFC3339, q.Get("since"))
+	var list []e2eComment
+	for _, c := range g.polled {
+		if !c.Updated.Before(since) {
+			list = append(list, c)
+		}
+	}
+	key := func(c e2eComment) time.Time { return c.Created }
+	if q.Get("sort") == "updated" {
+		key = func(c e2eComment) time.Time { return c.Updated }
+	}
+	sort.SliceStable(list, func(i, j int) bool {
+		if q.Get("direction") == "desc" {
+			return key(list[i]).After(key(list[j]))
+		}
+		return key(list[i]).Before(key(list[j]))
+	})
+	perPage, _ := strconv.Atoi(q.Get("per_page"))
+	if perPage <= 0 {
+		perPage = 30
+	}
+	perPage = min(perPage, 100)
+	page, _ := strconv.Atoi(q.Get("page"))
+	page = max(page, 1)
+	from := min((page-1)*perPage, len(list))
+	to := min(from+perPage, len(list))
+	if to < len(list) {
+		next := *r.URL
+		nq := next.Query()
+		nq.Set("page", strconv.Itoa(page+1))
+		next.RawQuery = nq.Encode()
+		w.Header().Set("Link", fmt.Sprintf(`<http://%s/api/v3%s>; rel="next"`, r.Host, next.RequestURI()))
+	}
+	out := []map[string]any{}
+	for _, c := range list[from:to] {
+		out = append(out, map[string]any{"id": c.ID, "body": c.Body, "created_at": c.Created, "updated_at": c.Updated,
+			"html_url":  fmt.Sprintf("https://github.com/acme/store/pull/12#issuecomment-%d", c.ID),
+			"issue_url": "https://api.github.com/repos/acme/store/issues/12", "author_association": "MEMBER",
+			"user": map[string]any{"login": c.Login, "type": "User"}})
+	}
+	js(w, http.StatusOK, out)
 }
 
 func freeAddr(t *testing.T) string {
