@@ -128,7 +128,7 @@ func (g *e2eGitHub) handler(t *testing.T) http.Handler {
 	}))
 	mux.HandleFunc("GET /repos/acme/store/issues/12", guard(func(w http.ResponseWriter, r *http.Request) {
 		js(w, http.StatusOK, map[string]any{"number": 12, "title": "Halve the cost", "state": "open",
-			"html_url": "https://github.com/acme/store/pull/12",
+			"html_url":     "https://github.com/acme/store/pull/12",
 			"pull_request": map[string]any{"url": "https://api.github.com/repos/acme/store/pulls/12"}})
 	}))
 	mux.HandleFunc("POST /repos/acme/store/issues/12/comments", guard(func(w http.ResponseWriter, r *http.Request) {
