@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -43,19 +44,20 @@ type fence struct {
 	troubles []string
 }
 
-// newFence returns the fence of a suite's rounds over the ready sides and
-// holds every side's session. The caller must call release before the
-// sessions' teardown.
+// newFence returns the fence of a suite's rounds and holds every side's
+// session. The caller must call release before the sessions' teardown.
 func newFence(suite *config.Suite, ready []*side, runs map[string]*variantRun, prov *compare.Suite, progress io.Writer) *fence {
 	f := &fence{suite: suite.Name, sessions: map[string]*sandbox.Session{}, holds: map[string]*sandbox.Hold{}, prov: prov, progress: progress}
 	if suite.Setup == "" || len(ready) < 2 {
 		return f
 	}
+	// Every side whose session started, ready or not: a setup that
+	// failed may have left a server running.
 	var names []string
-	for _, s := range ready {
-		if vr := runs[s.name]; vr != nil && vr.session != nil {
-			f.sessions[s.name] = vr.session
-			names = append(names, s.name)
+	for _, name := range slices.Sorted(maps.Keys(runs)) {
+		if vr := runs[name]; vr.session != nil {
+			f.sessions[name] = vr.session
+			names = append(names, name)
 		}
 	}
 	if len(names) > 0 {
