@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/perfbot/perfbot/internal/safetext"
+
 	"fmt"
 	"html"
 	"strings"
@@ -93,7 +95,7 @@ func Brief(cmp *compare.Comparison) answer.Answer {
 	a.Set(answer.JIRAWiki, answer.Rendering{Full: jiraText})
 	a.Set(answer.Text, answer.Rendering{Full: text})
 	a.Set(answer.HTML, answer.Rendering{Full: "<pre>" + html.EscapeString(text) + "</pre>"})
-	return a
+	return a.Map(safetext.Answer)
 }
 
 // Refusal is the answer to a request that the trigger policy refused: the
@@ -111,7 +113,7 @@ func Refusal(key, subject, text string) answer.Answer {
 	a.Set(answer.MarkdownRB, answer.Rendering{Full: ReviewBoardEscape(text)})
 	a.Set(answer.JIRAWiki, answer.Rendering{Full: JIRAEscape(text)})
 	a.Set(answer.Text, answer.Rendering{Full: text + "\n"})
-	return a
+	return a.Map(safetext.Answer)
 }
 
 // markWord is a mark in plain words, for text.

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/perfbot/perfbot/internal/safetext"
+
 	"errors"
 	"fmt"
 	"strings"
@@ -111,7 +113,7 @@ func Message(cmp *compare.Comparison, opts Options) (answer.Answer, error) {
 		answer.Attachment{Name: TextAttachment, ContentType: "text/plain; charset=utf-8", Data: []byte(text)},
 		answer.Attachment{Name: ResultsAttachment, ContentType: "application/json", Data: results},
 	)
-	return msg, nil
+	return msg.Map(safetext.Answer), nil
 }
 
 // room is the part of a limit a rendering may fill.

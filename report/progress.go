@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/perfbot/perfbot/internal/safetext"
+
 	"html"
 	"strings"
 
@@ -50,7 +52,7 @@ func Progress(state answer.State, status, title string) answer.Answer {
 	a.Set(answer.JIRAWiki, answer.Rendering{Full: jira})
 	a.Set(answer.Text, answer.Rendering{Full: text})
 	a.Set(answer.HTML, answer.Rendering{Full: "<p>" + html.EscapeString(strings.TrimSpace(text)) + "</p>"})
-	return a
+	return a.Map(safetext.Answer)
 }
 
 // statusEscaper escapes the Markdown punctuation a status line might

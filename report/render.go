@@ -1,6 +1,8 @@
 package report
 
 import (
+	"github.com/perfbot/perfbot/internal/safetext"
+
 	"bytes"
 	"errors"
 	"fmt"
@@ -136,28 +138,36 @@ func (s *templateSet) render(doc *Document) (string, error) {
 	if err := s.exec.ExecuteTemplate(&b, "report", doc); err != nil {
 		return "", fmt.Errorf("report: rendering %s: %w", s.venue, err)
 	}
+	out := b.String()
 	if s.venue == venueText {
-		return alignColumns(b.String()), nil
+		out = alignColumns(out)
 	}
-	return b.String(), nil
+	// Whatever a template let through (a log tail in a code block), no
+	// control character or bidi control reaches the reader.
+	return safetext.Answer(out), nil
 }
 
 // renderTo executes the "report" template on doc straight into w; text
 // tables are aligned block by block as they pass.
 func (s *templateSet) renderTo(w io.Writer, doc *Document) error {
-	out := w
+	// Whatever a template let through (a log tail in a code block), no
+	// control character or bidi control reaches the reader.
+	safe := safetext.NewWriter(w, safetext.Answer)
+	var out io.Writer = safe
 	var aw *alignWriter
 	if s.venue == venueText {
-		aw = &alignWriter{w: w}
+		aw = &alignWriter{w: safe}
 		out = aw
 	}
 	if err := s.exec.ExecuteTemplate(out, "report", doc); err != nil {
 		return fmt.Errorf("report: rendering %s: %w", s.venue, err)
 	}
 	if aw != nil {
-		return aw.Close()
+		if err := aw.Close(); err != nil {
+			return err
+		}
 	}
-	return nil
+	return safe.Flush()
 }
 
 // alignWriter lays out what is written to it as alignColumns does, holding

@@ -11,6 +11,8 @@
 package report
 
 import (
+	"github.com/perfbot/perfbot/internal/safetext"
+
 	"bufio"
 	"fmt"
 	"io"
@@ -163,8 +165,7 @@ func oneLine(s string) string {
 // paragraph separator, or a bidirectional formatting character (which can
 // make quoted text read in another order than it is written).
 func isControl(r rune) bool {
-	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' ||
-		r == '\u061c' || r == '\u200e' || r == '\u200f' || (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069')
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' || safetext.IsBidi(r)
 }
 
 // tail returns the last n lines of s.
