@@ -49,6 +49,10 @@ type Result struct {
 	Reason string
 	// Details are further lines, such as every mistake of a config file.
 	Details []string
+	// Misconfigured marks a failure that is the configuration's, not a
+	// venue's being unreachable (a venues.VENUE.login that is not the
+	// credentials' account): serve refuses to start on it.
+	Misconfigured bool
 }
 
 // Options are the checks' ties to their surroundings; the zero value uses

@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/mail"
+	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/post"
 )
 
@@ -35,7 +37,8 @@ func Venues(ctx context.Context, cfg *config.Config, opt Options) []Result {
 		checks = append(checks, func(ctx context.Context) Result {
 			who, err := router.Check(ctx, venue)
 			if err != nil {
-				return Result{Name: name, Status: Fail, Reason: err.Error()}
+				var mismatch *review.LoginMismatchError
+				return Result{Name: name, Status: Fail, Reason: err.Error(), Misconfigured: errors.As(err, &mismatch)}
 			}
 			return Result{Name: name, Status: OK, Reason: who}
 		})

@@ -202,3 +202,18 @@ warn  valgrind       not installed; not needed
 		t.Errorf("checklist:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
+
+// TestVenuesLoginMismatch: a venues.github.login that is not the token's
+// account fails the check, naming both, and is marked as the
+// configuration's mistake, on which serve refuses to start.
+func TestVenuesLoginMismatch(t *testing.T) {
+	f := newFakeVenues(t)
+	cfg := parse(t, `venues:
+  github: {repo: acme/store, url: `+f.srv.URL+`/api/v3/, token_env: T_GH, login: perfbot-old}
+`)
+	rs := Venues(context.Background(), cfg, envOf(map[string]string{"T_GH": f.ghToken}))
+	r := byName(rs)["github"]
+	if r.Status != Fail || !r.Misconfigured || !strings.Contains(r.Reason, `venues.github.login is "perfbot-old", but the token signs in as perfbot-ci`) {
+		t.Errorf("github = %+v", r)
+	}
+}

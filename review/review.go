@@ -41,3 +41,19 @@ func ParseTarget(s string) (Target, error) {
 type Poster interface {
 	Post(ctx context.Context, where string, msg answer.Answer) (link string, err error)
 }
+
+// LoginMismatchError says that a configured login (venues.VENUE.login) is
+// not the account the credentials sign in as: perfbot would take none of
+// its own comments for its answers. It is the configuration's mistake,
+// never the venue's being unreachable.
+type LoginMismatchError struct {
+	Venue      string // "github", "gitlab"
+	Configured string // venues.VENUE.login
+	Actual     string // whom the credentials sign in as
+	How        string // how that was found ("the token signs in as x")
+}
+
+func (e *LoginMismatchError) Error() string {
+	return fmt.Sprintf("%s: venues.%s.login is %q, but %s: perfbot posts as %q and would find none of its own comments; set login to %q or remove it",
+		e.Venue, e.Venue, e.Configured, e.How, e.Actual, e.Actual)
+}

@@ -73,10 +73,17 @@ func doctorConfig(file string) ([]doctor.Result, *config.Config) {
 }
 
 // logVenueChecks runs the venue checks at the start of serve and logs
-// which venues are usable: an error for each that is not, a warning when
-// none is configured. The service starts either way.
-func logVenueChecks(ctx context.Context, cfg *config.Config, log *slog.Logger) {
+// which venues are usable, and as whom: an error for each that is not, a
+// warning when none is configured. The service starts either way, except
+// when a venue's configuration contradicts its credentials (a
+// venues.VENUE.login that is not the account they sign in as), which is
+// returned.
+func logVenueChecks(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
+	var errs []error
 	for _, r := range doctor.Venues(ctx, cfg, doctor.Options{}) {
+		if r.Misconfigured {
+			errs = append(errs, fmt.Errorf("%s: %s", cfg.File, r.Reason))
+		}
 		switch r.Status {
 		case doctor.OK:
 			log.Info("venue usable", "venue", r.Name, "check", r.Reason)
@@ -86,4 +93,5 @@ func logVenueChecks(ctx context.Context, cfg *config.Config, log *slog.Logger) {
 			log.Error("VENUE NOT USABLE: requests from it are not taken and answers to it fail; run perfbot doctor", "venue", r.Name, "check", r.Reason)
 		}
 	}
+	return errors.Join(errs...)
 }

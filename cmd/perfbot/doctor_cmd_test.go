@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // fakeGitHubUser answers GET /api/v3/user and GET
@@ -145,5 +146,29 @@ func TestServeWithoutVenuesSaysSo(t *testing.T) {
 	}
 	if !strings.Contains(logs.w.String(), "level=WARN") || !strings.Contains(logs.w.String(), "no venue is configured") {
 		t.Errorf("logs:\n%s", logs.w.String())
+	}
+}
+
+// TestLoginMismatchStopsServe: venues.github.login names another account
+// than the token's. perfbot doctor fails its github line, naming both;
+// perfbot serve refuses to start with the same words, instead of serving
+// answers it could never find again.
+func TestLoginMismatchStopsServe(t *testing.T) {
+	file := doctorConfigFile(t, fakeGitHubUser(t), "")
+	text, _ := os.ReadFile(file)
+	os.WriteFile(file, bytes.Replace(text, []byte("token_env: DOCTOR_TEST_GH_TOKEN}"), []byte("token_env: DOCTOR_TEST_GH_TOKEN, login: perfbot-old}"), 1), 0o644)
+	t.Setenv("DOCTOR_TEST_GH_TOKEN", "good-token-123456")
+	const want = `venues.github.login is "perfbot-old", but the token signs in as perfbot-ci`
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"doctor", "--config", file}, &out, &errb)
+	if exitCode(err, &errb) != 1 || !strings.Contains(out.String(), "FAIL  github") || !strings.Contains(out.String(), want) {
+		t.Errorf("doctor: err %v\n%s", err, out.String())
+	}
+	logs := &syncWriter{w: &bytes.Buffer{}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err = run(ctx, []string{"serve", "--config", file, "--listen", freeAddr(t)}, logs, logs)
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), file) {
+		t.Errorf("serve: err = %v, want it to refuse to start naming the mismatch\n%s", err, logs.w.String())
 	}
 }

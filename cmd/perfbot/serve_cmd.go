@@ -81,7 +81,9 @@ func runService(ctx context.Context, name string, mode bot.Mode, args []string, 
 	}
 	log := slog.New(handler).With("process", name)
 	if mode == bot.ModeServe {
-		logVenueChecks(ctx, cfg, log)
+		if err := logVenueChecks(ctx, cfg, log); err != nil {
+			return err
+		}
 	}
 	venues := cfg.Venues.WithEnv(os.Getenv)
 	exe, err := os.Executable()

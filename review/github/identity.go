@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	gh "github.com/google/go-github/v60/github"
+
+	"github.com/perfbot/perfbot/review"
 )
 
 // identity is the account perfbot's comments are written by: the token's
@@ -39,8 +41,7 @@ func (p *Poster) self(ctx context.Context) (identity, error) {
 		return identity{}, err
 	}
 	if p.login != "" && !strings.EqualFold(p.login, me.login) {
-		return identity{}, fmt.Errorf("github: venues.github.login is %q, but %s: perfbot posts as %q and would find none of its own comments; set login to %q or remove it",
-			p.login, me.how, me.login, me.login)
+		return identity{}, &review.LoginMismatchError{Venue: "github", Configured: p.login, Actual: me.login, How: me.how}
 	}
 	p.mu.Lock()
 	p.me = me

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	gl "gitlab.com/gitlab-org/api/client-go"
+
+	"github.com/perfbot/perfbot/review"
 )
 
 // self asks GitLab who the token is (GET /user), once: perfbot's notes
@@ -27,8 +29,7 @@ func (p *Poster) self(ctx context.Context) (string, error) {
 		return "", errors.New("gitlab: GET /user named no username")
 	}
 	if p.login != "" && !strings.EqualFold(p.login, u.Username) {
-		return "", fmt.Errorf("gitlab: venues.gitlab.login is %q, but the token signs in as %q: perfbot would find none of its own notes; set login to %q or remove it",
-			p.login, u.Username, u.Username)
+		return "", &review.LoginMismatchError{Venue: "gitlab", Configured: p.login, Actual: u.Username, How: "the token signs in as " + u.Username}
 	}
 	p.mu.Lock()
 	p.me = u.Username

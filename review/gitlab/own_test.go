@@ -35,7 +35,7 @@ func TestPostRefusesWrongLogin(t *testing.T) {
 	f := newFake(t)
 	p := newPoster(t, f, Config{Login: "mallory"})
 	_, err := p.Post(context.Background(), "acme/db/store!12", msgOf("k", answer.StateSuccess, "s", "s"))
-	if err == nil || !strings.Contains(err.Error(), `venues.gitlab.login is "mallory", but the token signs in as "perfbot-bot"`) {
+	if err == nil || !strings.Contains(err.Error(), `venues.gitlab.login is "mallory", but the token signs in as perfbot-bot`) {
 		t.Fatalf("err = %v", err)
 	}
 	if len(f.Notes("acme/db/store", 12)) != 0 || len(f.Statuses()) != 0 {
