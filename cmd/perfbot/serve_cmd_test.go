@@ -66,6 +66,8 @@ type e2eGitHub struct {
 	// lookup was answered with a role that may start runs (as a push
 	// right after a maintainer's approval).
 	afterApproval func()
+	// authors holds the login of comments perfbot did not write.
+	authors map[int64]string
 	// permFailures is how many permission lookups fail with 500 first;
 	// roles overrides the "write" every user has.
 	permFailures int
@@ -80,8 +82,12 @@ func (g *e2eGitHub) handler(t *testing.T) http.Handler {
 		json.NewEncoder(w).Encode(v)
 	}
 	comment := func(id int64, body string) map[string]any {
+		user := map[string]any{"login": "perfbot[bot]", "type": "Bot"}
+		if a, ok := g.authors[id]; ok {
+			user = map[string]any{"login": a, "type": "User"}
+		}
 		return map[string]any{"id": id, "body": body, "html_url": fmt.Sprintf("https://github.com/acme/store/pull/12#issuecomment-%d", id),
-			"user": map[string]any{"login": "perfbot[bot]", "type": "Bot"}}
+			"user": user}
 	}
 	guard := func(h http.HandlerFunc) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
