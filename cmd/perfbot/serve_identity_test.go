@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfbot/perfbot/internal/gitrepo"
 	ghintake "github.com/perfbot/perfbot/intake/github"
+	"github.com/perfbot/perfbot/internal/gitrepo"
 	"github.com/perfbot/perfbot/review/github"
 )
 
