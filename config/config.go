@@ -82,6 +82,8 @@ type Sandbox struct {
 	// MaxFileSize caps the size of any file a command writes, such as
 	// "4GiB" ("": none).
 	MaxFileSize string `yaml:"max_file_size"`
+	// MaxPatchFiles is the most files a patch may touch (0: 10000).
+	MaxPatchFiles int `yaml:"max_patch_files"`
 	// Timeout is the longest any one command may run; a suite's timeout
 	// or build_timeout can only be shorter (0: the suites' own).
 	Timeout Duration `yaml:"timeout"`

@@ -38,6 +38,7 @@ func TestSandboxErrors(t *testing.T) {
 		{"sandbox:\n  hidden_path: [/x]\n", "hidden_path"},
 		{"sandbox:\n  hidden_paths: [/]\n", "sandbox.hidden_paths"},
 		{"sandbox:\n  cgroup_parent: perfbot\n", "sandbox.cgroup_parent"},
+		{"sandbox:\n  max_patch_files: -1\n", "sandbox.max_patch_files"},
 	} {
 		_, err := Parse([]byte(c.yaml), "c.yaml")
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -112,6 +112,9 @@ func (c *Config) checkSandbox(v *validator) {
 	if s.Processes < 0 {
 		v.add("sandbox.processes", "expected 0 (the default, 4096) or more, got %d", s.Processes)
 	}
+	if s.MaxPatchFiles < 0 {
+		v.add("sandbox.max_patch_files", "expected 0 (the default, 10000) or more, got %d", s.MaxPatchFiles)
+	}
 	if s.UID < 0 || s.GID < 0 {
 		v.add("sandbox.uid", "expected user and group numbers, not negative")
 	}

@@ -244,6 +244,7 @@ func setupSandbox(ctx context.Context, opts *runner.Options, cfg *config.Config,
 			}
 		}
 		lim = sandboxLimits(s)
+		opts.PatchLimits = runner.PatchLimits{MaxFileSize: lim.MaxFileSize, Memory: lim.MemoryBytes, MaxFiles: s.MaxPatchFiles}
 		if cfg.File != "" {
 			if cfgFile, err = filepath.Abs(cfg.File); err != nil {
 				return "", err

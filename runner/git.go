@@ -3,10 +3,14 @@ package runner
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Every git perfbot runs gets an environment built for it (gitEnv) and
@@ -132,3 +136,87 @@ func (e *gitError) Error() string {
 
 // identity lets git am and commit work without a configured user.
 var identity = []string{"-c", "user.name=perfbot", "-c", "user.email=perfbot@localhost", "-c", "commit.gpgsign=false"}
+
+// gitLimits are the rlimits of a git that handles a patch's content
+// (apply, am): the largest file it may write and its data segment.
+type gitLimits struct {
+	fileSize int64
+	data     int64
+}
+
+// gitLimitError is a git stopped by one of its gitLimits.
+type gitLimitError struct {
+	Args []string
+	// Limit is "file size" or "memory".
+	Limit  string
+	Stderr string
+}
+
+func (e *gitLimitError) Error() string {
+	return fmt.Sprintf("git %s: stopped by the %s limit: %s", strings.Join(e.Args, " "), e.Limit, e.Stderr)
+}
+
+// gateScript waits for one line on fd 3, closes it and runs its arguments:
+// the rlimits are set on the waiting process before git starts.
+const gateScript = `read -r _ <&3 || exit 125; exec 3<&-; exec "$@"`
+
+// gitLimited is worktree.git under lim: git starts only once its rlimits
+// are set (RLIMIT_FSIZE, RLIMIT_DATA). A git killed by SIGXFSZ or failing
+// to allocate is a *gitLimitError.
+func (t worktree) gitLimited(ctx context.Context, lim gitLimits, args ...string) (string, error) {
+	full := append(append([]string{"--git-dir=" + t.gitDir, "--work-tree=" + t.dir}, noExec...), "-c", "core.trustctime=false")
+	full = append(full, args...)
+	cmd := exec.CommandContext(ctx, "/bin/sh", append([]string{"-c", gateScript, "perfbot-git", "git"}, full...)...)
+	cmd.Dir = t.dir
+	cmd.Env = gitEnv()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	gateR, gateW, err := os.Pipe()
+	if err != nil {
+		return "", err
+	}
+	defer gateW.Close()
+	cmd.ExtraFiles = []*os.File{gateR}
+	err = cmd.Start()
+	gateR.Close()
+	if err != nil {
+		return "", fmt.Errorf("git %s: %w", strings.Join(subcommand(full), " "), err)
+	}
+	pid := cmd.Process.Pid
+	for _, l := range []struct {
+		resource int
+		value    int64
+		name     string
+	}{{unix.RLIMIT_FSIZE, lim.fileSize, "RLIMIT_FSIZE"}, {unix.RLIMIT_DATA, lim.data, "RLIMIT_DATA"}} {
+		if l.value <= 0 {
+			continue
+		}
+		r := unix.Rlimit{Cur: uint64(l.value), Max: uint64(l.value)}
+		if err := unix.Prlimit(pid, l.resource, &r, nil); err != nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			return "", fmt.Errorf("git %s: set %s: %w", strings.Join(subcommand(full), " "), l.name, err)
+		}
+	}
+	if _, err := gateW.Write([]byte("go\n")); err != nil {
+		_ = cmd.Process.Kill()
+	}
+	gateW.Close()
+	if err := cmd.Wait(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGXFSZ {
+				return "", &gitLimitError{Args: subcommand(full), Limit: "file size", Stderr: msg}
+			}
+		}
+		if strings.Contains(msg, "Out of memory") || strings.Contains(msg, "Cannot allocate memory") || strings.Contains(msg, "out of memory") {
+			return "", &gitLimitError{Args: subcommand(full), Limit: "memory", Stderr: msg}
+		}
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "", &gitError{Args: subcommand(full), Stderr: msg}
+	}
+	return strings.TrimSpace(stdout.String()), nil
+}

@@ -15,16 +15,23 @@ import (
 	"github.com/emersion/go-message/charset"
 )
 
-// PatchError is a patch that does not apply: the CLI exits with status 2.
+// PatchError is a patch that does not apply, or that perfbot refuses to
+// apply: the CLI exits with status 2.
 type PatchError struct {
 	Patch string
 	// Failures name each file and hunk that did not apply, as
 	// "store/scan.go: hunk at line 12".
 	Failures []string
 	Detail   string
+	// Refused says why the patch was not applied: it goes past a limit
+	// (PatchLimits), which the message names with its config key.
+	Refused string
 }
 
 func (e *PatchError) Error() string {
+	if e.Refused != "" {
+		return fmt.Sprintf("patch %s refused: %s", e.Patch, e.Refused)
+	}
 	msg := fmt.Sprintf("patch %s does not apply", e.Patch)
 	if len(e.Failures) > 0 {
 		msg += ": " + strings.Join(e.Failures, "; ")
@@ -88,24 +95,40 @@ var patchNoApply = sync.OnceValue(func() *regexp.Regexp {
 
 // applyPatch applies the patch file in the worktree and commits it, so
 // that the worktree's HEAD is the patched tree. git runs with the worktree's
-// git dir named explicitly and no hooks (see worktree.git).
-func applyPatch(ctx context.Context, t worktree, patchFile string) (subject string, err error) {
+// git dir named explicitly and no hooks (see worktree.git). A patch over
+// lim is refused before git sees it (scanPatch), and git apply or am runs
+// under lim's rlimits; either way the error is a *PatchError that names
+// the limit.
+func applyPatch(ctx context.Context, t worktree, patchFile string, lim PatchLimits) (subject string, err error) {
+	lim = lim.orDefault()
 	data, err := os.ReadFile(patchFile)
 	if err != nil {
 		return "", fmt.Errorf("read patch: %w", err)
 	}
 	subject = patchSubject(data)
+	shape, err := scanPatch(data, lim)
+	if err != nil {
+		return subject, &PatchError{Patch: patchFile, Refused: err.Error()}
+	}
+	copied, err := copiedBytes(ctx, t, shape.copies)
+	if err != nil {
+		return subject, err
+	}
+	if total := shape.binary + copied; total > lim.Memory {
+		return subject, &PatchError{Patch: patchFile, Refused: fmt.Sprintf("its binary hunks and copied files come to %s, more than %s, the memory applying a patch may use (sandbox.memory)", sizeText(total), sizeText(lim.Memory))}
+	}
+	rl := gitLimits{fileSize: lim.MaxFileSize, data: lim.Memory}
 	if isMailPatch(data) {
-		_, err = t.git(ctx, append(identity, "am", "--3way", "--quiet", patchFile)...)
+		_, err = t.gitLimited(ctx, rl, append(identity, "am", "--3way", "--quiet", patchFile)...)
 		if err != nil {
 			_, _ = t.git(ctx, "am", "--abort")
-			return subject, patchError(ctx, t, patchFile, err)
+			return subject, patchError(ctx, t, patchFile, lim, err)
 		}
 		return subject, nil
 	}
-	if _, err := t.git(ctx, "apply", "--3way", "--index", "--whitespace=nowarn", patchFile); err != nil {
+	if _, err := t.gitLimited(ctx, rl, "apply", "--3way", "--index", "--whitespace=nowarn", patchFile); err != nil {
 		_, _ = t.git(ctx, "reset", "--quiet", "--hard")
-		return subject, patchError(ctx, t, patchFile, err)
+		return subject, patchError(ctx, t, patchFile, lim, err)
 	}
 	msg := "perfbot: apply " + patchFile
 	if subject != "" {
@@ -118,15 +141,23 @@ func applyPatch(ctx context.Context, t worktree, patchFile string) (subject stri
 }
 
 // patchError explains why a patch failed: a three-way apply reports only
-// conflicted files, so a plain check is run to name each failing hunk.
-func patchError(ctx context.Context, t worktree, patchFile string, err error) error {
+// conflicted files, so a plain check is run to name each failing hunk. A
+// git stopped by a limit is named with the limit and its config key.
+func patchError(ctx context.Context, t worktree, patchFile string, lim PatchLimits, err error) error {
+	var le *gitLimitError
+	if errors.As(err, &le) {
+		return &PatchError{Patch: patchFile, Refused: limitMessage(le, lim)}
+	}
 	var ge *gitError
 	if !errors.As(err, &ge) {
 		return err
 	}
 	pe := &PatchError{Patch: patchFile}
 	detail := ge.Stderr
-	if _, cerr := t.git(ctx, "apply", "--check", patchFile); cerr != nil {
+	if _, cerr := t.gitLimited(ctx, gitLimits{fileSize: lim.MaxFileSize, data: lim.Memory}, "apply", "--check", patchFile); cerr != nil {
+		if errors.As(cerr, &le) {
+			return &PatchError{Patch: patchFile, Refused: limitMessage(le, lim)}
+		}
 		var ce *gitError
 		if errors.As(cerr, &ce) {
 			detail = ce.Stderr + "\n" + detail
@@ -151,6 +182,14 @@ func patchError(ctx context.Context, t worktree, patchFile string, err error) er
 		pe.Detail = detail
 	}
 	return pe
+}
+
+// limitMessage says which limit stopped git while it applied a patch.
+func limitMessage(le *gitLimitError, lim PatchLimits) string {
+	if le.Limit == "file size" {
+		return fmt.Sprintf("git %s would write a file larger than %s, the largest file a patch may make (sandbox.max_file_size)", le.Args[0], sizeText(lim.MaxFileSize))
+	}
+	return fmt.Sprintf("git %s ran out of the %s of memory applying a patch may use (sandbox.memory): %s", le.Args[0], sizeText(lim.Memory), truncate(le.Stderr, 200))
 }
 
 // changedFile is a file the patch adds or modifies, with its mode in

@@ -82,6 +82,8 @@ type Options struct {
 	BuildWritable []string
 	// MaxOutput caps each command's kept output (0: sandbox default).
 	MaxOutput int64
+	// PatchLimits bound applying a patch on the host (zero: defaults).
+	PatchLimits PatchLimits
 	// Progress receives one line per step; nil discards them.
 	Progress io.Writer
 	// Step, when set, is called as each side's build and each side's
@@ -324,7 +326,7 @@ func prepareCandidate(ctx context.Context, ws *Workspace, c Candidate, base *sid
 	if err != nil {
 		return nil, prov, err
 	}
-	subject, err := applyPatch(ctx, t, patch)
+	subject, err := applyPatch(ctx, t, patch, opts.PatchLimits)
 	if err != nil {
 		var pe *PatchError
 		if errors.As(err, &pe) {
