@@ -163,7 +163,7 @@ type side struct {
 }
 
 // Run measures every suite on the baseline and each candidate. A patch that
-// does not apply is a *PatchError. A side that fails to build or run is
+// does not apply, or goes past opts.PatchLimits, is a *PatchError. A side that fails to build or run is
 // recorded in Outcome.Failures and the rest still runs.
 func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	if opts.BaseName == "" {
