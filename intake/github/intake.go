@@ -390,7 +390,8 @@ func (in *Intake) decide(ctx context.Context, repo, user string) (trigger.Decisi
 // its cursor, in the order of their updates (CommentsSince), and moves the
 // cursor to the last update it handled: never back, so that old comments
 // edited lately cannot hide newer ones. Each comment is handled once
-// (HandleComment records its id). A comment edited since it was made is
+// (HandleComment records its id); one whose handling failed holds the
+// cursor for a day at most, while the comments after it are handled. A comment edited since it was made is
 // not a command: the webhook takes only new comments ("created"), and
 // GitHub does not say who edited one, so its permission cannot be checked.
 func (in *Intake) Poll(ctx context.Context) error {
@@ -414,6 +415,11 @@ func (in *Intake) Poll(ctx context.Context) error {
 		return err
 	}
 	latest := since
+	// hold is the update time of the first comment whose handling failed
+	// (within retryFor): the cursor stays there, so that the next poll
+	// takes it in again; the comments after it are handled meanwhile, and
+	// their ids keep them from being handled twice.
+	var hold time.Time
 	var errs []error
 	for _, c := range comments {
 		if c.Updated.IsZero() {
@@ -424,16 +430,18 @@ func (in *Intake) Poll(ctx context.Context) error {
 				in.log().Info("edited comment is not a command", "comment", c.ID, "user", c.User.Login)
 				in.count("perfbot_requests_total", "source", "github", "result", "edited")
 			} else if err := in.pollComment(ctx, c); err != nil {
-				// Stop here: the cursor stays before this comment, so
-				// that the next poll takes it (and the ones after it)
-				// in again.
 				errs = append(errs, err)
-				break
+				if hold.IsZero() && time.Since(c.Updated) < retryFor {
+					hold = c.Updated
+				}
 			}
 		}
 		if c.Updated.After(latest) {
 			latest = c.Updated
 		}
+	}
+	if !hold.IsZero() && hold.Before(latest) {
+		latest = hold
 	}
 	if latest.After(since) {
 		if err := in.Seen.SetScheduleLast(ctx, cursor, latest); err != nil {
@@ -442,6 +450,10 @@ func (in *Intake) Poll(ctx context.Context) error {
 	}
 	return errors.Join(errs...)
 }
+
+// retryFor is how long a polled comment whose handling keeps failing holds
+// the poll's cursor back; after that it is given up (and logged each time).
+const retryFor = 24 * time.Hour
 
 // pollComment handles one polled comment that holds a command.
 func (in *Intake) pollComment(ctx context.Context, c Comment) error {

@@ -381,6 +381,39 @@ func TestPollOldCommentsUpdatedLately(t *testing.T) {
 	}
 }
 
+// TestPollFailureHoldsCursor: a command whose handling fails (its issue
+// cannot be read) holds the cursor at its update, so that the next poll
+// takes it in again, and does not keep the commands after it from running.
+func TestPollFailureHoldsCursor(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Second)
+	f.fake.issues[12] = Issue{Number: 12, Title: "Batch WAL syncs", PullRequest: true}
+	f.fake.comments = []Comment{
+		{ID: 1, Body: "/perfbot run", User: User{Login: "maintainer"}, IssueURL: "https://api.github.com/repos/acme/store/issues/99", Created: now.Add(-time.Minute)},
+		{ID: 2, Body: "/perfbot run", User: User{Login: "maintainer"}, IssueURL: "https://api.github.com/repos/acme/store/issues/12", Created: now},
+	}
+	if err := f.intake.Poll(ctx); err == nil {
+		t.Error("poll: no error for the comment whose issue cannot be read")
+	}
+	if cursor, _ := f.st.ScheduleLast(ctx, "github-poll:acme/store"); !cursor.Equal(now.Add(-time.Minute)) {
+		t.Errorf("cursor %v, want the failed comment's update, %v", cursor, now.Add(-time.Minute))
+	}
+	if len(f.queue.jobs) != 1 || f.queue.jobs[0].Key != "github:acme/store#12/comment/2" {
+		t.Errorf("jobs %+v, want comment 2's", f.queue.jobs)
+	}
+	f.fake.issues[99] = Issue{Number: 99, Title: "Later", PullRequest: true}
+	if err := f.intake.Poll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.queue.jobs) != 2 || f.queue.jobs[1].Key != "github:acme/store#99/comment/1" {
+		t.Errorf("jobs %+v, want comment 1's taken in again", f.queue.jobs)
+	}
+	if cursor, _ := f.st.ScheduleLast(ctx, "github-poll:acme/store"); !cursor.Equal(now) {
+		t.Errorf("cursor %v, want %v", cursor, now)
+	}
+}
+
 func TestParseCommand(t *testing.T) {
 	tests := []struct {
 		body   string
