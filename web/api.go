@@ -33,10 +33,12 @@ type Run struct {
 	Finished        time.Time `json:"finished,omitzero"`
 }
 
-func runOf(r *store.Run) Run {
-	return Run{ID: r.ID, URL: runURL(r.ID), Status: r.Status, Error: r.Error, JobKey: r.JobKey, Venue: r.Venue,
-		Target: r.Target, Suites: r.Suites, BaseRef: r.BaseRef, BaseCommit: r.BaseCommit, CandidateRef: r.CandidateRef,
-		CandidateCommit: r.CandidateCommit, Patch: r.Patch, Worker: r.Worker, Created: r.Created, Started: r.Started,
+// runOf is a run as shown, its texts scrubbed of host paths.
+func (s *Server) runOf(r *store.Run) Run {
+	x := s.scrubText
+	return Run{ID: r.ID, URL: runURL(r.ID), Status: r.Status, Error: x(r.Error), JobKey: x(r.JobKey), Venue: r.Venue,
+		Target: x(r.Target), Suites: x(r.Suites), BaseRef: x(r.BaseRef), BaseCommit: r.BaseCommit, CandidateRef: x(r.CandidateRef),
+		CandidateCommit: r.CandidateCommit, Patch: x(r.Patch), Worker: x(r.Worker), Created: r.Created, Started: r.Started,
 		Finished: r.Finished}
 }
 
@@ -219,7 +221,7 @@ func (s *Server) apiRuns(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := []Run{}
 	for i := range rs {
-		out = append(out, runOf(&rs[i]))
+		out = append(out, s.runOf(&rs[i]))
 	}
 	return writeJSON(w, http.StatusOK, out)
 }

@@ -27,14 +27,14 @@ func (s *Server) homeData(r *http.Request) (*Home, error) {
 		return nil, err
 	}
 	for _, b := range bs {
-		h.Branches = append(h.Branches, Branch{Repo: b.Repo, Ref: b.Ref, Runs: b.Runs, LastRun: runURL(b.LastRun), Last: b.Last})
+		h.Branches = append(h.Branches, Branch{Repo: s.scrubText(b.Repo), Ref: b.Ref, Runs: b.Runs, LastRun: runURL(b.LastRun), Last: b.Last})
 	}
 	rs, err := s.st.RecentRuns(ctx, 30)
 	if err != nil {
 		return nil, err
 	}
 	for i := range rs {
-		h.Runs = append(h.Runs, runOf(&rs[i]))
+		h.Runs = append(h.Runs, s.runOf(&rs[i]))
 	}
 	since := time.Now().AddDate(0, 0, -homeDays)
 	for _, kind := range []struct {
@@ -92,7 +92,7 @@ func (s *Server) runData(r *http.Request) (*runPage, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &runPage{Detail: RunDetail{Run: runOf(run), Results: []File{}, Charts: []File{}, Files: []File{}, Posts: []Post{}}}
+	p := &runPage{Detail: RunDetail{Run: s.runOf(run), Results: []File{}, Charts: []File{}, Files: []File{}, Posts: []Post{}}}
 	rc, err := s.comparisonOf(ctx, run)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -233,9 +233,13 @@ func (s *Server) storedFile(w http.ResponseWriter, r *http.Request) error {
 		ct = "application/octet-stream"
 		w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", fileName(f.Name)))
 	}
+	data := f.Data
+	if strings.HasPrefix(ct, "text/plain") || ct == "application/octet-stream" && strings.HasPrefix(f.ContentType, "application/json") {
+		data = s.scrubBytes(data) // a log or the results; images and profiles are left as they are
+	}
 	w.Header().Set("Content-Type", ct)
 	w.Header().Set("Content-Security-Policy", fileCSP)
-	_, err = w.Write(f.Data)
+	_, err = w.Write(data)
 	return err
 }
 
@@ -267,7 +271,7 @@ func (s *Server) rawResults(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Content-Disposition", fmt.Sprintf("inline; filename=%q", "results-"+fileName(variant)+".txt"))
-	_, err = w.Write(b.Bytes())
+	_, err = w.Write(s.scrubBytes(b.Bytes()))
 	return err
 }
 
@@ -280,6 +284,7 @@ func (s *Server) comparisonJSON(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	data = s.scrubBytes(data)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Disposition", fmt.Sprintf("inline; filename=\"perfbot-run-%d.json\"", id))
 	for _, part := range [][]byte{data, []byte("\n")} {

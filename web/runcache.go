@@ -151,6 +151,9 @@ func (s *Server) readComparison(ctx context.Context, run *store.Run) (*readRun, 
 	if err != nil {
 		return nil, err
 	}
+	// Scrubbed as stored: the page, its charts and /api/runs/ID show no
+	// host path.
+	data = s.scrubBytes(data)
 	cmp, err := store.DecodeComparison(data)
 	if err != nil {
 		return nil, fmt.Errorf("comparison of run %d: %w", run.ID, err)

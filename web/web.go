@@ -16,12 +16,14 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"sync"
 
+	"github.com/perfbot/perfbot/internal/safetext"
 	"github.com/perfbot/perfbot/store"
 )
 
@@ -56,6 +58,28 @@ type Server struct {
 	runOrder []int64
 	// reading are the finished runs being read, closed when read.
 	reading map[int64]chan struct{}
+	// scrub replaces host paths in text (SetScrub); nil changes nothing.
+	scrub func(string) string
+}
+
+// SetScrub makes the pages and the API show every text of a run (its
+// error, its comparison, logs and results) through scrub, which replaces
+// the host's paths with neutral names as answers do
+// (bot.Scrubber.String). Call it before serving.
+func (s *Server) SetScrub(scrub func(string) string) { s.scrub = scrub }
+
+func (s *Server) scrubText(text string) string {
+	if s.scrub == nil || text == "" {
+		return text
+	}
+	return s.scrub(text)
+}
+
+func (s *Server) scrubBytes(data []byte) []byte {
+	if s.scrub == nil || !bytes.ContainsRune(data, '/') {
+		return data
+	}
+	return []byte(s.scrub(string(data)))
 }
 
 // New returns a server over st; log may be nil.
@@ -169,7 +193,8 @@ func (s *Server) render(w http.ResponseWriter, page string, data any) error {
 		return fmt.Errorf("render %s: %w", page, err)
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_, err := w.Write(b.Bytes())
+	// No control character or bidi control of a name reaches the reader.
+	_, err := io.WriteString(w, safetext.Answer(b.String()))
 	return err
 }
 

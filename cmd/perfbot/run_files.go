@@ -108,6 +108,8 @@ func addPages(ctx context.Context, svc *bot.Service, log *slog.Logger) (stop fun
 	if err != nil {
 		return nil, fmt.Errorf("pages: %w", err)
 	}
+	// The pages scrub host paths as the service's answers do.
+	ws.SetScrub(bot.NewScrubber(bot.HostPaths(bot.DefaultCacheDir())...).String)
 	ws.Register(svc)
 	warm, cancel := context.WithCancel(ctx)
 	var warming sync.WaitGroup

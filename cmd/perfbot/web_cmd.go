@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/web"
 )
@@ -24,8 +25,9 @@ func webCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	db := fs.String("db", "perfbot.db", "history database: a SQLite file, or a postgres:// URL")
 	driver := fs.String("driver", "", "store driver: sqlite or postgres (default: from --db)")
 	listen := fs.String("listen", "127.0.0.1:8080", "HTTP address to serve on")
+	cacheDir := fs.String("cache-dir", bot.DefaultCacheDir(), "the cache directory of the runs' clones and worktrees, whose paths the pages show as <cache>, <repository> and <worktree>")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: perfbot web [--db FILE|URL] [--listen ADDR]\n")
+		fmt.Fprintf(stderr, "usage: perfbot web [--db FILE|URL] [--listen ADDR] [--cache-dir DIR]\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -52,6 +54,8 @@ func webCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	// Host paths are scrubbed as answers scrub them.
+	ws.SetScrub(bot.NewScrubber(bot.HostPaths(*cacheDir)...).String)
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", *listen, err)
