@@ -41,3 +41,31 @@ func AddNote(msg answer.Answer, f answer.Format, note string) answer.Answer {
 	msg.Set(f, answer.Rendering{Full: add(r.Full), Short: add(r.Short)})
 	return msg
 }
+
+// StatusCommit is the commit an answer's commit status goes on, head being
+// the change's head now: the measured commit when the answer has one;
+// else, for a state that is no verdict (queued, running, an error, a
+// cancellation, none of which passes a check), the head; else none. ""
+// means no status.
+func StatusCommit(msg answer.Answer, head string) string {
+	switch {
+	case msg.State == "":
+		return ""
+	case msg.Commit != "":
+		return msg.Commit
+	case msg.State == answer.StateSuccess || msg.State == answer.StateFailure:
+		return ""
+	}
+	return head
+}
+
+// WithHeadNote returns msg with a quoted line after the headline of its
+// renderings in format f saying that the change's head (what: "pull
+// request", "merge request") is no longer the measured commit, when head
+// is another commit than msg.Commit.
+func WithHeadNote(msg answer.Answer, f answer.Format, head, what string) answer.Answer {
+	if msg.Commit == "" || head == "" || strings.EqualFold(msg.Commit, head) {
+		return msg
+	}
+	return AddNote(msg, f, "> "+HeadMoved(msg.Commit, head, what, "`/perfbot run`"))
+}

@@ -73,13 +73,13 @@ func (p *Poster) Post(ctx context.Context, where string, msg answer.Answer) (str
 				return err
 			}
 		}
-		link, err = p.upsertComment(ctx, pr, me.login, Marker(msg.Key), CommentBody(WithHeadNote(msg, head)))
+		link, err = p.upsertComment(ctx, pr, me.login, Marker(msg.Key), CommentBody(review.WithHeadNote(msg, Format, head, "pull request")))
 		return classify(err)
 	})
 	if err != nil {
 		return "", retry.Redact(err, p.secrets()...)
 	}
-	if sha := StatusCommit(msg, head); sha != "" {
+	if sha := review.StatusCommit(msg, head); sha != "" {
 		set := p.setStatus
 		if p.checks {
 			set = p.setCheck
@@ -89,32 +89,6 @@ func (p *Poster) Post(ctx context.Context, where string, msg answer.Answer) (str
 		}
 	}
 	return link, nil
-}
-
-// StatusCommit is the commit an answer's status goes on, head being the
-// change's head now: the measured commit when the answer has one; else,
-// for a state that is no verdict (queued, running, an error, a
-// cancellation), the head; else none. "" means no status.
-func StatusCommit(msg answer.Answer, head string) string {
-	switch {
-	case msg.State == "":
-		return ""
-	case msg.Commit != "":
-		return msg.Commit
-	case msg.State == answer.StateSuccess || msg.State == answer.StateFailure:
-		return ""
-	}
-	return head
-}
-
-// WithHeadNote returns msg with a line after its headline saying that the
-// pull request's head is no longer the measured commit, when head (the
-// head now) is another commit than msg.Commit.
-func WithHeadNote(msg answer.Answer, head string) answer.Answer {
-	if msg.Commit == "" || head == "" || strings.EqualFold(msg.Commit, head) {
-		return msg
-	}
-	return review.AddNote(msg, Format, "> "+review.HeadMoved(msg.Commit, head, "pull request", "`/perfbot run`"))
 }
 
 // upsertComment finds perfbot's earlier comment with marker (written by

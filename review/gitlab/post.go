@@ -71,44 +71,18 @@ func (p *Poster) Post(ctx context.Context, where string, msg answer.Answer) (str
 				return err
 			}
 		}
-		link, err = p.upsertNote(ctx, mr, me, head.WebURL, Marker(msg.Key), NoteBody(WithHeadNote(msg, head.SHA)))
+		link, err = p.upsertNote(ctx, mr, me, head.WebURL, Marker(msg.Key), NoteBody(review.WithHeadNote(msg, Format, head.SHA, "merge request")))
 		return classify(err)
 	})
 	if err != nil {
 		return "", retry.Redact(err, p.secrets()...)
 	}
-	if sha := StatusCommit(msg, head.SHA); sha != "" {
+	if sha := review.StatusCommit(msg, head.SHA); sha != "" {
 		if err := p.setStatus(ctx, mr, sha, msg, p.statusTarget(msg, link)); err != nil {
 			return link, retry.Redact(err, p.secrets()...)
 		}
 	}
 	return link, nil
-}
-
-// StatusCommit is the commit an answer's status goes on, head being the
-// merge request's head now: the measured commit when the answer has one;
-// else, for a state that is no verdict (queued, running, an error, a
-// cancellation), the head; else none.
-func StatusCommit(msg answer.Answer, head string) string {
-	switch {
-	case msg.State == "":
-		return ""
-	case msg.Commit != "":
-		return msg.Commit
-	case msg.State == answer.StateSuccess || msg.State == answer.StateFailure:
-		return ""
-	}
-	return head
-}
-
-// WithHeadNote returns msg with a line after its headline saying that the
-// merge request's head is no longer the measured commit, when head is
-// another commit than msg.Commit.
-func WithHeadNote(msg answer.Answer, head string) answer.Answer {
-	if msg.Commit == "" || head == "" || strings.EqualFold(msg.Commit, head) {
-		return msg
-	}
-	return review.AddNote(msg, Format, "> "+review.HeadMoved(msg.Commit, head, "merge request", "`/perfbot run`"))
 }
 
 // mergeRequest reads the merge request (its web address and head commit).
