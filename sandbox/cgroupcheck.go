@@ -91,7 +91,7 @@ func CheckFreezer(parent string) (string, error) {
 		return "", fmt.Errorf("%w: the servers of a suite with setup cannot be frozen during the other sides' rounds; their CPU time is counted from /proc", err)
 	}
 	defer g.remove()
-	s := &Session{group: g, noGroup: "no cgroup freezer: neither cgroup v2 cgroup.freeze nor the v1 freezer controller"}
+	s := &Session{group: g, noGroup: noFreezer}
 	if g.freeze == "" {
 		return "", errors.New(s.Isolation())
 	}

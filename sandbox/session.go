@@ -217,8 +217,15 @@ func newSessionGroup(parent string, v1Only bool) (*sideGroup, string) {
 	if err != nil {
 		return nil, err.Error()
 	}
+	if g.freeze == "" {
+		return g, noFreezer
+	}
 	return g, ""
 }
+
+// noFreezer says why a session whose cgroup counts its CPU time cannot be
+// frozen.
+const noFreezer = "no cgroup freezer: neither cgroup v2's cgroup.freeze nor the v1 freezer controller"
 
 // holderGate waits for one line on fd 4 before it runs bwrap, whose
 // --info-fd is fd 3: the session's first process is in its cgroup before
