@@ -84,6 +84,10 @@ type Sandbox struct {
 	MaxFileSize string `yaml:"max_file_size"`
 	// MaxPatchFiles is the most files a patch may touch (0: 10000).
 	MaxPatchFiles int `yaml:"max_patch_files"`
+	// Disk is the disk budget of one job: what its worktrees, private
+	// build caches and temporary directories may hold together, such as
+	// "20GiB" ("": DefaultDisk; "none": no budget).
+	Disk string `yaml:"disk"`
 	// Timeout is the longest any one command may run; a suite's timeout
 	// or build_timeout can only be shorter (0: the suites' own).
 	Timeout Duration `yaml:"timeout"`
@@ -98,6 +102,22 @@ type Sandbox struct {
 	// (0: 65534, nobody and nogroup).
 	UID int `yaml:"uid"`
 	GID int `yaml:"gid"`
+}
+
+// DefaultDisk is a job's disk budget when sandbox.disk is not set.
+const DefaultDisk = "20GiB"
+
+// DiskBudget returns the job's disk budget in bytes (0: none).
+func (s Sandbox) DiskBudget() int64 {
+	switch s.Disk {
+	case "none":
+		return 0
+	case "":
+		n, _ := ParseSize(DefaultDisk)
+		return n
+	}
+	n, _ := ParseSize(s.Disk) // checked when the config was loaded
+	return n
 }
 
 // DefaultProcesses is the process limit of a command when

@@ -28,6 +28,11 @@ func TestSandboxSection(t *testing.T) {
 		s.Network != "loopback" || s.CgroupParent != "none" || s.UID != 1500 || len(s.HiddenPaths) != 2 {
 		t.Errorf("sandbox = %+v", s)
 	}
+	for in, want := range map[string]int64{"": 20 << 30, "none": 0, "512MiB": 512 << 20} {
+		if got := (Sandbox{Disk: in}).DiskBudget(); got != want {
+			t.Errorf("disk %q: budget %d, want %d", in, got, want)
+		}
+	}
 }
 
 func TestSandboxErrors(t *testing.T) {
@@ -39,6 +44,8 @@ func TestSandboxErrors(t *testing.T) {
 		{"sandbox:\n  hidden_paths: [/]\n", "sandbox.hidden_paths"},
 		{"sandbox:\n  cgroup_parent: perfbot\n", "sandbox.cgroup_parent"},
 		{"sandbox:\n  max_patch_files: -1\n", "sandbox.max_patch_files"},
+		{"sandbox:\n  disk: lots\n", "c.yaml:2:9: sandbox.disk: expected a job's disk budget such as 20GiB, or none"},
+		{"sandbox:\n  disk: 0\n", "sandbox.disk"},
 	} {
 		_, err := Parse([]byte(c.yaml), "c.yaml")
 		if err == nil || !strings.Contains(err.Error(), c.want) {

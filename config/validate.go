@@ -109,6 +109,11 @@ func (c *Config) checkSandbox(v *validator) {
 	checkSize(v, "sandbox.memory", s.Memory)
 	checkSize(v, "sandbox.max_output", s.MaxOutput)
 	checkSize(v, "sandbox.max_file_size", s.MaxFileSize)
+	if s.Disk != "none" {
+		if n, err := ParseSize(s.Disk); s.Disk != "" && (err != nil || n == 0) {
+			v.add("sandbox.disk", "expected a job's disk budget such as 20GiB, or none, got %q", s.Disk)
+		}
+	}
 	if s.Processes < 0 {
 		v.add("sandbox.processes", "expected 0 (the default, 4096) or more, got %d", s.Processes)
 	}

@@ -272,6 +272,9 @@ func setupSandbox(ctx context.Context, opts *runner.Options, cfg *config.Config,
 			sc.HiddenPaths = append(sc.HiddenPaths, abs)
 		}
 	}
+	if hide := cacheHidden(opts.CacheDir); hide != "" {
+		sc.HiddenPaths = append(sc.HiddenPaths, hide)
+	}
 	r, warning, err := sc.Runner()
 	if err != nil {
 		return "", err
@@ -280,19 +283,19 @@ func setupSandbox(ctx context.Context, opts *runner.Options, cfg *config.Config,
 	opts.Sandbox = sandbox.Guard{Runner: sandbox.WithLimits(r, lim), Secrets: red}
 	var set []string
 	if _, bwrap := r.(*sandbox.Bubblewrap); bwrap {
-		opts.SandboxName = "bubblewrap (no network for benchmarks, unprivileged user, secrets hidden)"
-		gocache := filepath.Join(opts.CacheDir, "go-build")
-		gomod := filepath.Join(opts.CacheDir, "go-mod")
-		for _, d := range []string{gocache, gomod} {
-			if err := os.MkdirAll(d, 0o755); err != nil {
-				return "", err
+		opts.SandboxName = "bubblewrap (no network for builds and benchmarks, unprivileged user, secrets hidden, private build caches)"
+		// Each side gets its own build cache and the repository its own
+		// module cache, which only the fetch step writes (runner.GoCaches);
+		// builds run offline. The cache directory itself is hidden: a
+		// command sees only what is bound back in for it.
+		fetch := []string{}
+		for _, name := range []string{"GOPROXY", "GOSUMDB"} {
+			if v := goEnv(ctx, name); v != "" {
+				fetch = append(fetch, name+"="+v)
 			}
 		}
-		opts.BuildWritable = []string{gocache, gomod}
-		set = []string{"GOCACHE=" + gocache, "GOMODCACHE=" + gomod, "GOFLAGS=-mod=mod -buildvcs=false", "GOTOOLCHAIN=local"}
-		if proxy := goEnv(ctx, "GOPROXY"); proxy != "" {
-			set = append(set, "GOPROXY="+proxy)
-		}
+		opts.GoCaches = &runner.GoCaches{FetchEnv: fetch}
+		set = []string{"GOFLAGS=-mod=mod -buildvcs=false", "GOTOOLCHAIN=local", "GOPROXY=off", "GOSUMDB=off"}
 	} else {
 		opts.SandboxName = "none"
 		// Unsandboxed commands share the user's Go caches.
@@ -308,6 +311,13 @@ func setupSandbox(ctx context.Context, opts *runner.Options, cfg *config.Config,
 	if l := lim.String(); l != "" {
 		opts.SandboxName += "; limits per command: " + l
 	}
+	disk := config.Sandbox{}
+	if cfg != nil {
+		disk = cfg.Sandbox
+	}
+	if opts.DiskBudget = disk.DiskBudget(); opts.DiskBudget > 0 {
+		opts.SandboxName += fmt.Sprintf("; disk per job %d MiB", opts.DiskBudget>>20)
+	}
 	env, err := sandbox.Environ(os.Environ(), allowedEnv(), set)
 	if err != nil {
 		return "", err
@@ -317,6 +327,28 @@ func setupSandbox(ctx context.Context, opts *runner.Options, cfg *config.Config,
 		opts.SandboxName += ": " + warning
 	}
 	return warning, nil
+}
+
+// cacheHidden returns the cache directory as the sandbox hides it: every
+// command sees only what is bound back in for it (its worktree, its side's
+// build cache, its repository's module cache), not the cached clones nor
+// another job's or repository's files. A directory that is or holds a
+// command's private scratch directory (/tmp), or lies just below /, is not
+// hidden ("").
+func cacheHidden(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil || dir == "" || strings.Count(abs, "/") < 2 {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = r
+	}
+	for _, scratch := range []string{"/tmp", "/var/tmp", "/dev/shm", os.TempDir()} {
+		if abs == scratch || strings.HasPrefix(scratch, abs+"/") {
+			return ""
+		}
+	}
+	return abs
 }
 
 // goEnv asks the go command for one of its settings.

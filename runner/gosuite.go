@@ -105,7 +105,7 @@ func prepareGo(ctx context.Context, suite *config.Suite, s *side, vr *variantRun
 	}
 	list, err := opts.Sandbox.Run(ctx, sandbox.Spec{
 		Argv: []string{"go", "list", "-e", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .TestGoFiles \",\"}},{{join .XTestGoFiles \",\"}},{{join .InvalidGoFiles \",\"}}", pattern},
-		Dir:  root, Env: g.env, Timeout: durationOr(suite.BuildTimeout, defaultBuildTimeout), MaxOutput: opts.MaxOutput, Network: sandbox.FullNetwork, Writable: opts.BuildWritable,
+		Dir:  root, Env: g.env, Timeout: durationOr(suite.BuildTimeout, defaultBuildTimeout), MaxOutput: opts.MaxOutput, Network: sandbox.NoNetwork, Writable: opts.BuildWritable,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("suite %s: go list on %s: %w", suite.Name, s.name, err)
@@ -142,7 +142,7 @@ func prepareGo(ctx context.Context, suite *config.Suite, s *side, vr *variantRun
 		pkg := goPackage{importPath: f[0], dir: filepath.Join(s.worktree, rel), rel: rel, binary: filepath.Join(binDir, pkgfile.Name(f[0])+".test")}
 		spec := sandbox.Spec{
 			Argv: []string{"go", "test", "-c", "-o", pkg.binary, pkg.importPath},
-			Dir:  root, Env: g.env, Timeout: durationOr(suite.BuildTimeout, defaultBuildTimeout), MaxOutput: opts.MaxOutput, Network: sandbox.FullNetwork, Writable: opts.BuildWritable,
+			Dir:  root, Env: g.env, Timeout: durationOr(suite.BuildTimeout, defaultBuildTimeout), MaxOutput: opts.MaxOutput, Network: sandbox.NoNetwork, Writable: opts.BuildWritable,
 		}
 		build, err := opts.Sandbox.Run(ctx, spec)
 		if err != nil {

@@ -78,8 +78,16 @@ type Options struct {
 	// copy of perfbot's own; never secrets).
 	Env []string
 	// BuildWritable lists directories that build steps may write besides
-	// the worktree, such as a sandboxed Go build's module and build caches.
+	// the worktree and the side's own Go build cache.
 	BuildWritable []string
+	// GoCaches, when set, gives each side of the job its own Go build
+	// cache and the repository its own module cache, fetched before the
+	// builds (see GoCaches); nil leaves GOCACHE and GOMODCACHE to Env.
+	GoCaches *GoCaches
+	// DiskBudget bounds what the job's worktrees, private caches and
+	// temporary directories may hold together (0: no bound); past it the
+	// command is stopped and Run returns a *DiskBudgetError.
+	DiskBudget int64
 	// MaxOutput caps each command's kept output (0: sandbox default).
 	MaxOutput int64
 	// PatchLimits bound applying a patch on the host (zero: defaults).
@@ -122,6 +130,8 @@ type Outcome struct {
 	// simN is each benchmark's iteration count under CPU simulation,
 	// chosen by the first side and shared by the others.
 	simN map[string]int
+	// caches are the job's Go caches (nil without Options.GoCaches).
+	caches *jobCaches
 	// commands is the time the benchmark commands of the current round
 	// took, as the sandbox measured them.
 	commands time.Duration
@@ -206,6 +216,22 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	}
 	defer ws.Close()
 	ws.Progress = progress
+	if opts.GoCaches != nil {
+		caches, err := openJobCaches(opts.CacheDir, ws.Dir, opts.GoCaches, progress)
+		if err != nil {
+			return nil, err
+		}
+		defer caches.Close()
+		out.caches = caches
+	}
+	if opts.DiskBudget > 0 {
+		budget := &diskBudget{Runner: opts.Sandbox, budget: opts.DiskBudget}
+		if out.caches != nil {
+			budget.trusted = out.caches.modCache
+			budget.add(out.caches.dir)
+		}
+		opts.Sandbox = budget
+	}
 
 	baseCommit, err := ws.Resolve(ctx, opts.Base)
 	if err != nil {
@@ -263,6 +289,9 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	}
 	for _, s := range sides {
 		out.Variants = append(out.Variants, s.name)
+		if b, ok := opts.Sandbox.(*diskBudget); ok {
+			b.add(s.worktree)
+		}
 	}
 	out.lap(&mark, "workspace, worktrees and patches", compare.StageOverhead)
 	out.Provenance.Host = describeHost(ctx)

@@ -94,8 +94,17 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 			vr.remove()
 		}
 	}()
+	sideOpts := map[string]Options{}
 	for _, s := range sides {
-		vr, err := newVariantRun(suite, s, opts)
+		sideOpts[s.name] = opts
+		if out.caches != nil {
+			o, err := out.caches.forSide(opts, s)
+			if err != nil {
+				return err
+			}
+			sideOpts[s.name] = o
+		}
+		vr, err := newVariantRun(suite, s, sideOpts[s.name])
 		if err != nil {
 			return err
 		}
@@ -111,10 +120,20 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 			cmds []string
 			err  error
 		)
+		if out.caches != nil {
+			failed, err := out.caches.fetchModules(ctx, suite, s, filepath.Join(s.worktree, suite.Dir), sideOpts[s.name])
+			if err != nil {
+				return err
+			}
+			if failed != nil {
+				out.Failures = append(out.Failures, *failed)
+				continue
+			}
+		}
 		if suite.Preset == "go" {
-			ss, cmds, err = prepareGo(ctx, suite, s, runs[s.name], opts, out)
+			ss, cmds, err = prepareGo(ctx, suite, s, runs[s.name], sideOpts[s.name], out)
 		} else {
-			ss, cmds, err = prepareCommand(ctx, suite, s, runs[s.name], opts, out)
+			ss, cmds, err = prepareCommand(ctx, suite, s, runs[s.name], sideOpts[s.name], out)
 		}
 		if err != nil {
 			return err
@@ -308,7 +327,7 @@ func prepareCommand(ctx context.Context, suite *config.Suite, s *side, vr *varia
 		commands = append(commands, "build: "+build)
 		spec := sandbox.Spec{
 			Argv: []string{"/bin/sh", "-c", build}, Dir: cs.dir, Env: cs.env,
-			Timeout: durationOr(suite.BuildTimeout, defaultBuildTimeout), MaxOutput: opts.MaxOutput, Network: sandbox.FullNetwork,
+			Timeout: durationOr(suite.BuildTimeout, defaultBuildTimeout), MaxOutput: opts.MaxOutput, Network: sandbox.NoNetwork,
 			Writable: append(append([]string(nil), opts.BuildWritable...), vr.datadir),
 		}
 		res, err := opts.Sandbox.Run(ctx, spec)
