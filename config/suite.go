@@ -30,8 +30,15 @@ type Suite struct {
 	Preset string `yaml:"preset"`
 	// Dir is the directory, relative to the worktree, commands run in.
 	Dir string `yaml:"dir"`
-	// Build runs once per side before any round, in the side's worktree.
+	// Build runs once per side before any round, in the side's worktree,
+	// without network.
 	Build string `yaml:"build"`
+	// Fetch runs once per side before Build, through /bin/sh -c, with the
+	// network and the repository's Go module cache writable, in an empty
+	// directory and without the worktree: it downloads what the build
+	// needs (go mod download of another module) and must run no code of
+	// the repository.
+	Fetch string `yaml:"fetch"`
 	// Command runs one round at one matrix point, through /bin/sh -c.
 	// {name} is replaced by the matrix parameter "name", {worktree} by
 	// the side's worktree and {variant} by the side's name.

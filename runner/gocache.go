@@ -510,3 +510,36 @@ func copyTree(src, dst string) error {
 		return errors.Join(err, out.Close())
 	})
 }
+
+// fetchCommand runs the suite's fetch command for side s: with the network
+// and the repository's module cache writable, in an empty directory of the
+// job's, without the worktree. It is the operator's command from the
+// config, so the module cache may take what it downloads.
+func (c *jobCaches) fetchCommand(ctx context.Context, suite *config.Suite, s *side, vr *variantRun, opts Options) (*compare.Failure, error) {
+	gocache, err := c.sideCache(s.name)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp(c.dir, "fetch-")
+	if err != nil {
+		return nil, err
+	}
+	defer removeTree(dir)
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return nil, err
+	}
+	cmd := config.Expand(suite.Fetch, nil, vr.builtin(s, 0))
+	res, err := opts.Sandbox.Run(ctx, sandbox.Spec{
+		Argv: []string{"/bin/sh", "-c", cmd}, Dir: dir, Env: setEnv(vr.env, c.env...),
+		Timeout: durationOr(suite.BuildTimeout, defaultBuildTimeout), MaxOutput: opts.MaxOutput,
+		Network: sandbox.FullNetwork, Writable: []string{c.modCache, gocache, dir},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("suite %s: fetch %s: %w", suite.Name, s.name, err)
+	}
+	if res.OK() {
+		return nil, nil
+	}
+	return &compare.Failure{Variant: s.name, Stage: "build", Limit: res.Limit, LogTail: tailOf(res, 30),
+		Message: fmt.Sprintf("suite %s: fetch exited with status %d", suite.Name, res.ExitCode)}, nil
+}

@@ -122,6 +122,9 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 		)
 		if out.caches != nil {
 			failed, err := out.caches.fetchModules(ctx, suite, s, filepath.Join(s.worktree, suite.Dir), sideOpts[s.name])
+			if err == nil && failed == nil && suite.Fetch != "" {
+				failed, err = out.caches.fetchCommand(ctx, suite, s, runs[s.name], sideOpts[s.name])
+			}
 			if err != nil {
 				return err
 			}
