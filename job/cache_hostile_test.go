@@ -85,7 +85,7 @@ func TestHostileCgoHeaderDoesNotReachLaterJob(t *testing.T) {
 	r.Commit("cg", cgoModule(honestHeader))
 	hostile := patchOf(r, "include: a faster val", map[string]string{"include/val.h": hostileHeader})
 	noop := patchOf(r, "README: say more", map[string]string{"README": "cg, a cgo benchmark\n"})
-	cache := openDir(t)
+	cache := openDir(t, visibleRoot(t))
 	opts := Options{Repo: r.Dir, CacheDir: cache, Tune: Tuning{Count: 2, Benchtime: "20x"}}
 
 	if _, err := Run(context.Background(), Spec{Key: "hostile", Patch: hostile, Source: "cli"}, opts); err != nil {
@@ -135,7 +135,7 @@ func TestDeepCacheChainDoesNotBreakNextJob(t *testing.T) {
 	// (4096), made one directory at a time.
 	deep := `cd "$GOCACHE" && i=0; while [ $i -lt 600 ]; do mkdir dddddddddd && cd -P dddddddddd || exit 1; i=$((i+1)); done; echo planted`
 	cfg := shConfig(t, r.Dir, deep)
-	cache := openDir(t)
+	cache := openDir(t, visibleRoot(t))
 	opts := Options{Repo: r.Dir, CacheDir: cache, Config: cfg, Tune: Tuning{Count: 2}}
 	noop := patchOf(r, "README", map[string]string{"README": "y\n"})
 	out, err := Run(context.Background(), Spec{Key: "deep", Patch: noop, Source: "cli"}, opts)
@@ -182,7 +182,7 @@ func TestBuildStepCannotReachHostLoopback(t *testing.T) {
 	r.Commit("sh", map[string]string{"bench.sh": "echo BenchmarkOne 1 100 ns/op\n", "README": "x\n"})
 	build := "bash -c 'echo hello > /dev/tcp/127.0.0.1/" + strconv.Itoa(port) + "' && echo CONNECTED || echo refused"
 	cfg := shConfig(t, r.Dir, build)
-	opts := Options{Repo: r.Dir, CacheDir: openDir(t), Config: cfg, Tune: Tuning{Count: 2}}
+	opts := Options{Repo: r.Dir, CacheDir: openDir(t, visibleRoot(t)), Config: cfg, Tune: Tuning{Count: 2}}
 	noop := patchOf(r, "README", map[string]string{"README": "y\n"})
 	if _, err := Run(context.Background(), Spec{Key: "net", Patch: noop, Source: "cli"}, opts); err != nil {
 		t.Fatal(err)
@@ -200,7 +200,7 @@ func TestDiskBudget(t *testing.T) {
 	r := gitrepo.New(t)
 	r.Commit("sh", map[string]string{"bench.sh": "echo BenchmarkOne 1 100 ns/op\n", "README": "x\n"})
 	cfg := shConfig(t, r.Dir, "head -c 40000000 /dev/urandom > big && echo wrote", "disk: 30MiB")
-	opts := Options{Repo: r.Dir, CacheDir: openDir(t), Config: cfg, Tune: Tuning{Count: 2}}
+	opts := Options{Repo: r.Dir, CacheDir: openDir(t, visibleRoot(t)), Config: cfg, Tune: Tuning{Count: 2}}
 	noop := patchOf(r, "README", map[string]string{"README": "y\n"})
 	_, err := Run(context.Background(), Spec{Key: "disk", Patch: noop, Source: "cli"}, opts)
 	var de *runner.DiskBudgetError
