@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -542,4 +543,24 @@ func (c *jobCaches) fetchCommand(ctx context.Context, suite *config.Suite, s *si
 	}
 	return &compare.Failure{Variant: s.name, Stage: "build", Limit: res.Limit, LogTail: tailOf(res, 30),
 		Message: fmt.Sprintf("suite %s: fetch exited with status %d", suite.Name, res.ExitCode)}, nil
+}
+
+// modCacheRunner binds the repository's module cache read-only into every
+// command that does not write it (the fetch steps do), so that builds find
+// the modules GOMODCACHE names although the cache directory is hidden. A
+// command in a session gets what its session was started with.
+type modCacheRunner struct {
+	sandbox.Runner
+	dir string
+}
+
+// Unwrap returns the Runner it wraps (sessions look through it).
+func (m modCacheRunner) Unwrap() sandbox.Runner { return m.Runner }
+
+// Run runs spec with the module cache added to its read-only paths.
+func (m modCacheRunner) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
+	if spec.Session == nil && !slices.Contains(spec.Writable, m.dir) && !slices.Contains(spec.ReadOnly, m.dir) {
+		spec.ReadOnly = append(append([]string(nil), spec.ReadOnly...), m.dir)
+	}
+	return m.Runner.Run(ctx, spec)
 }

@@ -223,6 +223,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 		}
 		defer caches.Close()
 		out.caches = caches
+		opts.Sandbox = modCacheRunner{Runner: opts.Sandbox, dir: caches.modCache}
 	}
 	if opts.DiskBudget > 0 {
 		budget := &diskBudget{Runner: opts.Sandbox, budget: opts.DiskBudget}
