@@ -174,3 +174,31 @@ func TestHostileMessageID(t *testing.T) {
 		t.Errorf("references %q, in-reply-to %q; want the well-formed ones", m.References, m.InReplyTo)
 	}
 }
+
+// BenchmarkPollNewMail polls a maildir of 256 MiB of ordinary mail after
+// one more 4 MiB mail came: the bytes allocated per poll are those of the
+// new header, not of the maildir.
+func BenchmarkPollNewMail(b *testing.B) {
+	dir := b.TempDir()
+	now := time.Now().Add(-time.Hour)
+	for i := range 64 {
+		bigMail(b, dir, fmt.Sprintf("%d.big%d.host", now.UnixNano()+int64(i), i), "Weekly numbers", 4<<20, now)
+	}
+	p := &Poller{Source: Maildir{Dir: dir, Log: slog.New(slog.DiscardHandler)}.Source(), Queue: &fakeQueue{},
+		Tested: storetest.SQLite(b), Log: slog.New(slog.DiscardHandler)}
+	ctx := context.Background()
+	if _, err := p.Poll(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		b.StopTimer()
+		bigMail(b, dir, fmt.Sprintf("%d.new%d.host", time.Now().UnixNano(), i), "Re: Weekly numbers", 4<<20, time.Now())
+		i++
+		b.StartTimer()
+		if _, err := p.Poll(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
