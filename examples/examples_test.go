@@ -103,9 +103,10 @@ func runExample(t *testing.T, name string) (*report, string) {
 	}
 	bin := build(t)
 	out := t.TempDir()
-	// The default cache directory keeps the clone, the worktrees and the
-	// sandbox's Go module and build caches between runs: ycsb-release
-	// downloads and compiles go-ycsb's dependencies only the first time.
+	// The default cache directory keeps the clone, the worktrees, the Go
+	// module cache and the trusted layer of the build cache between runs:
+	// ycsb-release downloads go-ycsb's dependencies only the first time
+	// (each side still compiles them, with a build cache of its own).
 	args := []string{"compare", "--config", filepath.Join("examples", name+".yaml"), "--out", out, "--format", "json", "-q"}
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = repoRoot(t)
