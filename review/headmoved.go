@@ -67,5 +67,10 @@ func WithHeadNote(msg answer.Answer, f answer.Format, head, what string) answer.
 	if msg.Commit == "" || head == "" || strings.EqualFold(msg.Commit, head) {
 		return msg
 	}
-	return AddNote(msg, f, "> "+HeadMoved(msg.Commit, head, what, "`/perfbot run`"))
+	note := HeadMoved(msg.Commit, head, what, "`/perfbot run`")
+	if msg.State == answer.StateQueued || msg.State == answer.StatePending {
+		// Not measured yet: the run measures the commit it was approved for.
+		note = "this run measures " + strings.TrimPrefix(note, "measured ")
+	}
+	return AddNote(msg, f, "> "+note)
 }

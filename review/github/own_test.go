@@ -154,3 +154,23 @@ func newAppPoster(t *testing.T) (*Poster, *fakeGitHub) {
 	}
 	return p, f
 }
+
+// TestLiveAnswerSaysWhatItWillMeasure: while queued or running, the answer
+// to a request whose head moved says which commit the run measures.
+func TestLiveAnswerSaysWhatItWillMeasure(t *testing.T) {
+	f := newFakeGitHub(t, testToken)
+	f.head = "c0ffee0000000000000000000000000000000000"
+	var w waits
+	p := newPoster(t, f, &w, testToken)
+	msg := message("job-1", "running")
+	msg.State = answer.StatePending
+	if _, err := p.Post(context.Background(), "acme/store#7", msg); err != nil {
+		t.Fatal(err)
+	}
+	if want := "> this run measures 6dcb09b; the pull request's head is now c0ffee0"; !strings.Contains(f.comments[0].Body, want) {
+		t.Errorf("comment lacks %q:\n%s", want, f.comments[0].Body)
+	}
+	if len(f.statuses) != 1 || f.statuses[0]["sha"] != fakeHead || f.statuses[0]["state"] != "pending" {
+		t.Errorf("statuses %v, want pending on the approved commit", f.statuses)
+	}
+}
