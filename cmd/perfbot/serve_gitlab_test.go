@@ -38,8 +38,8 @@ func deliverGitLab(t *testing.T, addr, event, token string, payload []byte, uuid
 }
 
 // gitlabNote is the documented Note Hook payload of a merge request
-// comment, by user (id) on acme/store!12.
-func gitlabNote(t *testing.T, noteID, userID int64, user, text string) []byte {
+// comment, by user (id) on acme/store!12 whose last commit is head.
+func gitlabNote(t *testing.T, noteID, userID int64, user, text, head string) []byte {
 	t.Helper()
 	b, err := os.ReadFile("../../intake/gitlab/testdata/note_merge_request.json")
 	if err != nil {
@@ -50,6 +50,7 @@ func gitlabNote(t *testing.T, noteID, userID int64, user, text string) []byte {
 	s = strings.Replace(s, `"note": "/perfbot run wal"`, fmt.Sprintf(`"note": %q`, text), 1)
 	s = strings.Replace(s, `"id": 21,`, fmt.Sprintf(`"id": %d,`, userID), 1)
 	s = strings.Replace(s, `"username": "alice"`, fmt.Sprintf(`"username": %q`, user), 1)
+	s = strings.ReplaceAll(s, "0123456789abcdef0123456789abcdef01234567", head)
 	return []byte(s)
 }
 
@@ -99,11 +100,11 @@ venues:
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	startServe(t, cfgFile, addr)
 
-	if code, _ := deliverGitLab(t, addr, "Note Hook", "wrong", gitlabNote(t, 600, 21, "alice", "/perfbot run"), "u-0"); code != http.StatusUnauthorized {
+	if code, _ := deliverGitLab(t, addr, "Note Hook", "wrong", gitlabNote(t, 600, 21, "alice", "/perfbot run", head), "u-0"); code != http.StatusUnauthorized {
 		t.Fatalf("wrong token: %d", code)
 	}
 	for i := range 2 {
-		code, text := deliverGitLab(t, addr, "Note Hook", "e2e-hook-secret", gitlabNote(t, int64(601+i), 22, "rita", "/perfbot run"), fmt.Sprintf("u-%d", 1+i))
+		code, text := deliverGitLab(t, addr, "Note Hook", "e2e-hook-secret", gitlabNote(t, int64(601+i), 22, "rita", "/perfbot run", head), fmt.Sprintf("u-%d", 1+i))
 		if want := []string{"refused", "throttled"}[i]; code != http.StatusOK || text != want {
 			t.Fatalf("reporter's run %d: %d %q, want %s", i+1, code, text, want)
 		}
@@ -112,7 +113,7 @@ venues:
 		t.Fatalf("notes after the refusals: %+v", n)
 	}
 
-	code, text := deliverGitLab(t, addr, "Note Hook", "e2e-hook-secret", gitlabNote(t, 700, 21, "alice", "/perfbot run work"), "u-3")
+	code, text := deliverGitLab(t, addr, "Note Hook", "e2e-hook-secret", gitlabNote(t, 700, 21, "alice", "/perfbot run work", head), "u-3")
 	if code != http.StatusOK || text != "queued" {
 		t.Fatalf("developer's run: %d %q", code, text)
 	}
