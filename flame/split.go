@@ -19,7 +19,9 @@ const Other = ""
 // package path and any closure suffix cut off ("example.org/store.
 // BenchmarkAppend.func1" is BenchmarkAppend). Each part keeps its own
 // weights, total and sample count. Samples under no runN frame go to the
-// part named Other; the names are returned sorted, Other left out. A
+// part named Other, and so do samples of runN's own work (the runtime.GC
+// it calls before each run names no benchmark); the names are returned
+// sorted, Other left out. A
 // profile without a runN frame (folded stacks of another language) gives
 // no names.
 func (p *Profile) SplitBenchmarks() (map[string]*Profile, []string) {
@@ -43,12 +45,16 @@ func (p *Profile) SplitBenchmarks() (map[string]*Profile, []string) {
 	return parts, names
 }
 
-// benchmarkOf is the benchmark a root-first stack ran in, or Other.
+// benchmarkOf is the benchmark a root-first stack ran in, or Other: the
+// function the innermost runN frame calls, when it is a benchmark.
 func benchmarkOf(stack string) string {
 	frames := strings.Split(stack, ";")
 	for i := len(frames) - 2; i >= 0; i-- {
 		if frames[i] == benchRunner {
-			return benchmarkName(frames[i+1])
+			if name := benchmarkName(frames[i+1]); strings.HasPrefix(name, "Benchmark") {
+				return name
+			}
+			return Other
 		}
 	}
 	return Other

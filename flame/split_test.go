@@ -131,4 +131,8 @@ func TestBenchmarkName(t *testing.T) {
 	if got := benchmarkOf("testing.(*B).runN;p.BenchmarkA;testing.(*B).Run;testing.(*B).runN;p.BenchmarkA.func1;p.work"); got != "BenchmarkA" {
 		t.Errorf("a sub-benchmark's stack belongs to %q", got)
 	}
+	// runN calls runtime.GC before each run: that names no benchmark.
+	if got := benchmarkOf("testing.(*B).run1.func1;testing.(*B).runN;runtime.GC;runtime.gcStart"); got != Other {
+		t.Errorf("runN's own garbage collection belongs to %q", got)
+	}
 }
