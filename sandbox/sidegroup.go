@@ -182,9 +182,22 @@ func (g *sideGroup) setFrozen(frozen bool) error {
 		return err
 	}
 	deadline := time.Now().Add(freezeWait)
-	for {
+	for try := 1; ; try++ {
 		if done() {
 			return nil
+		}
+		if g.freezeV1 && frozen {
+			// A v1 freezer can stay FREEZING while the group's
+			// processes keep forking: the kernel's documentation
+			// says to write FROZEN again, and a short thaw now and
+			// then lets the forks settle (as runc does).
+			if try%50 == 0 {
+				_ = writeCgroupFile(g.freeze, file, "THAWED")
+				time.Sleep(10 * time.Millisecond)
+			}
+			if err := writeCgroupFile(g.freeze, file, value); err != nil {
+				return err
+			}
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("cgroup %s: not %s within %s", g.freeze, map[bool]string{true: "frozen", false: "thawed"}[frozen], freezeWait)
