@@ -66,6 +66,37 @@ func newAdaptive(count, maxCount int, budget config.Budget, variants int, opts O
 	return a
 }
 
+// simAgreePct is how far apart, in percent of the smallest, one side's
+// simulated counts may lie and still agree: repeats of the same code under
+// cachegrind land within a few hundredths of a percent of each other.
+const simAgreePct = 0.05
+
+// countsAgree reports whether a row of simulated counts has at least two
+// rounds on each side and each side's repeats agree within simAgreePct:
+// the counts are deterministic, so more rounds would repeat them and
+// could not change the verdict.
+func countsAgree(row *compare.Row, cand *compare.Candidate) bool {
+	if row.Metric != bench.Simulated || row.Base == nil {
+		return false
+	}
+	for _, x := range [][]float64{row.Base.Samples, cand.Samples} {
+		if len(x) < 2 || relRangePct(x) > simAgreePct {
+			return false
+		}
+	}
+	return true
+}
+
+// relRangePct is the range of x in percent of its smallest value,
+// infinite when that is not positive.
+func relRangePct(x []float64) float64 {
+	lo, hi := slices.Min(x), slices.Max(x)
+	if lo <= 0 {
+		return math.Inf(1)
+	}
+	return 100 * (hi - lo) / lo
+}
+
 // of describes the planned number of rounds for progress lines.
 func (a *adaptive) of(n int) string {
 	switch {
@@ -135,7 +166,7 @@ func (a *adaptive) plan(elapsed time.Duration, results []*bench.Result, variants
 		row := &c.Rows[i]
 		for j := range row.Candidates {
 			cand := &row.Candidates[j]
-			if cand.Presence != compare.Both || compare.Decided(cand, a.target) {
+			if cand.Presence != compare.Both || compare.Decided(cand, a.target) || countsAgree(row, cand) {
 				continue
 			}
 			u, ok := a.unitOf[row.Key()]

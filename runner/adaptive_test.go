@@ -15,6 +15,7 @@ import (
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/gitrepo"
 	"github.com/perfbot/perfbot/sandbox"
+	"github.com/perfbot/perfbot/stats"
 )
 
 // roundSuite prints one Go benchmark line whose value depends only on the
@@ -319,5 +320,44 @@ func TestAdaptiveIgnoresCounters(t *testing.T) {
 	units, _, why := a.plan(0, results, []string{"base", "cand"})
 	if len(units) != 0 || why != StopDecided {
 		t.Errorf("plan = %v, %q; want decided (the counter is not a reason to run more)", units, why)
+	}
+}
+
+// TestAdaptiveStopsWhenCountsAgree: simulated counts that repeat exactly on
+// each side are not sampled again, even when the benchmark's noise history
+// leaves the verdict noisy; counts whose repeats disagree are.
+func TestAdaptiveStopsWhenCountsAgree(t *testing.T) {
+	opts := Options{}
+	opts.Compare.Verdicts.History = func(*compare.Row) (stats.Noise, bool) { return stats.Noise{ThresholdPct: 8, N: 10}, true }
+	sim := func(variant string, v ...float64) *bench.Result {
+		return &bench.Result{Benchmark: "Sum", Unit: "instructions/op", Metric: bench.Simulated, Better: bench.LowerIsBetter, Variant: variant, Samples: v}
+	}
+	for _, tt := range []struct {
+		name      string
+		base, new []float64
+		want      string
+	}{
+		{"agree", []float64{1000, 1000.2}, []float64{1060, 1060.1}, StopDecided},
+		{"disagree", []float64{1000, 1020}, []float64{1060, 1090}, ""},
+	} {
+		a := newAdaptive(defaultSimCount, defaultSimMaxCount, config.Budget{}, 2, opts)
+		results := []*bench.Result{sim("base", tt.base...), sim("cand", tt.new...)}
+		a.ran(results, []string{"go sum", "go sum"})
+		a.counted([]string{"go sum"})
+		a.counted([]string{"go sum"})
+		units, _, why := a.plan(0, results, []string{"base", "cand"})
+		if tt.want == StopDecided && (len(units) != 0 || why != StopDecided) {
+			t.Errorf("%s: plan = %v, %q; want to stop: the counts agree", tt.name, units, why)
+		}
+		if tt.want == "" && len(units) != 1 {
+			t.Errorf("%s: plan = %v, %q; want another block of the undecided benchmark", tt.name, units, why)
+		}
+	}
+}
+
+func TestCPUSimSamplingStartsWithTwoRounds(t *testing.T) {
+	count, maxCount, _ := sampling(&config.Suite{Preset: "go", Instrument: config.InstrumentCPUSim})
+	if count != 2 || maxCount != 6 {
+		t.Errorf("cpu-sim sampling = %d up to %d rounds, want 2 up to 6", count, maxCount)
 	}
 }

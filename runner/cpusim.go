@@ -445,10 +445,11 @@ func appendOnce(list []string, s string) []string {
 
 // Sampling defaults of a cpu-sim suite that sets none of count, max_count
 // and budget: simulated counts repeat within a fraction of a percent, so
-// 3 rounds a side decide almost every benchmark and adaptive sampling adds
-// rounds only to the few whose repeats disagree, up to 6.
+// 2 rounds a side, the fewest that show the repeats agree, decide almost
+// every benchmark, and adaptive sampling adds rounds only to the few whose
+// repeats disagree (countsAgree) and stay undecided, up to 6.
 const (
-	defaultSimCount    = 3
+	defaultSimCount    = 2
 	defaultSimMaxCount = 6
 )
 
