@@ -15,7 +15,7 @@ import (
 const noiseKeep = 50
 
 // noiseRule is how thresholds are learned from history: rustc-perf's
-// interquartile-range fence, never below 0.5%, as compare/eval measures it.
+// interquartile-range fence, never below 0.5%, as cmd/perfbot-eval measures it.
 var noiseRule = stats.NoiseRule{FloorPct: 0.5}
 
 // Threshold is the noise threshold the history learns for a benchmark

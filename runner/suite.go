@@ -37,7 +37,7 @@ const (
 // Adaptive sampling's defaults for a go suite that sets none of count,
 // max_count and budget: quiet benchmarks stop after 6 rounds, noisy ones
 // get up to 40, and the suite spends no more benchmark runs than 10 fixed
-// rounds would (compare/eval: 92% of 5% changes detected, against 78%
+// rounds would (cmd/perfbot-eval: 92% of 5% changes detected, against 78%
 // with 10 rounds of every benchmark).
 const (
 	defaultGoCount    = 6

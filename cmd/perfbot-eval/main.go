@@ -1,9 +1,9 @@
-// Command eval measures how often perfbot's verdicts and benchstat's method
+// Command perfbot-eval measures how often perfbot's verdicts and benchstat's method
 // cry wolf and how often they catch real changes, on the same samples.
 //
 // Usage:
 //
-//	go run ./compare/eval [-n SUITES] [-seed S] [-real FILE]
+//	go run ./cmd/perfbot-eval [-n SUITES] [-seed S] [-real FILE]
 //
 // For each scenario it draws SUITES suites of 50 benchmarks with 10 samples
 // per side (the budget benchstat needs for its recommended 10 runs), runs
@@ -48,13 +48,13 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "eval:", err)
+		fmt.Fprintln(os.Stderr, "perfbot-eval:", err)
 		os.Exit(1)
 	}
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fs := flag.NewFlagSet("perfbot-eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	n := fs.Int("n", 200, "suites per scenario and change size")
 	seed := fs.Uint64("seed", 1, "random seed")
@@ -62,7 +62,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	start := fs.Int("start", 6, "adaptive sampling: rounds every benchmark starts with (count)")
 	maxRounds := fs.Int("max", 40, "adaptive sampling: most rounds one benchmark may get (max_count)")
 	only := fs.String("methods", "", "comma-separated methods to run (default all)")
-	real := fs.String("real", "compare/eval/testdata/bent-go1.17.txt,compare/eval/testdata/sort.txt",
+	real := fs.String("real", "cmd/perfbot-eval/testdata/bent-go1.17.txt,cmd/perfbot-eval/testdata/sort.txt",
 		"comma-separated Go benchmark outputs with many runs per benchmark, one scenario each")
 	instr := fs.Int("instruments", 0, "run only the instruments scenario: measure a real Go benchmark with changes of 0.5-5% in CPU work, this many rounds a side under both wall time and cpu-sim (6: about 25 minutes on a 2-core host loaded 15-fold); wall time is compared over half the rounds, cpu-sim over 3")
 	draws := fs.Int("draws", 100, "instruments scenario: comparisons drawn per instrument and change")

@@ -1,0 +1,229 @@
+package archtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A rule says that no package in From may depend, directly or through other
+// packages, on a package in To. Patterns are import paths relative to the
+// module ("runner"), or full paths of outside modules
+// ("github.com/riverqueue/river"); a pattern matches that package and every
+// package below it.
+type rule struct {
+	name string
+	from []string
+	to   []string
+	why  string
+}
+
+// Groups of packages by what they do.
+var (
+	statistics = []string{"stats", "compare", "bench"}
+	processes  = []string{"runner", "sandbox", "job", "bot", "intake", "review", "mail", "web", "cmd"}
+	running    = []string{"runner", "sandbox", "job"}
+	posting    = []string{"review", "mail", "intake"}
+	venues     = []string{"review", "mail"}
+	service    = []string{"bot"}
+	queue      = []string{"github.com/riverqueue/river", "bot"}
+	rendering  = []string{"report", "digest"}
+)
+
+// rules are the layers of README.md's Layout section: data flows request -> job
+// spec -> runs -> results -> comparison -> answer -> venue, and no package
+// reaches back up.
+var rules = []rule{
+	{"statistics import no process", statistics, processes,
+		"statistics work on values: a verdict must not depend on how or where the samples were taken, and the " +
+			"statistics must be testable (and reusable, as golang.org/x/perf's benchmath) without a runner or a service"},
+	{"the runner measures, the job decides", []string{"runner"}, []string{"compare", "stats"},
+		"the runner takes samples; when to stop is the job's decision, handed to the runner as a function, so the " +
+			"stopping rule is chosen in one place and the comparison is computed once"},
+	{"intake hands requests over", []string{"intake"}, service,
+		"intake turns a venue's event into a job spec and hands it to an interface it declares; importing the " +
+			"service would make the service and its intakes one knot"},
+	{"rendering never posts", rendering, posting,
+		"a rendering is a value (an answer); whoever holds it decides where it goes, so renderings are testable " +
+			"as golden files and reusable in every venue"},
+	{"venues never run code or call the service", venues, append(slices.Clone(running), service...),
+		"a venue is called with an answer and posts it; a venue that runs code or calls back into the service " +
+			"would hold secrets and untrusted builds in one place"},
+	{"a job never posts and knows no queue", []string{"job"}, append(slices.Clone(posting), queue...),
+		"a job runs untrusted code: it holds no venue credentials, and it runs the same from the command line, " +
+			"the service's workers and the child process"},
+	{"pages read the store", []string{"web"}, append(slices.Clone(running), posting...),
+		"the web pages show what the store holds; a page that runs a benchmark or posts could be made to by " +
+			"anyone who can reach the address"},
+}
+
+// An exception is a dependency that breaks a rule today and is being
+// removed. The test fails when an exception is no longer needed, so this
+// list can only shrink.
+type exception struct {
+	from, to string // package paths relative to the module
+	why      string
+}
+
+var exceptions = []exception{
+	{"runner", "compare", "runner/adaptive.go still calls compare.Compare and compare.Decided after each block"},
+}
+
+// pkg is the part of go list's output the test reads.
+type pkg struct {
+	ImportPath string
+	Imports    []string
+	Standard   bool
+}
+
+// TestLayers checks every rule against the import graph of the module's
+// packages (not their tests).
+func TestLayers(t *testing.T) {
+	module, graph := importGraph(t)
+	rel := func(p string) string { return strings.TrimPrefix(p, module+"/") }
+	abs := func(pattern string) string {
+		if strings.Contains(strings.SplitN(pattern, "/", 2)[0], ".") {
+			return pattern
+		}
+		return module + "/" + pattern
+	}
+	matches := func(path string, patterns []string) bool {
+		for _, p := range patterns {
+			p = abs(p)
+			if path == p || strings.HasPrefix(path, p+"/") {
+				return true
+			}
+		}
+		return false
+	}
+
+	// A rule naming a package that no longer exists checks nothing: a
+	// renamed package must be renamed in the rules too.
+	for _, r := range rules {
+		for _, p := range append(slices.Clone(r.from), r.to...) {
+			found := false
+			for path := range graph {
+				if matches(path, []string{p}) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				t.Errorf("rule %q names %s, which is no longer in the import graph: update the rule", r.name, p)
+			}
+		}
+	}
+
+	used := make([]bool, len(exceptions))
+	for _, r := range rules {
+		for _, from := range sortedKeys(graph) {
+			if !strings.HasPrefix(from, module+"/") || !matches(from, r.from) {
+				continue
+			}
+			for _, chain := range forbidden(graph, from, func(p string) bool { return matches(p, r.to) && !matches(p, r.from) }) {
+				to := chain[len(chain)-1]
+				if i := slices.IndexFunc(exceptions, func(e exception) bool { return e.from == rel(from) && e.to == rel(to) }); i >= 0 {
+					used[i] = true
+					continue
+				}
+				names := make([]string, len(chain))
+				for i, p := range chain {
+					names[i] = rel(p)
+				}
+				t.Errorf("%s imports %s (%s): breaks %q: %s", rel(from), rel(to), strings.Join(names, " -> "), r.name, r.why)
+			}
+		}
+	}
+	for i, e := range exceptions {
+		if !used[i] {
+			t.Errorf("exception %s -> %s is no longer needed (%s): remove it from the list", e.from, e.to, e.why)
+		}
+	}
+}
+
+// forbidden walks the packages from depends on, breadth first, and returns
+// the shortest chain of imports to each package bad reports, not walking on
+// through a bad package.
+func forbidden(graph map[string]pkg, from string, bad func(string) bool) [][]string {
+	parent := map[string]string{from: ""}
+	queue := []string{from}
+	var chains [][]string
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		for _, imp := range graph[p].Imports {
+			if _, seen := parent[imp]; seen {
+				continue
+			}
+			parent[imp] = p
+			if bad(imp) {
+				var chain []string
+				for q := imp; q != ""; q = parent[q] {
+					chain = append(chain, q)
+				}
+				slices.Reverse(chain)
+				chains = append(chains, chain)
+				continue
+			}
+			if !graph[imp].Standard {
+				queue = append(queue, imp)
+			}
+		}
+	}
+	return chains
+}
+
+// importGraph runs go list at the module's root and returns the module path
+// and every package the module's packages depend on, keyed by import path.
+func importGraph(t *testing.T) (string, map[string]pkg) {
+	t.Helper()
+	gomod, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		t.Fatalf("go env GOMOD: %v", err)
+	}
+	root := filepath.Dir(strings.TrimSpace(string(gomod)))
+	cmd := exec.Command("go", "list", "-m")
+	cmd.Dir = root
+	module, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -m in %s: %v", root, err)
+	}
+	cmd = exec.Command("go", "list", "-deps", "-json=ImportPath,Imports,Standard", "./...")
+	cmd.Dir = root
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps -json ./... in %s: %v\n%s", root, err, stderr.String())
+	}
+	graph := map[string]pkg{}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("reading go list's output: %v", err)
+		}
+		graph[p.ImportPath] = p
+	}
+	if len(graph) == 0 {
+		t.Fatal("go list listed no packages")
+	}
+	return strings.TrimSpace(string(module)), graph
+}
+
+func sortedKeys(m map[string]pkg) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
