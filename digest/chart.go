@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"image/color"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,30 +28,43 @@ const maxTrendPoints = 200
 // Trend is a changed benchmark's history on its branch: the centre each
 // run measured, oldest first.
 type Trend struct {
-	Title  string
-	Unit   string
-	Times  []time.Time
-	Values []float64
+	// ChangePoint is the id of the change point it shows.
+	ChangePoint int64
+	Title       string
+	Unit        string
+	Times       []time.Time
+	Values      []float64
 }
 
-// trends reads the history of the changed benchmarks (one chart per
-// benchmark, parameter set and unit), up to maxTrends.
-func trends(ctx context.Context, st *store.Store, changes []Change, to time.Time) ([]Trend, error) {
-	seen := map[string]bool{}
+// trends reads the history of the benchmarks of the change points shown
+// (one per series), up to maxTrends.
+func trends(ctx context.Context, st *store.Store, shifts, open []Shift, to time.Time) ([]Trend, error) {
+	seen := map[int64]bool{}
+	runs := map[int64]*store.Run{}
 	var out []Trend
-	for _, c := range changes {
-		key := c.Benchmark + "\x00" + c.Params.String() + "\x00" + c.Unit + "\x00" + c.Metric + "\x00" + c.CandidateRef
-		if seen[key] || len(out) == maxTrends {
+	for _, s := range append(slices.Clip(shifts), open...) {
+		if seen[s.ID] || len(out) == maxTrends || s.RunID == 0 {
 			continue
 		}
-		seen[key] = true
-		points, err := st.RecentPoints(ctx, store.RecentQuery{Benchmark: c.Benchmark, Params: c.Params, Unit: c.Unit, Metric: c.Metric,
-			Ref: c.CandidateRef, Until: to, Last: maxTrendPoints})
+		seen[s.ID] = true
+		run, ok := runs[s.RunID]
+		if !ok {
+			var err error
+			if run, err = st.GetRun(ctx, s.RunID); err != nil {
+				return nil, err
+			}
+			runs[s.RunID] = run
+		}
+		points, err := st.RecentPoints(ctx, store.RecentQuery{Benchmark: s.Benchmark, Params: s.Params, Unit: s.Unit, Metric: s.Metric,
+			Ref: run.CandidateRef, Until: to, Last: maxTrendPoints})
 		if err != nil {
 			return nil, err
 		}
-		tr := Trend{Title: c.name() + " on " + strings.TrimPrefix(c.CandidateRef, "refs/heads/"), Unit: c.Unit}
+		tr := Trend{ChangePoint: s.ID, Title: s.Label + " on " + trackBranch(s.Track), Unit: s.Unit}
 		for _, p := range points {
+			if p.Target != run.Venue+":"+run.Target {
+				continue // a patch on the branch, not the branch
+			}
 			tr.Times = append(tr.Times, p.Finished)
 			tr.Values = append(tr.Values, p.Centre)
 		}
@@ -59,6 +73,14 @@ func trends(ctx context.Context, st *store.Store, changes []Change, to time.Time
 		}
 	}
 	return out, nil
+}
+
+// trackBranch is the branch of a track's name ("REPO@BRANCH").
+func trackBranch(track string) string {
+	if i := strings.LastIndex(track, "@"); i >= 0 {
+		return track[i+1:]
+	}
+	return track
 }
 
 // Charts draws each trend as a PNG line chart.

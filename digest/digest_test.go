@@ -3,11 +3,13 @@ package digest
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/bench"
@@ -18,65 +20,158 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-func row(name string, params bench.Params, unit string, delta float64, v compare.Verdict) compare.Row {
-	base := 100.0
+func row(name string, params bench.Params, unit string, base, delta float64, v compare.Verdict) compare.Row {
 	return compare.Row{Benchmark: name, Params: params, Unit: unit,
 		Base: &compare.Cell{Center: base, N: 5},
 		Candidates: []compare.Candidate{{Variant: "cand", Cell: compare.Cell{Center: base * (1 + delta/100), N: 5},
-			DeltaPct: delta, Verdict: v, P: 0.01, Alpha: 0.05}}}
+			DeltaPct: delta, Verdict: v, P: 0.01, Alpha: 0.05, Presence: compare.Both}}}
 }
 
-// seed stores a nightly run on main and a pull request's run.
-func seed(t *testing.T, st *store.Store) {
+// rowTo is a row whose candidate measured cand.
+func rowTo(name, unit string, base, cand float64, v compare.Verdict) compare.Row {
+	r := row(name, nil, unit, base, 0, v)
+	r.Candidates[0].Center = cand
+	return r
+}
+
+// saveRun stores one finished run with its comparison and, when link is
+// set, its posted answer; it returns the run's id.
+func saveRun(t testing.TB, st *store.Store, run store.Run, rows []compare.Row, prov compare.Provenance, link string) int64 {
 	t.Helper()
 	ctx := context.Background()
-	runs := []struct {
-		run  store.Run
-		rows []compare.Row
-		link string
-	}{
-		{store.Run{JobKey: "schedule:nightly@2026-11-29T03:00Z", JobID: 1, CandidateRef: "main",
-			BaseCommit: "1111111111aaaa", CandidateCommit: "2222222222bbbb", Venue: "mail", Target: "dev@lists.example.org"},
-			[]compare.Row{
-				row("BenchmarkWALAppend", bench.Params{{Name: "threads", Value: "10"}}, "ns/op", -12.5, compare.Better),
-				row("BenchmarkScan<script>", nil, "ns/op", 8.25, compare.Worse),
-				row("BenchmarkGet", nil, "ns/op", 0.4, compare.Same),
-			}, "<20261129030000.nightly@perfbot>"},
-		{store.Run{JobKey: "github:acme/store#12/comment/1", JobID: 2, CandidateRef: "refs/pull/12/head",
-			Venue: "github", Target: "acme/store#12"},
-			[]compare.Row{row("BenchmarkScan", nil, "ns/op", -30, compare.Better)},
-			"https://github.com/acme/store/pull/12#issuecomment-5"},
-		{store.Run{JobKey: ReleaseKey("v2.6.0-rc1", "v2.5.0"), JobID: 3, BaseRef: "v2.5.0", CandidateRef: "v2.6.0-rc1",
-			Venue: "mail", Target: "dev@lists.example.org"},
-			[]compare.Row{row("BenchmarkGet", nil, "ns/op", 4, compare.Worse)},
-			"<release.v2.6.0-rc1@perfbot>"},
-	}
-	for _, r := range runs {
-		run := r.run
+	if run.JobID != 0 {
 		if _, err := st.StartRun(ctx, &run); err != nil {
 			t.Fatal(err)
 		}
-		tally := compare.Tally{Variant: "cand"}
-		for _, row := range r.rows {
-			switch row.Candidates[0].Verdict {
-			case compare.Better:
-				tally.Better++
-			case compare.Worse:
-				tally.Worse++
-			}
+	} else if _, err := st.CreateRun(ctx, &run); err != nil {
+		t.Fatal(err)
+	}
+	tally := compare.Tally{Variant: "cand"}
+	for _, row := range rows {
+		switch row.Candidates[0].Verdict {
+		case compare.Better:
+			tally.Better++
+		case compare.Worse:
+			tally.Worse++
+		default:
+			tally.Same++
 		}
-		if err := st.SaveComparison(ctx, run.ID, &compare.Comparison{Base: "base", Candidates: []string{"cand"}, Rows: r.rows,
-			Summary: []compare.Tally{tally}}); err != nil {
-			t.Fatal(err)
-		}
-		run.Status = store.StatusDone
-		if err := st.FinishRun(ctx, &run); err != nil {
-			t.Fatal(err)
-		}
-		if err := st.RecordPost(ctx, store.Post{Venue: run.Venue, Target: run.Target, JobKey: run.JobKey, Link: r.link}); err != nil {
+	}
+	if err := st.SaveComparison(ctx, run.ID, &compare.Comparison{Base: "base", Candidates: []string{"cand"}, Rows: rows,
+		Summary: []compare.Tally{tally}, Provenance: prov}); err != nil {
+		t.Fatal(err)
+	}
+	run.Status = store.StatusDone
+	if err := st.FinishRun(ctx, &run); err != nil {
+		t.Fatal(err)
+	}
+	if link != "" {
+		if err := st.RecordPost(ctx, store.Post{Venue: run.Venue, Target: run.Target, JobKey: run.JobKey, Link: link}); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return run.ID
+}
+
+// backdate moves a run's finish time.
+func backdate(t testing.TB, st *store.Store, id int64, at time.Time) {
+	t.Helper()
+	if _, err := st.DB().Exec(`UPDATE runs SET finished_at = ? WHERE id = ?`, at.UTC().Format("2006-01-02T15:04:05.000000Z"), id); err != nil {
+		t.Fatal(err)
+	}
+}
+
+const track = "git@example.org:acme/store@main"
+
+// seed stores a week: a mailed patch that regressed and was confirmed
+// after merge, a pull request that improved, a command-line patch with a
+// mixed result (the quickstart's), a pull request that moved nothing, a
+// tracked branch with a step in BenchmarkScan (a change point, still open
+// eight runs later) whose BenchmarkOld stopped this week, and a release
+// candidate.
+func seed(t testing.TB, st *store.Store) {
+	t.Helper()
+	ctx := context.Background()
+	now := time.Now()
+	// The tracked branch: BenchmarkOld last measured the week before.
+	old := saveRun(t, st, store.Run{JobKey: "track:main@0000", Venue: store.VenueTrack, Target: track, CandidateRef: "main",
+		BaseCommit: "0000000000", CandidateCommit: "00000000001111"},
+		[]compare.Row{row("BenchmarkOld", nil, "ns/op", 50, 0.1, compare.Same), row("BenchmarkScan", nil, "ns/op", 100, 0.2, compare.Same)},
+		compare.Provenance{}, "")
+	backdate(t, st, old, now.Add(-9*24*time.Hour))
+	var step int64
+	prev := "00000000001111"
+	for i := range 12 {
+		commit := fmt.Sprintf("c%09d%04d", i, i)
+		centre, delta, v := 100.0+float64(i%3)*0.3, 0.3, compare.Same
+		if i >= 4 {
+			centre = 125 + float64(i%3)*0.3
+		}
+		if i == 4 {
+			delta, v = 25, compare.Worse
+		}
+		id := saveRun(t, st, store.Run{JobKey: "track:main@" + commit, Venue: store.VenueTrack, Target: track, CandidateRef: "main",
+			BaseCommit: prev, CandidateCommit: commit},
+			[]compare.Row{row("BenchmarkScan", nil, "ns/op", centre/(1+delta/100), delta, v)}, compare.Provenance{}, "")
+		if i == 4 {
+			step = id
+		}
+		prev = commit
+	}
+	cp := store.ChangePoint{Benchmark: "BenchmarkScan", Unit: "ns/op", Commit: "c0000000040004", CommitBefore: "c0000000030003",
+		RunID: step, NBefore: 4, NAfter: 8, Before: 100.3, BeforeLo: 100, BeforeHi: 100.6, After: 125.3, AfterLo: 125, AfterHi: 125.6,
+		DeltaPct: 24.9, P: 0.001, MinChangePct: 2}
+	key, err := cp.Key()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.SaveChangePoints(ctx, track, key, []store.ChangePoint{cp}); err != nil {
+		t.Fatal(err)
+	}
+
+	// A mailed patch: worse, landed and confirmed.
+	mailKey := "mail:<20261125.wal@example.org>"
+	mailRun := saveRun(t, st, store.Run{JobKey: mailKey, JobID: 1, CandidateRef: "main", Patch: "inline: scan: check every key twice", Venue: "mail", Target: "dev@lists.example.org"},
+		[]compare.Row{row("BenchmarkScan", nil, "ns/op", 100, 24.9, compare.Worse), row("BenchmarkScan", nil, "B/op", 64, 50, compare.Worse)},
+		compare.Provenance{Sides: []compare.Side{{Variant: "base", Ref: "main"}, {Variant: "cand", Ref: "main", Patch: "mail",
+			PatchSubject: "scan: <b>check</b> every key twice"}}},
+		"<20261125.answer@perfbot>")
+	if err := st.OpenFollowUp(ctx, store.FollowUp{Key: mailKey, RunID: mailRun, Venue: "mail", Target: "dev@lists.example.org"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.LandFollowUp(ctx, mailKey, "c0000000040004", store.LandedPatchID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.DecideFollowUp(ctx, mailKey, track, []string{"BenchmarkScan (ns/op)\tconfirmed on main at c000000: +24.9%"}); err != nil {
+		t.Fatal(err)
+	}
+	// A pull request: better, not landed.
+	prKey := "github:acme/store#12/comment/1"
+	prRun := saveRun(t, st, store.Run{JobKey: prKey, JobID: 2, CandidateRef: "refs/pull/12/head", Venue: "github", Target: "acme/store#12"},
+		[]compare.Row{row("BenchmarkGet", bench.Params{{Name: "size", Value: "4k"}}, "ns/op", 200, -30, compare.Better),
+			row("BenchmarkGet", bench.Params{{Name: "size", Value: "64k"}}, "ns/op", 900, -10, compare.Better),
+			row("BenchmarkPut", nil, "ns/op", 300, 0.5, compare.Same)},
+		compare.Provenance{}, "https://github.com/acme/store/pull/12#issuecomment-5")
+	if err := st.OpenFollowUp(ctx, store.FollowUp{Key: prKey, RunID: prRun, Venue: "github", Target: "acme/store#12"}); err != nil {
+		t.Fatal(err)
+	}
+	// The quickstart's patch from the command line: one benchmark, time
+	// better and memory worse.
+	saveRun(t, st, store.Run{JobKey: "compare:wal", CandidateRef: "HEAD", BaseRef: "HEAD", Patch: "examples/wal/buffered-append.patch"},
+		[]compare.Row{row("BenchmarkAppend-2", nil, "sec/op", 7.1e-6, -98.1, compare.Better),
+			rowTo("BenchmarkAppend-2", "B/op", 0, 8, compare.Worse), rowTo("BenchmarkAppend-2", "allocs/op", 0, 1, compare.Worse),
+			row("BenchmarkChecksum-2", nil, "sec/op", 2e-6, 0.4, compare.Same)},
+		compare.Provenance{Sides: []compare.Side{{Variant: "base", Ref: "HEAD"}, {Variant: "cand", Ref: "HEAD",
+			Patch: "examples/wal/buffered-append.patch", PatchSubject: "wal: buffer appends in a 64 KiB writer"}}}, "")
+	// A pull request that moved nothing.
+	saveRun(t, st, store.Run{JobKey: "github:acme/store#14/comment/3", JobID: 3, CandidateRef: "refs/pull/14/head", Venue: "github", Target: "acme/store#14"},
+		[]compare.Row{row("BenchmarkPut", nil, "ns/op", 300, 0.5, compare.Same)}, compare.Provenance{},
+		"https://github.com/acme/store/pull/14#issuecomment-9")
+	// The release candidate.
+	saveRun(t, st, store.Run{JobKey: ReleaseKey("v2.6.0-rc1", "v2.5.0"), JobID: 4, BaseRef: "v2.5.0", CandidateRef: "v2.6.0-rc1",
+		Venue: "mail", Target: "dev@lists.example.org"},
+		[]compare.Row{row("BenchmarkGet", bench.Params{{Name: "size", Value: "4k"}}, "ns/op", 200, 4, compare.Worse)},
+		compare.Provenance{}, "<release.v2.6.0-rc1@perfbot>")
 }
 
 func golden(t *testing.T, name, got string) {
@@ -97,28 +192,84 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-func TestBuildAndRender(t *testing.T) {
-	st := storetest.SQLite(t)
-	seed(t, st)
+// weekly builds the seeded store's weekly digest with a fixed period for
+// the golden files.
+func weekly(t *testing.T, st *store.Store) *Digest {
+	t.Helper()
 	to := time.Now().Add(time.Hour)
-	d, err := Build(context.Background(), st, to.Add(-7*24*time.Hour), to, Options{Branches: []string{"main"}, RC: "v2.6.0-rc1", Release: "v2.5.0", Title: "weekly"})
+	d, err := Build(context.Background(), st, to.Add(-7*24*time.Hour), to, Options{Branches: []string{"main"}, RC: "v2.6.0-rc1",
+		Release: "v2.5.0", Title: "weekly", URL: "https://perf.example.org/", MailArchive: "https://lists.example.org/r/%s"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Branch) != 2 || len(d.Patches) != 1 || d.Patches[0].Better != 1 || d.Release == nil || d.Release.Worse != 1 {
-		t.Fatalf("digest = %+v", d)
-	}
-	// Fix the period for the golden files.
 	d.From = time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
 	d.To = time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
-	msg := d.Message()
-	golden(t, "weekly.txt", msg.Full(answer.Text))
-	golden(t, "weekly.html", msg.Full(answer.HTML))
-	if strings.Contains(msg.Full(answer.HTML), "<script>") || !strings.Contains(msg.Full(answer.HTML), "BenchmarkScan&lt;script&gt;") {
-		t.Error("benchmark name not escaped in HTML")
+	d.Link = "https://perf.example.org" + PagePath(d.Title, d.To)
+	return d
+}
+
+func TestBuildAndRender(t *testing.T) {
+	st := storetest.SQLite(t)
+	seed(t, st)
+	d := weekly(t, st)
+	c := d.Counts
+	if c.Regressions != 1 || c.Improvements != 1 || c.Mixed != 1 || c.Patches != 4 || c.BenchmarkChanges != 4 ||
+		c.ChangePoints != 1 || c.Stopped != 1 || c.Open != 1 {
+		t.Errorf("counts = %+v", c)
 	}
-	if msg.Subject != "perfbot weekly: 2026-11-23 to 2026-11-30" || msg.Summary != "1 better, 1 worse on tracked branches; 1 patches measured" {
+	if len(d.Requests) != 3 || d.Requests[0].Kind != KindRegression || d.Requests[1].Kind != KindMixed || d.Requests[2].Kind != KindImprovement {
+		t.Fatalf("requests = %+v", d.Requests)
+	}
+	if r := d.Requests[1]; r.Title != "wal: buffer appends in a 64 KiB writer" || r.Moved() != 1 || r.Mixed != 1 {
+		t.Errorf("the command-line patch: %+v", r)
+	}
+	if r := d.Requests[0]; r.State != "confirmed on main after merge" || r.Moved() != 1 || r.MaxPct != 24.9 {
+		t.Errorf("the mailed patch: %+v", r)
+	}
+	if r := d.Requests[2]; r.State != "not landed yet" || r.Better != 2 || r.MeanPct != -20 || r.MaxPct != -30 {
+		t.Errorf("the pull request: %+v", r)
+	}
+	if len(d.Shifts) != 1 || d.Shifts[0].Spark == "" || len(d.Open) != 1 || d.Open[0].RunsSince != 7 {
+		t.Errorf("shifts %+v, open %+v", d.Shifts, d.Open)
+	}
+	msg := d.Message()
+	txt, htm := msg.Full(answer.Text), msg.Full(answer.HTML)
+	golden(t, "weekly.txt", txt)
+	golden(t, "weekly.html", htm)
+	for i, line := range strings.Split(txt, "\n") {
+		if utf8.RuneCountInString(line) > textWidth && !strings.Contains(line, "https://") {
+			t.Errorf("text line %d is %d columns: %q", i+1, utf8.RuneCountInString(line), line)
+		}
+	}
+	if strings.Contains(htm, "<b>check</b>") || !strings.Contains(htm, "scan: &lt;b&gt;check&lt;/b&gt; every key twice") {
+		t.Error("a patch subject became markup in HTML")
+	}
+	if !strings.Contains(txt, "scan: <b>check</b> every key twice") {
+		t.Error("the text part escaped a subject it should show as is")
+	}
+	if strings.Contains(htm, "<link") || strings.Contains(htm, "<script") || !strings.Contains(htm, "<svg") {
+		t.Error("the HTML part is not self-contained with an inline chart")
+	}
+	if msg.Subject != "perfbot weekly: 2026-11-23 to 2026-11-30" ||
+		msg.Summary != "1 regression, 1 improvement, 1 mixed in 4 patches measured; 1 change point on tracked branches" {
 		t.Errorf("subject %q, summary %q", msg.Subject, msg.Summary)
+	}
+}
+
+// TestTop shows the first items in full and counts the rest with a link.
+func TestTop(t *testing.T) {
+	st := storetest.SQLite(t)
+	seed(t, st)
+	to := time.Now().Add(time.Hour)
+	d, err := Build(context.Background(), st, to.Add(-7*24*time.Hour), to, Options{Branches: []string{"main"}, Top: 1, URL: "https://perf.example.org"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Requests) != 1 || d.MoreRequests != 3 { // the release candidate's run is a request here
+		t.Fatalf("requests %d, more %d", len(d.Requests), d.MoreRequests)
+	}
+	if txt := d.Text(); !strings.Contains(txt, "... and 3 more that moved benchmarks:\n  https://perf.example.org/digests/") {
+		t.Errorf("the rest is not counted with a link:\n%s", txt)
 	}
 }
 
@@ -129,7 +280,7 @@ func TestEmptyPeriod(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.ReleaseNote = "v2 has not been measured against v1 yet"
-	if txt := d.Text(); !strings.Contains(txt, "no significant change") || !strings.Contains(txt, "none") || !strings.Contains(txt, "not been measured") {
+	if txt := d.Text(); !strings.Contains(txt, "None moved a benchmark") || !strings.Contains(txt, "none") || !strings.Contains(txt, "not been measured") {
 		t.Errorf("empty digest:\n%s", txt)
 	}
 }
@@ -142,13 +293,22 @@ func TestCharts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.Trends) != 2 || len(d.Trends[0].Values) != 1 {
+	if len(d.Trends) != 1 || len(d.Trends[0].Values) != 13 { // the track's runs, not the patch on main
 		t.Fatalf("trends = %+v", d.Trends)
 	}
 	msg := d.Message()
-	if len(msg.Attachments) != 2 || msg.Attachments[0].ContentType != "image/png" ||
+	if len(msg.Attachments) != 1 || msg.Attachments[0].ContentType != "image/png" ||
 		!strings.HasPrefix(string(msg.Attachments[0].Data), "\x89PNG") {
 		t.Errorf("attachments = %d", len(msg.Attachments))
+	}
+}
+
+func TestSparkline(t *testing.T) {
+	if got := sparkline([]float64{1, 1, 1, 5, 5}); got != "▁▁▁██" {
+		t.Errorf("sparkline = %q", got)
+	}
+	if got := sparkline([]float64{3}); got != "" {
+		t.Errorf("one point: %q", got)
 	}
 }
 

@@ -11,31 +11,26 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/templates"
 )
 
-// Message renders the digest as one mail: plain text with aligned columns
-// and the same content as HTML.
+// textWidth is the width of the text part: a mail client's.
+const textWidth = 72
+
+// Message renders the digest as one mail: plain text of 72 columns and
+// the same content as a self-contained HTML page, with the charts also
+// attached as PNG files.
 func (d *Digest) Message() answer.Answer {
 	subject := fmt.Sprintf("perfbot %s: %s to %s", d.Title, d.From.UTC().Format("2006-01-02"), d.To.UTC().Format("2006-01-02"))
-	better, worse := 0, 0
-	for _, c := range d.Branch {
-		if c.Verdict == "better" {
-			better++
-		} else {
-			worse++
-		}
-	}
-	summary := fmt.Sprintf("%d better, %d worse on tracked branches; %d patches measured", better, worse, len(d.Patches))
 	text := d.Text()
 	charts, err := d.Charts()
 	if err != nil {
 		text += "\n(charts could not be drawn: " + err.Error() + ")\n"
 	}
-	msg := answer.Answer{Subject: subject, Summary: summary, State: answer.StateSuccess}
+	msg := answer.Answer{Subject: subject, Summary: d.Summary(), State: answer.StateSuccess}
 	msg.Set(answer.Text, answer.Rendering{Full: text})
 	msg.Set(answer.MarkdownGFM, answer.Rendering{Full: "```\n" + text + "```\n"})
 	htm, err := d.HTMLWith(d.templateDir)
@@ -45,6 +40,24 @@ func (d *Digest) Message() answer.Answer {
 	msg.Set(answer.HTML, answer.Rendering{Full: htm})
 	msg.Attachments = charts
 	return msg
+}
+
+// Summary is the headline's counts in one line.
+func (d *Digest) Summary() string {
+	c := d.Counts
+	return fmt.Sprintf("%s, %s, %d mixed in %s; %s on tracked branches",
+		plural(c.Regressions, "regression"), plural(c.Improvements, "improvement"), c.Mixed,
+		plural(c.Patches, "patch")+" measured", plural(c.ChangePoints, "change point"))
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	if strings.HasSuffix(word, "ch") {
+		return fmt.Sprintf("%d %ses", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func pct(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) + "%" }
@@ -64,79 +77,180 @@ func short(commit string) string {
 	return commit
 }
 
-func (c Change) name() string {
-	n := c.Benchmark
-	if p := c.Params.String(); p != "" {
-		n += "/" + p
+// size says how much a request moved: "2 benchmarks moved (1 worse,
+// 1 mixed): mean +4.1%, max +8.3%".
+func (r Request) SizeText() string {
+	if r.Moved() == 0 {
+		return "no benchmark moved"
 	}
-	unit := c.Unit
-	if c.Metric != "" {
-		unit = c.Metric + " " + unit
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		word string
+	}{{r.Worse, "worse"}, {r.Better, "better"}, {r.Mixed, "mixed"}} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.word))
+		}
 	}
-	return n + " (" + unit + ")"
+	return fmt.Sprintf("%s moved (%s): mean %s, max %s", plural(r.Moved(), "benchmark"), strings.Join(parts, ", "),
+		signedPct(r.MeanPct), signedPct(r.MaxPct))
 }
 
-func (p Patch) title() string {
-	t := p.Run.Target
-	if t == "" {
-		t = p.Run.JobKey
-	} else {
-		t = p.Run.Venue + ":" + t
-	}
-	return t
+// KindWord is the request's kind in capitals, for the text part.
+func (r Request) KindWord() string { return strings.ToUpper(or(r.Kind, "no change")) }
+
+// Headline is the digest's first paragraph: the counts.
+func (d *Digest) Headline() string {
+	c := d.Counts
+	s := fmt.Sprintf("%s, %s and %d mixed among %s measured (%s). "+
+		"Tracked branches: %s, %s stopped producing results, %s still open.",
+		plural(c.Regressions, "regression"), plural(c.Improvements, "improvement"), c.Mixed, plural(c.Patches, "patch"),
+		plural(c.BenchmarkChanges, "benchmark change"), plural(c.ChangePoints, "change point"),
+		plural(c.Stopped, "benchmark"), plural(c.Open, "regression"))
+	return s
 }
 
-// Text is the digest as plain text.
+// Text is the digest as plain text, 72 columns wide: a mail's text part.
+// Texts from the history are folded onto one line each; nothing is markup.
 func (d *Digest) Text() string {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "perfbot %s, %s to %s\n\n", d.Title, d.From.UTC().Format("2006-01-02 15:04"), d.To.UTC().Format("2006-01-02 15:04 MST"))
-	b.WriteString("Tracked branches\n")
-	if len(d.Branch) == 0 {
-		b.WriteString("  no significant change\n")
-	} else {
-		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  BRANCH\tBENCHMARK\tCHANGE\tVERDICT\tCOMMITS\tTHREAD")
-		for _, c := range d.Branch {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s..%s\t%s\n", strings.TrimPrefix(c.CandidateRef, "refs/heads/"), c.name(),
-				signedPct(c.DeltaPct), c.Verdict, short(c.BaseCommit), short(c.CandCommit), or(c.Link, "-"))
-		}
-		tw.Flush()
+	var b strings.Builder
+	fmt.Fprintf(&b, "perfbot %s, %s to %s\n\n", oneLine(d.Title), d.From.UTC().Format("2006-01-02 15:04"), d.To.UTC().Format("2006-01-02 15:04 MST"))
+	b.WriteString(wrap(d.Headline(), "", ""))
+	if d.Link != "" {
+		b.WriteString("This digest on the web:\n  " + d.Link + "\n")
 	}
-	if d.Release != nil || d.ReleaseNote != "" {
-		b.WriteString("\nRelease candidate\n")
-		if d.Release != nil {
-			fmt.Fprintf(&b, "  %s against %s: %d better, %d worse  %s\n", d.Release.Run.CandidateRef, d.Release.Run.BaseRef,
-				d.Release.Better, d.Release.Worse, d.Release.Link)
-		} else {
-			fmt.Fprintf(&b, "  %s\n", d.ReleaseNote)
+	more := func(n int, what string) {
+		if n > 0 {
+			fmt.Fprintf(&b, "  ... and %d more %s", n, what)
+			if d.Link != "" {
+				b.WriteString(":\n  " + d.Link)
+			}
+			b.WriteString("\n")
 		}
 	}
-	b.WriteString("\nPatches measured\n")
-	if len(d.Patches) == 0 {
+	heading(&b, "Patches and pull requests")
+	if len(d.Requests) == 0 {
+		b.WriteString("  None moved a benchmark.\n")
+	}
+	for i, r := range d.Requests {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		writeRequest(&b, r)
+	}
+	more(d.MoreRequests, "that moved benchmarks")
+	if len(d.Unmoved) > 0 {
+		b.WriteString("\n  Measured without a significant change:\n")
+		for _, r := range d.Unmoved {
+			b.WriteString(wrap(r.Title, "  - ", "    "))
+		}
+		more(d.MoreUnmoved, "without change")
+	}
+
+	heading(&b, "Tracked branches")
+	b.WriteString("Change points found\n")
+	if len(d.Shifts) == 0 {
 		b.WriteString("  none\n")
-	} else {
-		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  REQUEST\tBETTER\tWORSE\tTHREAD")
-		for _, p := range d.Patches {
-			fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\n", p.title(), p.Better, p.Worse, or(p.Link, "-"))
+	}
+	for _, s := range d.Shifts {
+		writeShift(&b, s, "")
+	}
+	more(d.MoreShifts, "change points")
+	b.WriteString("\nBenchmarks that stopped producing results\n")
+	if len(d.Stopped) == 0 {
+		b.WriteString("  none\n")
+	}
+	for _, s := range d.Stopped {
+		b.WriteString(wrap(s.Label+" on "+s.Branch, "  - ", "    "))
+	}
+	more(d.MoreStopped, "benchmarks")
+	b.WriteString("\nRegressions still open\n")
+	if len(d.Open) == 0 {
+		b.WriteString("  none\n")
+	}
+	for _, s := range d.Open {
+		writeShift(&b, s, fmt.Sprintf(", open for %d runs", s.RunsSince))
+	}
+	more(d.MoreOpen, "open regressions")
+
+	if d.Release != nil || d.ReleaseNote != "" {
+		heading(&b, "Release candidate")
+		if d.Release != nil {
+			writeRequest(&b, *d.Release)
+		} else {
+			b.WriteString(wrap(d.ReleaseNote, "  ", "  "))
 		}
-		tw.Flush()
 	}
 	return b.String()
 }
 
-func or(a, b string) string {
-	if a != "" {
-		return a
+func heading(b *strings.Builder, title string) {
+	fmt.Fprintf(b, "\n%s\n%s\n", title, strings.Repeat("-", len(title)))
+}
+
+func writeRequest(b *strings.Builder, r Request) {
+	b.WriteString(wrap(r.KindWord()+": "+r.Title, "", "  "))
+	if r.Headline != "" {
+		b.WriteString(wrap(r.Headline, "  ", "  "))
 	}
-	return b
+	b.WriteString(wrap(r.SizeText(), "  ", "  "))
+	if r.State != "" {
+		b.WriteString(wrap("State: "+r.State, "  ", "    "))
+	}
+	if r.Thread != "" {
+		b.WriteString("  Thread: " + oneLine(r.Thread) + "\n")
+	}
+	if r.RunPage != "" {
+		b.WriteString("  Run:    " + r.RunPage + "\n")
+	}
+}
+
+func writeShift(b *strings.Builder, s Shift, extra string) {
+	word := "improvement"
+	if s.Regression {
+		word = "REGRESSION"
+	}
+	b.WriteString(wrap(fmt.Sprintf("%s %s on %s: %s%s", word, s.Label, trackBranch(s.Track), signedPct(s.DeltaPct), extra), "  ", "    "))
+	line := fmt.Sprintf("    commits %s..%s", short(s.CommitBefore), short(s.Commit))
+	if s.Spark != "" {
+		line += "  " + s.Spark
+	}
+	b.WriteString(line + "\n")
+	if s.RunPage != "" {
+		b.WriteString("    " + s.RunPage + "\n")
+	}
+}
+
+// wrap folds text (made one line first) to textWidth columns, the first
+// line after first, the others after rest. A word longer than the line
+// (an address) stays whole.
+func wrap(text, first, rest string) string {
+	var b strings.Builder
+	line, prefix := "", first
+	for _, w := range strings.Fields(text) {
+		switch {
+		case line == "":
+			line = w
+		case utf8.RuneCountInString(prefix+line+" "+w) <= textWidth:
+			line += " " + w
+		default:
+			b.WriteString(prefix + line + "\n")
+			line, prefix = w, rest
+		}
+	}
+	if line != "" {
+		b.WriteString(prefix + line + "\n")
+	}
+	return b.String()
 }
 
 // htmlFuncs are the helpers the digest template may call.
 var htmlFuncs = template.FuncMap{
 	"signedPct": signedPct, "short": short, "trimRef": func(s string) string { return strings.TrimPrefix(s, "refs/heads/") },
-	"isURL": func(s string) bool { return strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://") },
-	"date":  func(t interface{ Format(string) string }) string { return t.Format("2006-01-02 15:04") },
+	"branch": trackBranch, "plural": plural,
+	"shiftOf": func(d *Digest, s Shift) shiftView { return shiftView{S: s, Chart: d.ChartOf(s.ID)} },
+	"isURL":   func(s string) bool { return strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://") },
+	"date":    func(t interface{ Format(string) string }) string { return t.Format("2006-01-02 15:04") },
 }
 
 // htmlTemplate parses the embedded templates/digest.tmpl, then
@@ -208,4 +322,10 @@ func (d *Digest) HTML() string {
 		return "<pre>" + template.HTMLEscapeString(d.Text()) + "</pre>"
 	}
 	return out
+}
+
+// shiftView is a change point with its chart, for the template.
+type shiftView struct {
+	S     Shift
+	Chart template.HTML
 }

@@ -1,0 +1,117 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ChangePointsFound returns the change points of every track first found
+// in [from, to), newest first.
+func (s *Store) ChangePointsFound(ctx context.Context, from, to time.Time) ([]ChangePoint, error) {
+	all, err := s.changePointsWhere(ctx, `found_at >= ? AND found_at < ?`, fmtTime(from), fmtTime(to))
+	if err != nil {
+		return nil, fmt.Errorf("change points found from %s: %w", from.Format(time.RFC3339), err)
+	}
+	return all, nil
+}
+
+// ChangePointsBefore returns the change points of every track found
+// before to, newest first: the history a digest reads its open regressions
+// from.
+func (s *Store) ChangePointsBefore(ctx context.Context, to time.Time) ([]ChangePoint, error) {
+	return s.changePointsWhere(ctx, `found_at < ?`, fmtTime(to))
+}
+
+func (s *Store) changePointsWhere(ctx context.Context, where string, args ...any) ([]ChangePoint, error) {
+	rows, err := s.query(ctx, `SELECT id, track, benchmark, grp, params_json, unit, metric, commit_before, commit_after,
+		COALESCE(run_id, 0), n_before, n_after, before_centre, before_lo, before_hi, after_centre, after_lo, after_hi,
+		delta_pct, p, min_change_pct, found_at, updated_at, posted_at FROM change_points
+		WHERE `+where+` ORDER BY found_at DESC, COALESCE(run_id, 0) DESC, id DESC`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read change points: %w", err)
+	}
+	defer rows.Close()
+	var out []ChangePoint
+	for rows.Next() {
+		var c ChangePoint
+		var params string
+		var found, updated, posted sql.NullString
+		if err := rows.Scan(&c.ID, &c.Track, &c.Benchmark, &c.Group, &params, &c.Unit, &c.Metric, &c.CommitBefore,
+			&c.Commit, &c.RunID, &c.NBefore, &c.NAfter, &c.Before, &c.BeforeLo, &c.BeforeHi, &c.After, &c.AfterLo,
+			&c.AfterHi, &c.DeltaPct, &c.P, &c.MinChangePct, &found, &updated, &posted); err != nil {
+			return nil, fmt.Errorf("read change points: %w", err)
+		}
+		if err := json.Unmarshal([]byte(params), &c.Params); err != nil {
+			return nil, fmt.Errorf("change point %d: params: %w", c.ID, err)
+		}
+		for _, t := range []struct {
+			dst *time.Time
+			src sql.NullString
+		}{{&c.Found, found}, {&c.Updated, updated}, {&c.Posted, posted}} {
+			v, err := parseTime(t.src)
+			if err != nil {
+				return nil, fmt.Errorf("change point %d: %w", c.ID, err)
+			}
+			*t.dst = v
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// MeasuredSeries is a benchmark (name, group and parameters) a run of a
+// ref measured.
+type MeasuredSeries struct {
+	// Venue and Target are the run's (VenueTrack and the track's name
+	// for a tracked branch); CandidateRef is the ref it measured.
+	Venue, Target, CandidateRef string
+	// Patch names the patch the run applied, if any.
+	Patch                    string
+	Benchmark, Group, Params string
+}
+
+// SeriesMeasuredBetween returns the benchmarks measured by the finished
+// runs of [from, to), each once per venue, target and candidate ref:
+// what a digest compares with the period before to find the benchmarks
+// that stopped producing results.
+func (s *Store) SeriesMeasuredBetween(ctx context.Context, from, to time.Time) ([]MeasuredSeries, error) {
+	rows, err := s.query(ctx, `SELECT DISTINCT r.venue, r.target, r.candidate_ref, r.patch, v.benchmark, v.grp, v.params_json
+		FROM runs r JOIN verdicts v ON v.run_id = r.id
+		WHERE r.status = ? AND r.finished_at >= ? AND r.finished_at < ?`, StatusDone, fmtTime(from), fmtTime(to))
+	if err != nil {
+		return nil, fmt.Errorf("benchmarks measured from %s: %w", from.Format(time.RFC3339), err)
+	}
+	defer rows.Close()
+	var out []MeasuredSeries
+	for rows.Next() {
+		var m MeasuredSeries
+		if err := rows.Scan(&m.Venue, &m.Target, &m.CandidateRef, &m.Patch, &m.Benchmark, &m.Group, &m.Params); err != nil {
+			return nil, fmt.Errorf("benchmarks measured: %w", err)
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// AnswerSubject returns the subject of the newest answer put in the
+// outbox for a job key (a mail thread's subject), or "" when none was.
+func (s *Store) AnswerSubject(ctx context.Context, key string) (string, error) {
+	var msg string
+	err := s.queryRow(ctx, `SELECT message_json FROM outbox WHERE job_key = ? ORDER BY version DESC LIMIT 1`, key).Scan(&msg)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("answer subject of %s: %w", key, err)
+	}
+	var a struct{ Subject string }
+	if err := json.Unmarshal([]byte(msg), &a); err != nil {
+		return "", fmt.Errorf("answer subject of %s: %w", key, err)
+	}
+	return strings.TrimSpace(a.Subject), nil
+}
