@@ -191,6 +191,7 @@ func summarize(s *series, confidence float64, paired bool) Cell {
 		}
 	}
 	if len(values) > 0 {
+		split := halvesSplit(values)
 		var sorted []float64
 		if paired {
 			// One allocation holds both the values in round order and
@@ -208,7 +209,7 @@ func summarize(s *series, confidence float64, paired bool) Cell {
 		}
 		sample := benchmath.NewSample(sorted, &benchmath.DefaultThresholds)
 		sum := benchmath.AssumeNothing.Summary(sample, confidence)
-		c := Cell{Center: sum.Center, Lo: sum.Lo, Hi: sum.Hi, N: len(sorted), Samples: sample.Values, Rounds: values}
+		c := Cell{Center: sum.Center, Lo: sum.Lo, Hi: sum.Hi, N: len(sorted), Samples: sample.Values, Rounds: values, split: split}
 		for _, w := range sum.Warnings {
 			c.Warnings = append(c.Warnings, w.Error())
 		}

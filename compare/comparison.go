@@ -99,6 +99,11 @@ type Cell struct {
 	Summary *bench.Summary `json:"-"`
 	// Warnings are problems with this measurement.
 	Warnings []string `json:"warnings,omitempty"`
+	// split is how far the medians of the first and the second half of
+	// the values, in the order measured, lie apart (|log ratio|): what
+	// the host moved the same code by during the run. NaN when there are
+	// fewer than four positive values.
+	split float64
 }
 
 // Candidate is one candidate's cell of a row and its comparison with the
@@ -140,6 +145,12 @@ type Candidate struct {
 	NoiseThresholdPct *float64 `json:"noise_threshold_pct,omitempty"`
 	// NoiseHistory is how many past no-change comparisons it came from.
 	NoiseHistory int `json:"noise_history,omitempty"`
+	// RunNoisePct is the noise this run saw for a row of samples compared
+	// by the rank test: how far the same code moved between halves of its
+	// own rounds (first against second half, odd against even rounds),
+	// the larger on either side, in percent. A change no larger than it is
+	// noisy, not better or worse (see RunNoiseNote).
+	RunNoisePct *float64 `json:"run_noise_pct,omitempty"`
 	// Note explains the verdict further, such as OutsideNote.
 	Note string `json:"note,omitempty"`
 }

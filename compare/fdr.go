@@ -17,6 +17,7 @@ func settle(cmp *Comparison, opts Options, memo *memo) {
 		for ci := range cmp.Candidates {
 			controlFDR(cmp, ci, opts, memo)
 		}
+		noteRunNoise(cmp)
 	}
 	cmp.Summary = tally(cmp)
 	geomeanIntervals(cmp, opts)

@@ -1,7 +1,10 @@
 package compare
 
 import (
+	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/stats"
@@ -189,6 +192,16 @@ func judge(base *Cell, cand *Candidate, better bench.Direction, opts Options, no
 			changed, noisy = false, true
 		}
 	}
+	if method := opts.Verdicts.Method; method != MethodBenchstat && cand.Test == TestMannWhitney {
+		if bound := max(base.split, cand.split); bound > 0 {
+			pct := 100 * math.Expm1(bound)
+			cand.RunNoisePct = &pct
+			if changed && cand.Ratio > 0 && math.Abs(math.Log(cand.Ratio)) <= bound {
+				changed, noisy = false, true
+				cand.addNote(RunNoiseNote)
+			}
+		}
+	}
 	switch {
 	case changed:
 		improved := cand.Center < base.Center
@@ -348,4 +361,85 @@ func sameConstant(a, b *Cell) bool {
 		}
 	}
 	return true
+}
+
+// RunNoiseNote is the note of a wall-time row whose change, significant as
+// it may be, is no larger than what the same code moved by during the run
+// (Candidate.RunNoisePct): the row is noisy, not better or worse.
+const RunNoiseNote = "within the noise this run saw: the same code moved as much between the halves of its rounds"
+
+// halvesSplit is how far apart two halves of values (in the order
+// measured) lie, as |log ratio| of their medians, the larger of two
+// splits: the first half against the second (the middle value of an odd
+// count left out), which sees slow drift and long bursts of load, and the
+// odd rounds against the even ones, which sees what moves the host from
+// one round to the next, as an interleaved comparison does. Each is an
+// A/A comparison of a side with itself. 0 when there are fewer than four
+// values or one is not positive.
+func halvesSplit(values []float64) float64 {
+	n := len(values)
+	if n < 4 {
+		return 0
+	}
+	for _, v := range values {
+		if !(v > 0) {
+			return 0
+		}
+	}
+	h := n / 2
+	first := slices.Clone(values[:h])
+	second := slices.Clone(values[n-h:])
+	var odd, even []float64
+	for i, v := range values {
+		if i%2 == 0 {
+			even = append(even, v)
+		} else {
+			odd = append(odd, v)
+		}
+	}
+	return max(math.Abs(math.Log(median(first)/median(second))), math.Abs(math.Log(median(odd)/median(even))))
+}
+
+// median is the median of x, which it sorts.
+func median(x []float64) float64 {
+	slices.Sort(x)
+	n := len(x)
+	if n%2 == 1 {
+		return x[n/2]
+	}
+	return (x[n/2-1] + x[n/2]) / 2
+}
+
+// addNote adds note to the candidate's note once.
+func (c *Candidate) addNote(note string) {
+	switch {
+	case c.Note == "":
+		c.Note = note
+	case !strings.Contains(c.Note, note):
+		c.Note += "; " + note
+	}
+}
+
+// noteRunNoise warns, when changes within the noise the run saw were
+// called noisy, how many and how much the same code moved: the answer
+// says what noise its verdicts were held to.
+func noteRunNoise(cmp *Comparison) {
+	n, most, where := 0, 0.0, ""
+	for i := range cmp.Rows {
+		row := &cmp.Rows[i]
+		for j := range row.Candidates {
+			c := &row.Candidates[j]
+			if c.RunNoisePct == nil || !strings.Contains(c.Note, RunNoiseNote) {
+				continue
+			}
+			n++
+			if *c.RunNoisePct > most {
+				most, where = *c.RunNoisePct, row.Benchmark
+			}
+		}
+	}
+	if n == 0 {
+		return
+	}
+	cmp.Warnings = append(cmp.Warnings, fmt.Sprintf("%d change(s) within the noise this run saw called noisy, not better or worse: the same code moved by up to %.1f%% between halves of its rounds (%s)", n, most, where))
 }
