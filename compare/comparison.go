@@ -279,6 +279,12 @@ type Suite struct {
 	Name     string   `json:"name"`
 	Commands []string `json:"commands"`
 	Rounds   int      `json:"rounds"`
+	// Instrument is what measured the suite: walltime, cpu-sim or both.
+	Instrument string `json:"instrument,omitempty"`
+	// InstrumentWhy says, when the instrument was chosen for the host
+	// (auto), why: "wall time on this host varied 57% during the probe,
+	// above the 5% to detect".
+	InstrumentWhy string `json:"instrument_why,omitempty"`
 	// Warmup is the number of discarded rounds per side before them.
 	Warmup int `json:"warmup,omitempty"`
 	// Stopped says why adaptive sampling added no more rounds: "decided"

@@ -26,7 +26,7 @@ type Config struct {
 	// Sandbox says how commands of untrusted patches are isolated.
 	Sandbox Sandbox `yaml:"sandbox"`
 	// Instrument is every suite's instrument unless it names its own
-	// ("walltime", "cpu-sim" or "both").
+	// ("walltime", "cpu-sim", "both" or "auto").
 	Instrument string `yaml:"instrument"`
 	// Venues are where requests come from and answers go: one section
 	// per venue, read by its intake and its poster alike.

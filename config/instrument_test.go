@@ -20,7 +20,23 @@ func TestInstrument(t *testing.T) {
 		t.Errorf("default: wall %v, sim %v", wall, sim)
 	}
 	_, err = Parse([]byte("suites:\n  a: {preset: go, instrument: valgrind}\n"), "c.yaml")
-	if err == nil || !strings.Contains(err.Error(), `c.yaml:2:31: suites.a.instrument: expected walltime or cpu-sim or both, got "valgrind"`) {
+	if err == nil || !strings.Contains(err.Error(), `c.yaml:2:31: suites.a.instrument: expected walltime or cpu-sim or both or auto, got "valgrind"`) {
 		t.Errorf("bad instrument: %v", err)
+	}
+}
+
+func TestAutoInstrument(t *testing.T) {
+	c, err := Parse([]byte("suites:\n  a: {preset: go}\n  e: {preset: go, instrument: auto}\n  b: {preset: go, instrument: walltime}\n  c: {command: 'echo x', parser: gobench}\n  d: {command: 'echo x', parser: gobench, instrument: auto}\n"), "c.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"a": false, "b": false, "c": false, "d": true, "e": true}
+	for i := range c.Suites {
+		if got := c.Suites[i].AutoInstrument(); got != want[c.Suites[i].Name] {
+			t.Errorf("suite %s (instrument %q): auto %v, want %v", c.Suites[i].Name, c.Suites[i].Instrument, got, !got)
+		}
+	}
+	if err := ValidInstrument("auto"); err != nil {
+		t.Errorf("auto: %v", err)
 	}
 }

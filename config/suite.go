@@ -104,7 +104,9 @@ type Suite struct {
 	Variants Variants `yaml:"variants"`
 	// Instrument is what measures the benchmarks: "walltime" (the
 	// default), "cpu-sim" (instruction counts under Valgrind's
-	// cachegrind) or "both"; see docs/configuration.md.
+	// cachegrind), "both", or "auto" (cpu-sim when the host's noise,
+	// probed as the job starts, hides the smallest change to detect); see
+	// docs/configuration.md.
 	Instrument string `yaml:"instrument"`
 }
 
@@ -113,10 +115,18 @@ const (
 	InstrumentWallTime = "walltime"
 	InstrumentCPUSim   = "cpu-sim"
 	InstrumentBoth     = "both"
+	InstrumentAuto     = "auto"
 )
 
+// AutoInstrument reports whether the suite's instrument is chosen for the
+// host as the job starts.
+func (s *Suite) AutoInstrument() bool {
+	return s.Instrument == InstrumentAuto
+}
+
 // Instruments returns whether the suite measures wall time and whether it
-// counts simulated instructions.
+// counts simulated instructions; an instrument still to be chosen (auto)
+// measures wall time until the job chooses.
 func (s *Suite) Instruments() (wall, sim bool) {
 	switch s.Instrument {
 	case InstrumentCPUSim:
@@ -130,10 +140,10 @@ func (s *Suite) Instruments() (wall, sim bool) {
 // ValidInstrument checks an instrument name ("" is the default).
 func ValidInstrument(v string) error {
 	switch v {
-	case "", InstrumentWallTime, InstrumentCPUSim, InstrumentBoth:
+	case "", InstrumentWallTime, InstrumentCPUSim, InstrumentBoth, InstrumentAuto:
 		return nil
 	}
-	return fmt.Errorf("instrument %q: want walltime, cpu-sim or both", v)
+	return fmt.Errorf("instrument %q: want walltime, cpu-sim, both or auto", v)
 }
 
 // GoOptions narrow the "go" preset, like the same flags of `go test`.
@@ -270,7 +280,7 @@ func isBuiltinPlaceholder(name string) bool {
 // check reports what cannot work in the suite at path; variants is the
 // path of the variants it compares (its own or the top-level ones).
 func (s *Suite) check(v *validator, path, variants string) {
-	oneOf(v, path+".instrument", s.Instrument, InstrumentWallTime, InstrumentCPUSim, InstrumentBoth)
+	oneOf(v, path+".instrument", s.Instrument, InstrumentWallTime, InstrumentCPUSim, InstrumentBoth, InstrumentAuto)
 	if s.Warmup != nil && *s.Warmup < 0 {
 		v.add(path+".warmup", "expected 0 or more, got %d", *s.Warmup)
 	}

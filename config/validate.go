@@ -43,7 +43,7 @@ func (v *validator) add(path, format string, args ...any) {
 func (c *Config) check() Errors {
 	v := &validator{c: c}
 	c.checkProject(v)
-	oneOf(v, "instrument", c.Instrument, InstrumentWallTime, InstrumentCPUSim, InstrumentBoth)
+	oneOf(v, "instrument", c.Instrument, InstrumentWallTime, InstrumentCPUSim, InstrumentBoth, InstrumentAuto)
 	for _, s := range c.Suites {
 		path := "suites." + s.Name
 		variants := "variants"

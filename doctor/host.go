@@ -162,11 +162,21 @@ func Perf(ctx context.Context, cfg *config.Config) Result {
 // Valgrind checks that cachegrind runs under setarch -R, as the cpu-sim
 // instrument runs it, when a suite uses that instrument.
 func Valgrind(ctx context.Context, cfg *config.Config) Result {
-	var users []string
+	var users, auto []string
+	instrument := "cpu-sim"
 	for i := range cfg.Suites {
 		if _, sim := cfg.Suites[i].Instruments(); sim {
 			users = append(users, cfg.Suites[i].Name)
 		}
+		if cfg.Suites[i].AutoInstrument() {
+			auto = append(auto, cfg.Suites[i].Name)
+		}
+	}
+	if len(users) == 0 && len(auto) > 0 {
+		if _, err := exec.LookPath("valgrind"); err != nil {
+			return Result{Name: "valgrind", Status: Warn, Reason: "not installed: instrument auto in suites " + strings.Join(auto, ", ") + " falls back to wall time on a noisy host (Debian: apt-get install valgrind)"}
+		}
+		users, instrument = auto, "auto"
 	}
 	if len(users) == 0 {
 		if v, err := run(ctx, "valgrind", "--version"); err == nil {
@@ -174,7 +184,7 @@ func Valgrind(ctx context.Context, cfg *config.Config) Result {
 		}
 		return Result{Name: "valgrind", Status: Warn, Reason: "not installed; no suite uses instrument cpu-sim"}
 	}
-	need := "instrument cpu-sim in suites: " + strings.Join(users, ", ")
+	need := "instrument " + instrument + " in suites: " + strings.Join(users, ", ")
 	if _, err := exec.LookPath("valgrind"); err != nil {
 		return Result{Name: "valgrind", Status: Fail, Reason: fmt.Sprintf("valgrind is not installed (not on PATH): %s needs it (Debian: apt-get install valgrind)", need)}
 	}

@@ -32,6 +32,21 @@ func TestValgrindNeededButMissingFails(t *testing.T) {
 	}
 }
 
+const autoSuite = "suites:\n  wal:\n    preset: go\n    instrument: auto\n"
+
+// TestValgrindMissingUnderAutoWarns: a suite whose instrument is auto
+// runs without valgrind (on wall time), so its absence is a warning.
+func TestValgrindMissingUnderAutoWarns(t *testing.T) {
+	if r := Valgrind(context.Background(), parse(t, autoSuite)); r.Status != OK || !strings.Contains(r.Reason, "instrument auto in suites: wal") {
+		t.Errorf("valgrind = %v %q, want ok (.ci/run installs valgrind)", r.Status, r.Reason)
+	}
+	emptyPath(t)
+	r := Valgrind(context.Background(), parse(t, autoSuite))
+	if r.Status != Warn || !strings.Contains(r.Reason, "instrument auto in suites wal falls back to wall time") {
+		t.Errorf("valgrind = %v %q, want a warning that auto falls back to wall time", r.Status, r.Reason)
+	}
+}
+
 func TestValgrindRunsCachegrind(t *testing.T) {
 	r := Valgrind(context.Background(), parse(t, simSuite))
 	if r.Status != OK || !strings.Contains(r.Reason, "ran cachegrind") {

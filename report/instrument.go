@@ -40,6 +40,36 @@ func instrumentSummary(cmp *compare.Comparison, variant string) string {
 	return " (decided by " + strings.Join(parts, "; ") + ")"
 }
 
+// autoInstrumentNote names the instrument the job chose for each suite
+// whose instrument was auto, and why: "instrument cpu-sim (auto): wall
+// time on this host varied 57% during the probe, above the 5% to detect".
+// Suites that chose alike for the same reason share one note; when they
+// differ, each note names its suite.
+func autoInstrumentNote(cmp *compare.Comparison) string {
+	type choice struct{ instrument, why string }
+	var order []choice
+	suites := map[choice][]string{}
+	for _, s := range cmp.Provenance.Suites {
+		if s.InstrumentWhy == "" {
+			continue
+		}
+		c := choice{s.Instrument, s.InstrumentWhy}
+		if suites[c] == nil {
+			order = append(order, c)
+		}
+		suites[c] = append(suites[c], s.Name)
+	}
+	var notes []string
+	for _, c := range order {
+		note := "instrument " + c.instrument + " (auto)"
+		if len(order) > 1 {
+			note += " for suite " + strings.Join(suites[c], ", ")
+		}
+		notes = append(notes, note+": "+c.why)
+	}
+	return strings.Join(notes, "; ")
+}
+
 // noisyHostNote warns, for a comparison of wall times alone measured by a
 // job that probed its host's noise, that the host hid changes below the
 // median smallest detectable change of its rows that found no change, when that exceeds

@@ -142,6 +142,9 @@ func SummaryLine(cmp *compare.Comparison) string {
 	if len(parts) == 0 {
 		return "nothing compared"
 	}
+	if note := autoInstrumentNote(cmp); note != "" {
+		parts = append(parts, note)
+	}
 	if note := noisyHostNote(cmp); note != "" {
 		parts = append(parts, note)
 	}

@@ -5,6 +5,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -300,9 +301,18 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	out.lap(&mark, "host description and noise probe", compare.StageOverhead)
 
 	for i := range opts.Suites {
-		suite := &opts.Suites[i]
-		if err := runSuite(ctx, suite, sides, opts, progress, out); err != nil {
+		suite := opts.Suites[i]
+		var why string
+		if suite.AutoInstrument() {
+			suite.Instrument, why = chooseInstrument(out.Provenance.Host.Noise, cmp.Or(opts.TargetPct, defaultTargetPct), valgrindMissing())
+			fmt.Fprintf(progress, "perfbot: suite %s: instrument %s (auto): %s\n", suite.Name, suite.Instrument, why)
+		}
+		first := len(out.Provenance.Suites)
+		if err := runSuite(ctx, &suite, sides, opts, progress, out); err != nil {
 			return nil, err
+		}
+		for j := first; j < len(out.Provenance.Suites) && why != ""; j++ {
+			out.Provenance.Suites[j].Instrument, out.Provenance.Suites[j].InstrumentWhy = suite.Instrument, why
 		}
 	}
 	out.Provenance.Finished = time.Now()

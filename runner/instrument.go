@@ -1,0 +1,38 @@
+package runner
+
+import (
+	"fmt"
+
+	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/config"
+)
+
+// chooseInstrument picks the instrument of a suite whose instrument is
+// auto, from the host's noise probed as the job started: wall time when
+// the probe's calibration loop varied by less than minChangePct, the
+// smallest change the job must detect; cpu-sim otherwise, unless
+// simMissing says why cpu-sim cannot run here. why says what decided, in
+// words for the report ("wall time on this host varied 57% during the
+// probe, above the 5% to detect").
+func chooseInstrument(noise *compare.HostNoise, minChangePct float64, simMissing string) (instrument, why string) {
+	if noise == nil || noise.Runs == 0 || noise.LoopMedian == "" {
+		return config.InstrumentWallTime, "the host's noise could not be probed"
+	}
+	spread := noise.LoopSpreadPct
+	if spread < minChangePct {
+		return config.InstrumentWallTime, fmt.Sprintf("wall time on this host varied %s during the probe, below the %g%% to detect", pct(spread), minChangePct)
+	}
+	why = fmt.Sprintf("wall time on this host varied %s during the probe, above the %g%% to detect", pct(spread), minChangePct)
+	if simMissing != "" {
+		return config.InstrumentWallTime, why + ", but " + simMissing
+	}
+	return config.InstrumentCPUSim, why
+}
+
+// pct formats a percentage with one decimal below 10, none above.
+func pct(v float64) string {
+	if v < 10 {
+		return fmt.Sprintf("%.1f%%", v)
+	}
+	return fmt.Sprintf("%.0f%%", v)
+}
