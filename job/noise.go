@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/falsealarm"
 	"github.com/perfbot/perfbot/stats"
 	"github.com/perfbot/perfbot/store"
 )
@@ -29,6 +30,9 @@ func (c *Calibration) Threshold(k store.NoiseKey) (stats.Noise, error) {
 type noiseHistory struct {
 	host   string
 	deltas map[store.NoiseKey][]float64
+	// marks are reviewers' false-alarm marks of verdicts measured on
+	// this host: each raises its row's threshold (falsealarm.Raise).
+	marks  map[store.NoiseKey][]store.FalseAlarm
 	learnt map[store.NoiseKey]*stats.Noise
 }
 
@@ -52,7 +56,11 @@ func loadNoise(ctx context.Context, dsn, driver string) (*noiseHistory, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &noiseHistory{host: host, deltas: deltas, learnt: map[store.NoiseKey]*stats.Noise{}}, nil
+	marks, err := st.FalseAlarmsOnHost(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	return &noiseHistory{host: host, deltas: deltas, marks: marks, learnt: map[store.NoiseKey]*stats.Noise{}}, nil
 }
 
 // lookup is compare.VerdictOptions.History.
@@ -63,8 +71,9 @@ func (h *noiseHistory) lookup(row *compare.Row) (stats.Noise, bool) {
 	}
 	n, ok := h.learnt[k]
 	if !ok {
-		if learnt, err := noiseRule.Learn(h.deltas[k]); err == nil {
-			n = &learnt
+		learnt, err := noiseRule.Learn(h.deltas[k])
+		if raised, known := falsealarm.Raise(learnt, err == nil, h.marks[k]); known {
+			n = &raised
 		}
 		h.learnt[k] = n
 	}
@@ -97,6 +106,14 @@ func (h *noiseHistory) annotate(cmp *compare.Comparison) {
 			th := n.ThresholdPct
 			c.NoiseThresholdPct, c.NoiseHistory = &th, n.N
 			msg := fmt.Sprintf("noise threshold %.1f%% from %d past runs", th, n.N)
+			if k, err := store.NoiseKeyOf(row); err == nil && len(h.marks[k]) > 0 {
+				ms := h.marks[k]
+				last := ms[len(ms)-1]
+				msg = fmt.Sprintf("threshold %.1f%%: %d verdict(s) of this benchmark on this host marked a false alarm, last by %s", th, len(ms), last.By)
+				if n.N > 0 {
+					msg += fmt.Sprintf("; %d past no-change runs", n.N)
+				}
+			}
 			if n.Unstable {
 				msg += " (unstable benchmark)"
 			}

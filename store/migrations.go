@@ -215,4 +215,26 @@ CREATE TABLE followups (
 );
 CREATE INDEX followups_target ON followups (venue, target);
 CREATE INDEX followups_state ON followups (state)`},
+	// Reviewers' marks of verdicts as false alarms: each raises its
+	// benchmark row's threshold on the host that ran it.
+	{10, "false alarms", `
+CREATE TABLE false_alarms (
+	id {{ID}},
+	run_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+	host TEXT NOT NULL,
+	benchmark TEXT NOT NULL,
+	grp TEXT NOT NULL DEFAULT '',
+	params_json TEXT NOT NULL DEFAULT '{}',
+	metric TEXT NOT NULL DEFAULT '',
+	unit TEXT NOT NULL,
+	variant TEXT NOT NULL DEFAULT '',
+	verdict TEXT NOT NULL DEFAULT '',
+	delta_pct {{REAL}} NOT NULL,
+	marked_by TEXT NOT NULL,
+	venue TEXT NOT NULL DEFAULT '',
+	reason TEXT NOT NULL DEFAULT '',
+	marked_at TEXT NOT NULL
+);
+CREATE INDEX false_alarms_run ON false_alarms (run_id);
+CREATE INDEX false_alarms_host ON false_alarms (host, benchmark)`},
 }

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/perfbot/perfbot/falsealarm"
+	"github.com/perfbot/perfbot/internal/safetext"
+	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/store"
+)
+
+// falseAlarmCmd implements "perfbot false-alarm": it marks verdicts of a
+// stored run as false alarms (raising those benchmarks' thresholds on the
+// host that ran it), or lists the marks.
+func falseAlarmCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("false-alarm", stderr)
+	db := fs.String("db", "perfbot.db", "history database: a SQLite file, or a postgres:// URL")
+	driver := fs.String("driver", "", "store driver: sqlite or postgres (default: from --db)")
+	runID := fs.Int64("run", 0, "the run whose verdicts are marked (or listed)")
+	target := fs.String("target", "", "mark the latest finished run answered to this target (github:acme/store#12) instead of --run")
+	by := fs.String("by", "", "who marks the verdicts (required to mark)")
+	reason := fs.String("reason", "", "why the verdicts are false alarms")
+	list := fs.Bool("list", false, "list the marks (of --run, or the latest 100) instead of marking")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: perfbot false-alarm [--db FILE|URL] (--run ID|--target VENUE:WHERE) --by NAME [--reason TEXT] BENCH...\n"+
+			"       perfbot false-alarm [--db FILE|URL] --list [--run ID]\n")
+		fs.PrintDefaults()
+	}
+	// Flags may follow the benchmark names.
+	var benches []string
+	for {
+		if err := parseFlags(fs, args); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		benches = append(benches, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	out := safetext.NewTerminal(stdout)
+	defer out.Flush()
+	st, err := store.Open(ctx, storeDriver(*driver, *db), *db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if *list {
+		if len(benches) > 0 || *by != "" || *reason != "" || *target != "" {
+			return usagef("--list takes only --db, --driver and --run")
+		}
+		var marks []store.FalseAlarm
+		if *runID != 0 {
+			marks, err = st.FalseAlarmsOfRun(ctx, *runID)
+		} else {
+			marks, err = st.FalseAlarms(ctx, 100)
+		}
+		if err != nil {
+			return err
+		}
+		return writeFalseAlarms(out, marks)
+	}
+	if len(benches) == 0 {
+		return usagef("false-alarm needs the benchmarks to mark, as the answer names them")
+	}
+	if strings.TrimSpace(*by) == "" {
+		return usagef("false-alarm needs --by: who marks the verdicts")
+	}
+	var run *store.Run
+	switch {
+	case (*runID != 0) == (*target != ""):
+		return usagef("false-alarm needs one of --run ID and --target VENUE:WHERE")
+	case *runID != 0:
+		if run, err = st.GetRun(ctx, *runID); err != nil {
+			return err
+		}
+	default:
+		t, err := review.ParseTarget(*target)
+		if err != nil {
+			return usagef("--target: %v", err)
+		}
+		if run, err = st.LatestRunOf(ctx, t.Venue, t.Where); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("no finished run was answered to %s in %s", *target, *db)
+			}
+			return err
+		}
+	}
+	marks, err := falsealarm.Mark(ctx, st, falsealarm.Request{Run: run, Benches: benches, By: *by, Venue: "cli", Reason: *reason})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "marked %d verdict(s) of run %d a false alarm:\n", len(marks), run.ID)
+	for _, l := range falsealarm.Describe(marks) {
+		fmt.Fprintf(out, "  %s\n", l)
+	}
+	return nil
+}
+
+// writeFalseAlarms prints marks as a table.
+func writeFalseAlarms(w io.Writer, marks []store.FalseAlarm) error {
+	if len(marks) == 0 {
+		_, err := fmt.Fprintln(w, "no verdict is marked a false alarm")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN\tBENCHMARK\tUNIT\tVERDICT\tCHANGE\tHOST\tBY\tVENUE\tWHEN\tREASON")
+	for _, m := range marks {
+		name := m.Key.Benchmark
+		if m.Key.Params != "" && m.Key.Params != "{}" && m.Key.Params != "null" {
+			name += " " + m.Key.Params
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%+.1f%%\t%s\t%s\t%s\t%s\t%s\n", strconv.FormatInt(m.RunID, 10), name, m.Key.Unit,
+			m.Verdict, m.DeltaPct, m.Host, m.By, m.Venue, m.At.UTC().Format(time.DateTime), m.Reason)
+	}
+	return tw.Flush()
+}
