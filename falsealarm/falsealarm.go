@@ -89,6 +89,14 @@ func Matches(row *compare.Row, bench string) bool {
 	return true
 }
 
+// RequestError is a mark that cannot be made as asked: a benchmark that
+// names no flagged verdict, a run without a host. It is answered to the
+// reviewer, not retried.
+type RequestError struct{ Err error }
+
+func (e *RequestError) Error() string { return e.Err.Error() }
+func (e *RequestError) Unwrap() error { return e.Err }
+
 // Request is one mark as asked for: the benchmarks of a run, who asks,
 // where and why.
 type Request struct {
@@ -106,11 +114,11 @@ type Request struct {
 // benchmarks that were.
 func Build(req Request, cmp *compare.Comparison) ([]store.FalseAlarm, error) {
 	if len(req.Benches) == 0 {
-		return nil, errors.New("no benchmark named; name the benchmarks as the answer shows them")
+		return nil, &RequestError{errors.New("no benchmark named; name the benchmarks as the answer shows them")}
 	}
 	host, err := HostOf(req.Run)
 	if err != nil {
-		return nil, err
+		return nil, &RequestError{err}
 	}
 	var marks []store.FalseAlarm
 	for _, b := range req.Benches {
@@ -134,8 +142,8 @@ func Build(req Request, cmp *compare.Comparison) ([]store.FalseAlarm, error) {
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("%q names no benchmark called better or worse in run %d (flagged: %s)",
-				b, req.Run.ID, flagged(cmp))
+			return nil, &RequestError{fmt.Errorf("%q names no benchmark called better or worse in run %d (flagged: %s)",
+				b, req.Run.ID, flagged(cmp))}
 		}
 	}
 	return marks, nil
@@ -198,6 +206,15 @@ func Mark(ctx context.Context, st *store.Store, req Request) ([]store.FalseAlarm
 		return nil, err
 	}
 	return marks, nil
+}
+
+// Summary is the first line of an acknowledgement: "marked 2 verdicts
+// of run 7 false alarms:".
+func Summary(marks []store.FalseAlarm, runID int64) string {
+	if len(marks) == 1 {
+		return fmt.Sprintf("marked 1 verdict of run %d a false alarm:", runID)
+	}
+	return fmt.Sprintf("marked %d verdicts of run %d false alarms:", len(marks), runID)
 }
 
 // Describe says in one line per mark what was marked and the threshold

@@ -62,6 +62,15 @@ type Controller interface {
 	Status(ctx context.Context, target string) (string, error)
 }
 
+// Marker marks, for who, the verdicts of benches in the latest finished
+// run answered to target ("github:acme/store#12") as false alarms, and
+// returns the reply to post: what was marked and the thresholds it set, or
+// why nothing was (no such run, a name that matches no flagged verdict).
+// An error is a failure to record, not a mistake of the request.
+type Marker interface {
+	MarkFalseAlarm(ctx context.Context, target, who string, benches []string, reason string) (string, error)
+}
+
 // Outcome is what became of a request.
 type Outcome string
 

@@ -97,7 +97,7 @@ func falseAlarmCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "marked %d verdict(s) of run %d a false alarm:\n", len(marks), run.ID)
+	fmt.Fprintln(out, falsealarm.Summary(marks, run.ID))
 	for _, l := range falsealarm.Describe(marks) {
 		fmt.Fprintf(out, "  %s\n", l)
 	}

@@ -58,7 +58,7 @@ func TestFalseAlarmCmd(t *testing.T) {
 		"--by", "alice", "--reason", "busy \x1b[31mrunner"}, &out, &errOut); err != nil {
 		t.Fatalf("mark: %v\n%s", err, errOut.String())
 	}
-	if !strings.Contains(out.String(), "marked 1 verdict(s) of run 1 a false alarm") ||
+	if !strings.Contains(out.String(), "marked 1 verdict of run 1 a false alarm") ||
 		!strings.Contains(out.String(), "on host ci-1: changes below 61.2% are no longer called better or worse there") {
 		t.Errorf("mark output:\n%s", out.String())
 	}

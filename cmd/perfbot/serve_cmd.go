@@ -213,6 +213,7 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues config.Venues, log *sl
 			Queue:     svc,
 			Seen:      svc.Store(),
 			Control:   svc,
+			Marks:     svc,
 			Repo:      v.GitHub.Repo,
 			Policy:    &policy,
 			Command:   cfg.Triggers.Command,

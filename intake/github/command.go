@@ -20,6 +20,8 @@ const (
 	VerbHelp   = "help"
 	VerbCancel = "cancel"
 	VerbStatus = "status"
+	// VerbFalseAlarm marks verdicts of the latest run as false alarms.
+	VerbFalseAlarm = "false-alarm"
 )
 
 // Command is a parsed "/perfbot VERB ..." comment.
@@ -31,9 +33,14 @@ type Command struct {
 	// Base is the baseline ref asked for; empty means the project branch
 	// (run only).
 	Base string
+	// Benches are the benchmarks marked false alarms, as the answer names
+	// them, and Reason the text after "--" (false-alarm only).
+	Benches []string
+	Reason  string
 }
 
 var suiteName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`) })
+var benchName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._/=:,+-]*$`) })
 var refName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/-]*$`) })
 
 // Usage is the answer to "/perfbot help" and to a malformed command, for
@@ -43,8 +50,9 @@ func Usage(word string) string {
 		"- `%[1]s run [SUITE...] [base=REF]`: benchmark this pull request against REF (default: the project branch), all suites or the ones named\n"+
 		"- `%[1]s status`: list this pull request's queued and running benchmark jobs\n"+
 		"- `%[1]s cancel`: cancel this pull request's queued and running benchmark jobs\n"+
+		"- `%[1]s false-alarm BENCH... [-- REASON]`: mark the latest run's verdicts of these benchmarks false alarms, so that they need a larger change on that host to be called better or worse\n"+
 		"- `%[1]s help`: show this text\n\n"+
-		"Starting, cancelling and listing runs need write permission on the repository (or a place on the trigger allow list).", word)
+		"Starting, cancelling, listing runs and marking false alarms need write permission on the repository (or a place on the trigger allow list).", word)
 }
 
 // ParseCommand finds the command in a comment body: the first line that
@@ -66,6 +74,8 @@ func ParseCommand(body, word string) (cmd Command, ok bool, err error) {
 				return Command{}, true, fmt.Errorf("`%s %s` takes no arguments", word, f[1])
 			}
 			return Command{Verb: f[1]}, true, nil
+		case VerbFalseAlarm:
+			return parseFalseAlarm(line, f, word)
 		case VerbRun:
 		default:
 			return Command{}, true, fmt.Errorf("unknown command; write `%s help` for the commands", word)
@@ -87,6 +97,33 @@ func ParseCommand(body, word string) (cmd Command, ok bool, err error) {
 		return cmd, true, nil
 	}
 	return Command{}, false, nil
+}
+
+// parseFalseAlarm reads "WORD false-alarm BENCH... [-- REASON]" from a
+// line and its fields f.
+func parseFalseAlarm(line string, f []string, word string) (Command, bool, error) {
+	cmd := Command{Verb: VerbFalseAlarm}
+	for i, a := range f[2:] {
+		if a == "--" {
+			_, after, _ := strings.Cut(line, " -- ")
+			if i+3 == len(f) {
+				after = ""
+			}
+			cmd.Reason = strings.TrimSpace(after)
+			break
+		}
+		if !benchName().MatchString(a) || len(a) > 200 {
+			return Command{}, true, fmt.Errorf("%q is not a benchmark name; write `%s false-alarm BENCH... [-- REASON]`", a, word)
+		}
+		cmd.Benches = append(cmd.Benches, a)
+	}
+	if len(cmd.Benches) == 0 {
+		return Command{}, true, fmt.Errorf("name the benchmarks to mark, as the answer shows them: `%s false-alarm BENCH... [-- REASON]`", word)
+	}
+	if len(cmd.Reason) > 500 {
+		cmd.Reason = strings.ToValidUTF8(cmd.Reason[:500], "")
+	}
+	return cmd, true, nil
 }
 
 // TextLines returns the lines of a Markdown comment (GitHub's, GitLab's)

@@ -242,3 +242,57 @@ func TestDeliveriesWithNulls(t *testing.T) {
 	}
 	t.Logf("%d deliveries, %d jobs queued", n, len(f.queue.jobs))
 }
+
+// fakeMarks records the false-alarm marks it is asked for.
+type fakeMarks struct {
+	mu    sync.Mutex
+	asked []string
+}
+
+func (m *fakeMarks) MarkFalseAlarm(ctx context.Context, target, who string, benches []string, reason string) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.asked = append(m.asked, fmt.Sprintf("%s %s %s %q", target, who, strings.Join(benches, ","), reason))
+	return "marked 1 verdict of run 3 a false alarm:\n- Checksum-2 <b>x</b> ns/op (worse, +49.0%) on host ci-1", nil
+}
+
+// TestFalseAlarmCommand: "/perfbot false-alarm" is for those who may start
+// runs; theirs is handed to Marks for the pull request and acknowledged
+// with an escaped reply; without Marks it is said to be unavailable.
+func TestFalseAlarmCommand(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	pr := Issue{Number: 7, Title: "t", PullRequest: true}
+	handle := func(id int64, user, body string) (Outcome, string) {
+		t.Helper()
+		_, before := f.fake.snapshot()
+		got, err := f.intake.HandleComment(ctx, "acme/store", pr, Comment{ID: id, Body: body, User: User{Login: user}})
+		if err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		_, after := f.fake.snapshot()
+		if len(after) != len(before)+1 {
+			t.Fatalf("%s by %s: replies %q, want one", body, user, after[len(before):])
+		}
+		return got, after[len(after)-1]
+	}
+	if got, reply := handle(950, "writer", "/perfbot false-alarm Checksum"); got != Answered || !strings.Contains(reply, "is not available") {
+		t.Errorf("without Marks: %q, %q", got, reply)
+	}
+	marks := &fakeMarks{}
+	f.intake.Marks = marks
+	if got, reply := handle(951, "drive-by", "/perfbot false-alarm Checksum"); got != Refused || !strings.Contains(reply, "Thank you for the request, @drive-by") {
+		t.Errorf("by a reader: %q, %q", got, reply)
+	}
+	got, reply := handle(952, "writer", "not a regression\n/perfbot false-alarm Checksum Scan/threads=10 -- busy runner")
+	if got != Answered || !strings.Contains(reply, "@writer marked 1 verdict of run 3 a false alarm") ||
+		strings.Contains(reply, "<b>") || !strings.Contains(reply, "&lt;b&gt;") {
+		t.Errorf("by a writer: %q, %q", got, reply)
+	}
+	if got, reply := handle(953, "writer", "/perfbot false-alarm"); got != Invalid || !strings.Contains(reply, "name the benchmarks") {
+		t.Errorf("without a benchmark: %q, %q", got, reply)
+	}
+	if want := `github:acme/store#7 writer Checksum,Scan/threads=10 "busy runner"`; strings.Join(marks.asked, "|") != want {
+		t.Errorf("marks asked %q, want %q", marks.asked, want)
+	}
+}

@@ -35,6 +35,9 @@ type Intake struct {
 	// "/perfbot cancel" and "/perfbot status"; when nil those commands
 	// are answered that they are not available.
 	Control intake.Controller
+	// Marks records "/perfbot false-alarm" marks; when nil that command
+	// is answered that it is not available.
+	Marks intake.Marker
 	// Secret is the webhook secret; deliveries whose signature does not
 	// match it are refused.
 	Secret []byte
@@ -220,6 +223,9 @@ func (in *Intake) handleComment(ctx context.Context, repo string, issue Issue, c
 		if perr != nil {
 			return Invalid, in.Client.Reply(ctx, repo, issue.Number, fmt.Sprintf("@%s %s", user, perr))
 		}
+		if cmd.Verb == VerbFalseAlarm {
+			return Answered, in.markFalseAlarm(ctx, repo, issue.Number, user, cmd)
+		}
 		return Answered, in.control(ctx, repo, issue.Number, user, cmd.Verb)
 	}
 	// The head is read as the request is taken in, before the policy is
@@ -266,6 +272,8 @@ func (in *Intake) control(ctx context.Context, repo string, number int, user, ve
 	target := Target(repo, number)
 	var text string
 	switch {
+	case verb == VerbFalseAlarm:
+		return fmt.Errorf("false-alarm is not a control command")
 	case in.Control == nil:
 		text = fmt.Sprintf("`%s %s` is not available on this perfbot.", in.word(), verb)
 	case verb == VerbCancel:
@@ -291,6 +299,23 @@ func (in *Intake) control(ctx context.Context, repo string, number int, user, ve
 		if strings.TrimSpace(s) == "" {
 			text = "no benchmark of this pull request is queued or running."
 		}
+	}
+	return in.Client.Reply(ctx, repo, number, fmt.Sprintf("@%s %s", user, text))
+}
+
+// markFalseAlarm answers "/perfbot false-alarm": the marks are recorded
+// against the pull request's latest finished run and acknowledged with a
+// reply naming them, escaped.
+func (in *Intake) markFalseAlarm(ctx context.Context, repo string, number int, user string, cmd Command) error {
+	text := fmt.Sprintf("`%s %s` is not available on this perfbot.", in.word(), VerbFalseAlarm)
+	if in.Marks != nil {
+		var err error
+		text, err = in.Marks.MarkFalseAlarm(ctx, Target(repo, number), user, cmd.Benches, cmd.Reason)
+		if err != nil {
+			return fmt.Errorf("false alarm on %s#%d: %w", repo, number, err)
+		}
+		in.log().Info("false alarm marked", "repo", repo, "number", number, "user", user, "benchmarks", cmd.Benches)
+		text = QuoteLines(text)
 	}
 	return in.Client.Reply(ctx, repo, number, fmt.Sprintf("@%s %s", user, text))
 }

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/job"
@@ -496,5 +497,45 @@ func TestTriggerPolicy(t *testing.T) {
 				t.Errorf("queued %d, replies %q; want one job and no reply", f.queue.new, replies)
 			}
 		})
+	}
+}
+
+func TestParseFalseAlarm(t *testing.T) {
+	tests := []struct {
+		body    string
+		ok, err bool
+		benches []string
+		reason  string
+	}{
+		{"/perfbot false-alarm Checksum", true, false, []string{"Checksum"}, ""},
+		{"thanks\n/perfbot false-alarm Checksum-2 Scan/threads=10 -- the runner was busy  \nbye", true, false,
+			[]string{"Checksum-2", "Scan/threads=10"}, "the runner was busy"},
+		{"/perfbot false-alarm MemFetchTasksBenchmark.run --", true, false, []string{"MemFetchTasksBenchmark.run"}, ""},
+		{"/perfbot false-alarm", true, true, nil, ""},
+		{"/perfbot false-alarm -- only a reason", true, true, nil, ""},
+		{"/perfbot false-alarm <b>x</b>", true, true, nil, ""},
+		{"/perfbot false-alarm @alice", true, true, nil, ""},
+		{"look:\n```\n/perfbot false-alarm Checksum\n```", false, false, nil, ""},
+		{"<!-- /perfbot false-alarm Checksum -->", false, false, nil, ""},
+		{"    /perfbot false-alarm Checksum", false, false, nil, ""},
+		{"> /perfbot false-alarm Checksum", false, false, nil, ""},
+		{"please /perfbot false-alarm Checksum", false, false, nil, ""},
+	}
+	for _, tt := range tests {
+		cmd, ok, err := ParseCommand(tt.body, "/perfbot")
+		if ok != tt.ok || (err != nil) != tt.err {
+			t.Errorf("ParseCommand(%q) ok=%v err=%v", tt.body, ok, err)
+			continue
+		}
+		if !ok || err != nil {
+			continue
+		}
+		if cmd.Verb != VerbFalseAlarm || strings.Join(cmd.Benches, ",") != strings.Join(tt.benches, ",") || cmd.Reason != tt.reason {
+			t.Errorf("ParseCommand(%q) = %+v", tt.body, cmd)
+		}
+	}
+	long := "/perfbot false-alarm A -- " + strings.Repeat("é", 400)
+	if cmd, _, err := ParseCommand(long, "/perfbot"); err != nil || len(cmd.Reason) > 500 || !utf8.ValidString(cmd.Reason) {
+		t.Errorf("a long reason: %d bytes, valid %v, %v", len(cmd.Reason), utf8.ValidString(cmd.Reason), err)
 	}
 }
