@@ -57,12 +57,33 @@ type ChangePoint struct {
 	P        float64 `json:"p"`
 	// MinChangePct is the smallest change the detection reported for this
 	// benchmark (raised to its calibrated noise).
-	MinChangePct float64   `json:"min_change_pct"`
-	Found        time.Time `json:"found_at"`
-	Updated      time.Time `json:"updated_at"`
+	MinChangePct float64 `json:"min_change_pct"`
+	// FoundBy says which path found the change: FoundByRun (the commit's
+	// own run against its parent was decisive), FoundByHistory (the
+	// search of the branch's history) or FoundByBoth.
+	FoundBy string    `json:"found_by"`
+	Found   time.Time `json:"found_at"`
+	Updated time.Time `json:"updated_at"`
 	// Posted is when the change was announced; zero until then.
 	Posted time.Time `json:"posted_at,omitzero"`
 }
+
+// The paths that find change points (ChangePoint.FoundBy).
+const (
+	// FoundByRun: the commit's own run, which compared it with its parent
+	// in alternating rounds, gave a decisive verdict (significant after
+	// false-discovery-rate control, beyond the benchmark's noise): the
+	// change point is known as soon as the commit is measured. Before and
+	// After are then that run's baseline and candidate, one commit each.
+	FoundByRun = "run"
+	// FoundByHistory: the search of the branch's history (package
+	// track/changepoint) found it; Before and After are segments of
+	// commits.
+	FoundByHistory = "history"
+	// FoundByBoth: the run found it and the history search later did too;
+	// the figures are the history's.
+	FoundByBoth = "run+history"
+)
 
 // Key returns the change point's series.
 func (c *ChangePoint) Key() (SeriesKey, error) {
@@ -168,6 +189,9 @@ func (s *Store) SaveChangePoints(ctx context.Context, track string, key SeriesKe
 	keep := map[string]bool{}
 	for _, c := range cps {
 		c.Track = track
+		if c.FoundBy == "" {
+			c.FoundBy = FoundByHistory
+		}
 		keep[c.Commit] = true
 		var runID any
 		if c.RunID != 0 {
@@ -181,11 +205,11 @@ func (s *Store) SaveChangePoints(ctx context.Context, track string, key SeriesKe
 		case errors.Is(err, sql.ErrNoRows):
 			err = tx.QueryRowContext(ctx, s.q(`INSERT INTO change_points (track, benchmark, grp, params_json, unit, metric,
 				commit_before, commit_after, run_id, n_before, n_after, before_centre, before_lo, before_hi,
-				after_centre, after_lo, after_hi, delta_pct, p, min_change_pct, found_at, updated_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+				after_centre, after_lo, after_hi, delta_pct, p, min_change_pct, found_by, found_at, updated_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
 				track, key.Benchmark, key.Group, key.Params, key.Unit, key.Metric, c.CommitBefore, c.Commit, runID,
 				c.NBefore, c.NAfter, c.Before, c.BeforeLo, c.BeforeHi, c.After, c.AfterLo, c.AfterHi, c.DeltaPct, c.P,
-				c.MinChangePct, fmtTime(now), fmtTime(now)).Scan(&c.ID)
+				c.MinChangePct, c.FoundBy, fmtTime(now), fmtTime(now)).Scan(&c.ID)
 			if err != nil {
 				return nil, fmt.Errorf("save change point of %s at %s: %w", key.Benchmark, c.Commit, err)
 			}
@@ -196,9 +220,9 @@ func (s *Store) SaveChangePoints(ctx context.Context, track string, key SeriesKe
 		default:
 			if _, err := tx.ExecContext(ctx, s.q(`UPDATE change_points SET commit_before = ?, run_id = ?, n_before = ?,
 				n_after = ?, before_centre = ?, before_lo = ?, before_hi = ?, after_centre = ?, after_lo = ?, after_hi = ?,
-				delta_pct = ?, p = ?, min_change_pct = ?, updated_at = ? WHERE id = ?`),
+				delta_pct = ?, p = ?, min_change_pct = ?, found_by = ?, updated_at = ? WHERE id = ?`),
 				c.CommitBefore, runID, c.NBefore, c.NAfter, c.Before, c.BeforeLo, c.BeforeHi, c.After, c.AfterLo,
-				c.AfterHi, c.DeltaPct, c.P, c.MinChangePct, fmtTime(now), id); err != nil {
+				c.AfterHi, c.DeltaPct, c.P, c.MinChangePct, c.FoundBy, fmtTime(now), id); err != nil {
 				return nil, fmt.Errorf("update change point %d: %w", id, err)
 			}
 		}
@@ -269,7 +293,7 @@ func (s *Store) ChangePoints(ctx context.Context, f ChangePointFilter) ([]Change
 	}
 	q := `SELECT id, track, benchmark, grp, params_json, unit, metric, commit_before, commit_after,
 		COALESCE(run_id, 0), n_before, n_after, before_centre, before_lo, before_hi, after_centre, after_lo, after_hi,
-		delta_pct, p, min_change_pct, found_at, updated_at, posted_at FROM change_points`
+		delta_pct, p, min_change_pct, found_by, found_at, updated_at, posted_at FROM change_points`
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -289,7 +313,7 @@ func (s *Store) ChangePoints(ctx context.Context, f ChangePointFilter) ([]Change
 		var found, updated, posted sql.NullString
 		if err := rows.Scan(&c.ID, &c.Track, &c.Benchmark, &c.Group, &params, &c.Unit, &c.Metric, &c.CommitBefore,
 			&c.Commit, &c.RunID, &c.NBefore, &c.NAfter, &c.Before, &c.BeforeLo, &c.BeforeHi, &c.After, &c.AfterLo,
-			&c.AfterHi, &c.DeltaPct, &c.P, &c.MinChangePct, &found, &updated, &posted); err != nil {
+			&c.AfterHi, &c.DeltaPct, &c.P, &c.MinChangePct, &c.FoundBy, &found, &updated, &posted); err != nil {
 			return nil, fmt.Errorf("read change points: %w", err)
 		}
 		if err := json.Unmarshal([]byte(params), &c.Params); err != nil {

@@ -237,4 +237,8 @@ CREATE TABLE false_alarms (
 );
 CREATE INDEX false_alarms_run ON false_alarms (run_id);
 CREATE INDEX false_alarms_host ON false_alarms (host, benchmark)`},
+	// Which path found a change point: the commit's own run or the
+	// history search (all earlier ones).
+	{11, "change point paths", `
+ALTER TABLE change_points ADD COLUMN found_by TEXT NOT NULL DEFAULT 'history'`},
 }

@@ -21,16 +21,16 @@ func WriteText(w io.Writer, cps []store.ChangePoint) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "FOUND\tTRACK\tBENCHMARK\tPARAMS\tCOMMITS\tBEFORE\tAFTER\tCHANGE\tP")
+	fmt.Fprintln(tw, "FOUND\tTRACK\tBENCHMARK\tPARAMS\tCOMMITS\tBEFORE\tAFTER\tCHANGE\tP\tBY")
 	for _, c := range cps {
 		params := c.Params.String()
 		if params == "" {
 			params = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s..%s\t%s\t%s\t%+.1f%%\t%.2g\n", c.Found.Format("2006-01-02 15:04"),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s..%s\t%s\t%s\t%+.1f%%\t%.2g\t%s\n", c.Found.Format("2006-01-02 15:04"),
 			oneLine(c.Track), oneLine(c.Benchmark), oneLine(params), short(c.CommitBefore), short(c.Commit),
 			centre(c.Before, c.BeforeLo, c.BeforeHi, c.NBefore, c.Unit, c.Metric),
-			centre(c.After, c.AfterLo, c.AfterHi, c.NAfter, c.Unit, c.Metric), c.DeltaPct, c.P)
+			centre(c.After, c.AfterLo, c.AfterHi, c.NAfter, c.Unit, c.Metric), c.DeltaPct, c.P, foundBy(c.FoundBy))
 	}
 	return tw.Flush()
 }
@@ -43,6 +43,26 @@ func WriteJSON(w io.Writer, cps []store.ChangePoint) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(cps)
+}
+
+// foundBy names the path that found a change point; stored ones from
+// before the paths existed were the history's.
+func foundBy(by string) string {
+	if by == "" {
+		return store.FoundByHistory
+	}
+	return oneLine(by)
+}
+
+// foundByText says in words how a change point was found.
+func foundByText(by string) string {
+	switch by {
+	case store.FoundByRun:
+		return "the commit's own run against its parent (at once)"
+	case store.FoundByBoth:
+		return "the commit's own run against its parent, then the branch's history"
+	}
+	return "the branch's history"
 }
 
 func centre(v, lo, hi float64, n int, unit, metric string) string {
@@ -82,12 +102,12 @@ func Message(c store.ChangePoint) answer.Answer {
 	line := fmt.Sprintf("%+.1f%% %s in %s", c.DeltaPct, u, where)
 	before := centre(c.Before, c.BeforeLo, c.BeforeHi, c.NBefore, c.Unit, c.Metric)
 	after := centre(c.After, c.AfterLo, c.AfterHi, c.NAfter, c.Unit, c.Metric)
-	text := fmt.Sprintf("Change point on %s\n\nbenchmark: %s\ncommits:   %s (last before .. first after)\nbefore:    %s\nafter:     %s\nchange:    %+.1f%% (p = %.2g, smallest change reported %.1f%%)\n",
-		oneLine(c.Track), oneLine(name), where, before, after, c.DeltaPct, c.P, c.MinChangePct)
-	md := fmt.Sprintf("**Change point** on `%s`: %s **%+.1f%%** (%s)\n\n| | commit | centre (commits) |\n|---|---|---|\n| before | `%s` | %s |\n| after | `%s` | %s |\n\np = %.2g; changes under %.1f%% are not reported.\n",
+	text := fmt.Sprintf("Change point on %s\n\nbenchmark: %s\ncommits:   %s (last before .. first after)\nbefore:    %s\nafter:     %s\nchange:    %+.1f%% (p = %.2g, smallest change reported %.1f%%)\nfound by:  %s\n",
+		oneLine(c.Track), oneLine(name), where, before, after, c.DeltaPct, c.P, c.MinChangePct, foundByText(c.FoundBy))
+	md := fmt.Sprintf("**Change point** on `%s`: %s **%+.1f%%** (%s)\n\n| | commit | centre (commits) |\n|---|---|---|\n| before | `%s` | %s |\n| after | `%s` | %s |\n\np = %.2g; changes under %.1f%% are not reported. Found by %s.\n",
 		report.MarkdownEscape(strings.ReplaceAll(c.Track, "`", "'")), report.MarkdownEscape(name), c.DeltaPct,
 		report.MarkdownEscape(u), short(c.CommitBefore), report.MarkdownEscape(before), short(c.Commit),
-		report.MarkdownEscape(after), c.P, c.MinChangePct)
+		report.MarkdownEscape(after), c.P, c.MinChangePct, foundByText(c.FoundBy))
 	jira := fmt.Sprintf("*Change point* on %s: %s *%+.1f%%* (%s)\n||before||after||\n|%s: %s|%s: %s|\n",
 		report.JIRAEscape(c.Track), report.JIRAEscape(name), c.DeltaPct, report.JIRAEscape(u),
 		short(c.CommitBefore), report.JIRAEscape(before), short(c.Commit), report.JIRAEscape(after))
