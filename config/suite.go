@@ -306,6 +306,7 @@ func (s *Suite) check(v *validator, path, variants string) {
 			v.add(path+".go.benchtime", "%v", err)
 		}
 	}
+	s.Variants.check(v, variants)
 	switch s.Preset {
 	case "go":
 		if s.Command != "" {
@@ -318,7 +319,6 @@ func (s *Suite) check(v *validator, path, variants string) {
 			v.add(path+".preset", "unknown preset %q (known: %s)", s.Preset, strings.Join(PresetNames(), ", "))
 		}
 	}
-	s.Variants.check(v, variants)
 	if strings.TrimSpace(s.Command) == "" {
 		v.add(path, "command is required (or preset: go)")
 	}

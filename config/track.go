@@ -93,6 +93,8 @@ func (c *Config) checkTrack(v *validator) {
 		for j, name := range b.Suites {
 			if _, ok := c.Suites.Lookup(name); !ok && len(c.Suites) > 0 {
 				v.add(fmt.Sprintf("%s.suites[%d]", path, j), "no suite %q in suites (%s)", name, suiteNames(c.Suites))
+			} else if !ok {
+				v.add(fmt.Sprintf("%s.suites[%d]", path, j), "no suite %q: the file defines no suites, so every commit runs the go preset on all packages; define the suite or drop track suites", name)
 			}
 		}
 		for j, p := range b.Post {

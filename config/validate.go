@@ -235,7 +235,42 @@ func (c *Config) checkDigest(v *validator) {
 		checkAddress(v, fmt.Sprintf("digest.to[%d]", i), to)
 	}
 	if a := c.Digest.MailArchive; a != "" {
-		checkURL(v, "digest.mail_archive", a, "http", "https")
+		checkURLTemplate(v, "digest.mail_archive", a)
+	}
+}
+
+// checkURLTemplate reports a link template that is not an http or https
+// URL with exactly one %s, where the digest puts a Message-ID; a literal
+// percent sign is written %%.
+func checkURLTemplate(v *validator, path, s string) {
+	rest, n := s, 0
+	for {
+		i := strings.IndexByte(rest, '%')
+		if i < 0 || i+1 >= len(rest) {
+			if i >= 0 {
+				n = -1
+			}
+			break
+		}
+		switch rest[i+1] {
+		case 's':
+			n++
+		case '%':
+		default:
+			n = -1
+		}
+		if n < 0 {
+			break
+		}
+		rest = rest[i+2:]
+	}
+	if n != 1 {
+		v.add(path, "expected a URL template with one %%s where the Message-ID goes (a literal %% written %%%%), such as https://lists.example.org/r/%%s, got %q", s)
+		return
+	}
+	u, err := url.Parse(strings.ReplaceAll(strings.ReplaceAll(s, "%%", "%25"), "%s", "ID"))
+	if err != nil || u.Host == "" || !strings.EqualFold(u.Scheme, "https") && !strings.EqualFold(u.Scheme, "http") {
+		v.add(path, "expected an http or https URL template such as https://lists.example.org/r/%%s, got %q", s)
 	}
 }
 
@@ -353,9 +388,46 @@ var envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`
 // checkEnvName reports an *_env value that is not a variable name (a
 // secret pasted in its place, most often).
 func checkEnvName(v *validator, path, s string) {
-	if s != "" && !envName().MatchString(s) {
-		v.add(path, "expected the name of an environment variable, such as GITHUB_TOKEN (the secret itself belongs in that variable, not in config.yaml)")
+	switch {
+	case s == "":
+	case !envName().MatchString(s):
+		v.add(path, "expected the name of an environment variable, such as GITHUB_TOKEN (the secret itself belongs in that variable, not in config.yaml); the value is not printed")
+	case looksLikeSecret(s):
+		v.add(path, "looks like a secret, not the name of an environment variable: put the secret in a variable (or a *_file) and name the variable here, such as GITHUB_TOKEN; the value is not printed")
 	}
+}
+
+// secretPrefixes start the tokens of GitHub, GitLab, Slack, OpenAI and AWS.
+var secretPrefixes = []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gldt-", "glptt-", "glrt-", "xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-", "sk-", "AKIA", "ASIA"}
+
+// looksLikeSecret reports a value that reads as a token rather than a
+// variable name: a known token prefix, or a long run of letters and
+// digits without the underscores that separate a name's words.
+func looksLikeSecret(s string) bool {
+	for _, p := range secretPrefixes {
+		if strings.HasPrefix(s, p) && len(s) >= len(p)+16 {
+			return true
+		}
+	}
+	var lower, upper, digit int
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z':
+			lower++
+		case r >= 'A' && r <= 'Z':
+			upper++
+		case r >= '0' && r <= '9':
+			digit++
+		}
+	}
+	words := strings.Count(s, "_") + 1
+	switch {
+	case len(s) >= 20 && digit >= 4 && len(s)/words >= 16:
+		return true // base64 or hex: long, digits throughout, no word breaks
+	case len(s) >= 32 && lower > 0 && upper > 0 && digit > 0:
+		return true // mixed case and digits, as base64 is
+	}
+	return false
 }
 
 func checkSize(v *validator, path, s string) {

@@ -27,7 +27,7 @@ func bisectCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.Float64Var(&f.alpha, "alpha", 0.05, "significance level")
 	fs.Float64Var(&f.floor, "noise-floor", 5, "percent: as in perfbot compare")
 	fs.StringVar(&f.method, "method", "perfbot", "verdict method: perfbot or benchstat")
-	fs.IntVar(&f.tune.MaxCount, "max-count", 0, "adaptive sampling: add rounds while a benchmark is undecided, up to this many per side")
+	fs.IntVar(&f.tune.MaxCount, "max-count", 0, "adaptive sampling: add rounds while a benchmark is undecided, up to this many per side (default: as in perfbot compare)")
 	fs.Var(&f.tune.Budget, "budget", "adaptive sampling: as in perfbot compare, for each comparison")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the rounds' random order (default: random)")
 	fs.StringVar(&f.db, "db", "", "history database whose noise thresholds (perfbot calibrate) the verdicts apply: a SQLite file or a postgres:// URL")
