@@ -21,7 +21,7 @@ func TestVenueDocExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sections := map[string]string{"GitHub": "github", "JIRA": "jira", "Review Board": "reviewboard", "Mail": "mail"}
+	sections := map[string]string{"GitHub": "github", "GitLab": "gitlab", "JIRA": "jira", "Review Board": "reviewboard", "Gerrit": "gerrit", "Mail": "mail"}
 	block := regexp.MustCompile("(?s)```yaml\n(.*?)```")
 	for title, venue := range sections {
 		t.Run(venue, func(t *testing.T) {
@@ -42,6 +42,11 @@ func TestVenueDocExamples(t *testing.T) {
 			if err != nil {
 				t.Fatalf("config.Load: %v\n%s", err, m[1])
 			}
+			// The file lives in /etc/perfbot: a relative repository
+			// would be read from there.
+			if r := c.Project.Repo; !filepath.IsAbs(r) && !strings.Contains(r, "://") {
+				t.Errorf("project.repo %q is relative to the config's folder, not a path or URL that works from /etc/perfbot", r)
+			}
 			pc := c.Venues
 			sec := reflect.ValueOf(pc)
 			for i := 0; i < sec.NumField(); i++ {
@@ -49,7 +54,7 @@ func TestVenueDocExamples(t *testing.T) {
 					t.Fatalf("the example configures no venues.%s", venue)
 				}
 			}
-			env := map[string]string{"GITHUB_TOKEN": "t", "JIRA_USER": "u", "JIRA_TOKEN": "t", "REVIEWBOARD_TOKEN": "t"}
+			env := map[string]string{"GITHUB_TOKEN": "t", "GITLAB_TOKEN": "t", "JIRA_USER": "u", "JIRA_TOKEN": "t", "REVIEWBOARD_TOKEN": "t", "GERRIT_HTTP_PASSWORD": "p"}
 			r := post.NewRouter(pc, post.Options{Getenv: func(k string) string { return env[k] }})
 			if venue == "mail" && pc.Mail.CAFile != "" {
 				if _, err := os.Stat(pc.Mail.CAFile); err != nil {
