@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,7 +83,8 @@ func Sandbox(ctx context.Context, cfg *config.Config) Result {
 	if s.Mode == sandbox.ModeNone {
 		return Result{Name: name, Status: Warn, Reason: "sandbox.mode is none: patches run on the host with perfbot's own rights"}
 	}
-	b := &sandbox.Bubblewrap{UID: s.UID, GID: s.GID, CgroupParent: s.CgroupParent}
+	parent, later := unitCgroup(s.CgroupParent)
+	b := &sandbox.Bubblewrap{UID: s.UID, GID: s.GID, CgroupParent: parent}
 	for _, h := range s.HiddenPaths {
 		if !filepath.IsAbs(h) && cfg.File != "" {
 			h = filepath.Join(filepath.Dir(cfg.File), h)
@@ -100,7 +102,28 @@ func Sandbox(ctx context.Context, cfg *config.Config) Result {
 		return Result{Name: name, Status: Fail, Reason: fmt.Sprintf("%v (Debian: apt-get install bubblewrap; user namespaces must be allowed)", err)}
 	}
 	version, _ := run(ctx, "bwrap", "--version")
-	return Result{Name: name, Status: OK, Reason: strings.TrimSpace(version + " ran /bin/true in the sandbox")}
+	return Result{Name: name, Status: OK, Reason: strings.TrimSpace(version + " ran /bin/true in the sandbox" + later)}
+}
+
+// unitCgroup returns the cgroup parent to try now: a systemd unit's own
+// cgroup (/sys/fs/cgroup/system.slice/perfbot.service) exists only while
+// the unit runs, so before it is started the checks run without it and
+// later says so ("" when the parent can be tried as it is).
+func unitCgroup(parent string) (now, later string) {
+	if !pendingUnit(parent) {
+		return parent, ""
+	}
+	return "", fmt.Sprintf(" (without sandbox.cgroup_parent, whose %s exists once the unit runs)", filepath.Base(parent))
+}
+
+// pendingUnit reports a cgroup_parent that is a systemd service's cgroup
+// not created yet: its unit has not been started.
+func pendingUnit(parent string) bool {
+	if !strings.HasSuffix(parent, ".service") {
+		return false
+	}
+	_, err := os.Stat(parent)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // Cgroups sets up and removes the cgroups one command would get. A
@@ -108,6 +131,9 @@ func Sandbox(ctx context.Context, cfg *config.Config) Result {
 // fall back to rlimits, which is a warning.
 func Cgroups(cfg *config.Config) Result {
 	const name = "cgroups"
+	if p := cfg.Sandbox.CgroupParent; pendingUnit(p) {
+		return Result{Name: name, Status: Warn, Reason: fmt.Sprintf("ok after step 6 of docs/setup.md, the unit: sandbox.cgroup_parent %s is the cgroup systemd makes for %s when it starts (systemctl enable --now %s); run perfbot doctor again then", p, filepath.Base(p), strings.TrimSuffix(filepath.Base(p), ".service"))}
+	}
 	where, err := sandbox.CheckCgroups(cfg.Sandbox.CgroupParent)
 	if err != nil {
 		if cfg.Sandbox.CgroupParent != "" {
@@ -129,10 +155,11 @@ func Freezer(cfg *config.Config) Result {
 			users = append(users, s.Name)
 		}
 	}
-	where, err := sandbox.CheckFreezer(cfg.Sandbox.CgroupParent)
+	parent, later := unitCgroup(cfg.Sandbox.CgroupParent)
+	where, err := sandbox.CheckFreezer(parent)
 	switch {
 	case err == nil:
-		return Result{Name: name, Status: OK, Reason: where}
+		return Result{Name: name, Status: OK, Reason: where + later}
 	case len(users) == 0:
 		return Result{Name: name, Status: OK, Reason: fmt.Sprintf("%v; no suite has setup", err)}
 	}

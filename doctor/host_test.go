@@ -156,3 +156,27 @@ func TestFreezer(t *testing.T) {
 		t.Errorf("automatic = %q, want the freezer named", r.Reason)
 	}
 }
+
+// TestCgroupParentOfUnitNotStarted: the setup guide's cgroup_parent, the
+// unit's own cgroup, exists only once step 6 starts the unit; before that
+// doctor says so instead of failing, and the sandbox and freezer lines run
+// without it.
+func TestCgroupParentOfUnitNotStarted(t *testing.T) {
+	parent := filepath.Join(t.TempDir(), "system.slice", "perfbot-doctor-test.service")
+	cfg := parse(t, plainSuite+"sandbox: {cgroup_parent: "+parent+"}\n")
+	r := Cgroups(cfg)
+	if r.Status != Warn || !strings.Contains(r.Reason, "ok after step 6 of docs/setup.md") || !strings.Contains(r.Reason, "systemctl enable --now perfbot-doctor-test") {
+		t.Errorf("cgroups = %v %q, want a warning that says which step makes it ok", r.Status, r.Reason)
+	}
+	if now, later := unitCgroup(parent); now != "" || !strings.Contains(later, "perfbot-doctor-test.service exists once the unit runs") {
+		t.Errorf("unitCgroup = %q %q", now, later)
+	}
+	// The unit's cgroup exists (the unit runs): tried as it is, and a
+	// directory that is no cgroup fails.
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if r := Cgroups(cfg); r.Status != Fail {
+		t.Errorf("an existing directory that is no cgroup = %v %q, want FAIL", r.Status, r.Reason)
+	}
+}
