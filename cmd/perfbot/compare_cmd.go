@@ -59,7 +59,7 @@ func (f *compareFlags) addRunFlags(fs *flag.FlagSet) {
 	fs.StringVar(&f.tune.Instrument, "instrument", "", "what measures the suites: walltime, cpu-sim (instructions and estimated cycles per op under Valgrind's cachegrind) both, or auto (cpu-sim when the host's noise probe varies by more than the noise floor, else walltime) (default: each suite's instrument)")
 	fs.StringVar(&f.tune.Benchtime, "benchtime", "", "Go suite: time or iterations per benchmark and round (go test -benchtime)")
 	fs.BoolVar(&f.tune.CPUProfile, "cpuprofile", false, "Go suite: one more round per side with -cpuprofile; with --out, flame graphs of each side and a differential one")
-	fs.IntVar(&f.tune.Count, "count", 0, "rounds per side, fixed (default: the suite's count; else a Go suite samples adaptively, 6 rounds then the undecided benchmarks up to 40 within the runs of 10 rounds, or does 10 rounds with --max-count or --budget; a command suite 5; cpu-sim 3, up to 6)")
+	fs.IntVar(&f.tune.Count, "count", 0, "rounds per side, fixed (default: the suite's count; else a Go suite samples adaptively, 6 rounds then the undecided benchmarks up to 40 within the runs of 10 rounds, or does 10 rounds with --max-count or --budget; a command suite 5; cpu-sim 2, up to 6)")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "where cached clones and worktrees live (default: the user cache directory)")
 	fs.BoolVar(&f.noSandbox, "no-sandbox", false, "run builds and benchmarks without the sandbox (only for code you trust)")
 	fs.BoolVar(&f.quiet, "q", false, "do not print progress on stderr")
