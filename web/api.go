@@ -108,6 +108,29 @@ type RunDetail struct {
 	Charts     []File          `json:"charts"`
 	Files      []File          `json:"files"`
 	Posts      []Post          `json:"posts"`
+	// FalseAlarms are the run's verdicts that reviewers marked false
+	// alarms, oldest first.
+	FalseAlarms []FalseAlarm `json:"false_alarms,omitempty"`
+}
+
+// FalseAlarm is one verdict of a run marked a false alarm: which row,
+// what it said, on which host, who marked it, when, where and why.
+type FalseAlarm struct {
+	Benchmark string    `json:"benchmark"`
+	Group     string    `json:"group,omitempty"`
+	Params    string    `json:"params,omitempty"`
+	Unit      string    `json:"unit"`
+	Metric    string    `json:"metric,omitempty"`
+	Variant   string    `json:"variant,omitempty"`
+	Verdict   string    `json:"verdict"`
+	DeltaPct  float64   `json:"delta_pct"`
+	Host      string    `json:"host"`
+	By        string    `json:"by"`
+	Venue     string    `json:"venue,omitempty"`
+	Reason    string    `json:"reason,omitempty"`
+	At        time.Time `json:"at"`
+	// ThresholdPct is the threshold this mark alone sets on its host.
+	ThresholdPct float64 `json:"threshold_pct"`
 }
 
 // Series is one benchmark under one set of parameters, unit and metric.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/falsealarm"
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/store"
 )
@@ -142,6 +143,21 @@ func (s *Server) runData(r *http.Request) (*runPage, error) {
 		if f.ContentType == "image/svg+xml" && strings.HasPrefix(f.Name, "flame-") {
 			p.Flames = append(p.Flames, file)
 		}
+	}
+	marks, err := s.st.FalseAlarmsOfRun(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	for i, m := range marks {
+		params := m.Key.Params
+		var ps bench.Params
+		if err := json.Unmarshal([]byte(params), &ps); err == nil {
+			params = ps.String()
+		}
+		p.Detail.FalseAlarms = append(p.Detail.FalseAlarms, FalseAlarm{Benchmark: m.Key.Benchmark, Group: m.Key.Group,
+			Params: params, Unit: m.Key.Unit, Metric: m.Key.Metric, Variant: m.Variant, Verdict: m.Verdict,
+			DeltaPct: m.DeltaPct, Host: m.Host, By: m.By, Venue: m.Venue, Reason: m.Reason, At: m.At,
+			ThresholdPct: falsealarm.ThresholdPct(marks[i : i+1])})
 	}
 	if run.JobKey != "" {
 		posts, err := s.st.PostsByKey(ctx, run.JobKey)
