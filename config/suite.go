@@ -51,7 +51,9 @@ type Suite struct {
 	// "combined", or "file:PATH" (relative to Dir) for tools that write
 	// results to a file.
 	Output string `yaml:"output"`
-	// Count is how many rounds each side runs (default 10 for Go, 5 else);
+	// Count is how many rounds each side runs (default: a Go suite that
+	// sets none of count, max_count and budget samples adaptively from 6
+	// rounds, up to 40, within 10x; else 10 for Go, 5 for a command);
 	// with adaptive sampling (MaxCount or Budget) it is how many rounds
 	// every benchmark gets before adaptive sampling picks the undecided
 	// ones.
