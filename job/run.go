@@ -90,7 +90,7 @@ func Run(ctx context.Context, spec Spec, o Options) (*Outcome, error) {
 	if noise != nil {
 		cmpOpts.Verdicts.History = noise.lookup
 	}
-	opts.Compare, opts.TargetPct = cmpOpts, o.NoiseFloorPct
+	opts.Decide, opts.TargetPct = decide(cmpOpts, o.NoiseFloorPct), o.NoiseFloorPct
 	opts.Step = tr.step
 	ro, err := runner.Run(ctx, opts)
 	if err != nil {
@@ -214,6 +214,9 @@ func calibrate(ctx context.Context, spec Spec, o Options, tr *tracker) (*Outcome
 	}
 	opts.Candidates = []runner.Candidate{again}
 	opts.Step = tr.step
+	// A suite with max_count or a budget samples until the two runs of
+	// the baseline are told apart or found the same, by default verdicts.
+	opts.Decide = decide(compare.Options{}, 0)
 	// Open the store first: a wrong database should not cost a whole run.
 	st, err := store.Open(ctx, StoreDriver(o.NoiseDriver, o.NoiseDB), o.NoiseDB)
 	if err != nil {

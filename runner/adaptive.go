@@ -3,13 +3,11 @@ package runner
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/perfbot/perfbot/bench"
-	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 )
 
@@ -20,27 +18,37 @@ const (
 	StopBudget   = "budget"
 )
 
-// defaultTargetPct is the change a "same" verdict must rule out before a
-// benchmark counts as decided, when Options.TargetPct is 0. It matches
-// compare's default noise floor.
-const defaultTargetPct = 5
+// An Undecided benchmark is one the job wants more rounds of.
+type Undecided struct {
+	// Key is the key (bench.Result.Key) of the benchmark's results.
+	Key string
+	// Name names it in progress lines.
+	Name string
+	// P orders the units to run: smallest first.
+	P float64
+}
+
+// A Decide func is how the job tells the runner when to stop: given a
+// suite's results so far over the variants (the baseline first), it
+// returns the benchmarks still undecided. An error means the results
+// cannot be compared (a side measured nothing), and sampling stops.
+type Decide func(results []*bench.Result, variants []string) ([]Undecided, error)
 
 // A unit is what a suite can run on its own: a Go package's top-level
 // benchmark (with its sub-benchmarks), or a command suite's matrix point.
 // Sides name the unit behind each result, so that adaptive sampling can
 // run just the units whose benchmarks are undecided.
 
-// adaptive decides, after the suite's first Count rounds and after each
+// adaptive chooses, after the suite's first Count rounds and after each
 // block of rounds since, which units run one more block: those with a
-// benchmark not yet decided (compare.Decided), smallest p-value first,
+// benchmark the Decide func calls undecided, smallest p-value first,
 // while the suite's max_count and budget allow.
 type adaptive struct {
 	on     bool
 	max    int
 	budget config.Budget
 	block  int
-	target float64
-	cmp    compare.Options
+	decide Decide
 	// done counts each unit's rounds per side; units is how many units
 	// the first rounds ran.
 	done  map[string]int
@@ -51,50 +59,15 @@ type adaptive struct {
 
 func newAdaptive(count, maxCount int, budget config.Budget, variants int, opts Options) *adaptive {
 	a := &adaptive{
-		on:     (maxCount > count || !budget.IsZero()) && variants >= 2,
+		on:     (maxCount > count || !budget.IsZero()) && variants >= 2 && opts.Decide != nil,
 		max:    maxCount,
 		budget: budget,
 		block:  max(variants, 1),
-		target: opts.TargetPct,
-		cmp:    opts.Compare,
+		decide: opts.Decide,
 		done:   map[string]int{},
 		unitOf: map[string]string{},
 	}
-	if a.target <= 0 {
-		a.target = defaultTargetPct
-	}
 	return a
-}
-
-// simAgreePct is how far apart, in percent of the smallest, one side's
-// simulated counts may lie and still agree: repeats of the same code under
-// cachegrind land within a few hundredths of a percent of each other.
-const simAgreePct = 0.05
-
-// countsAgree reports whether a row of simulated counts has at least two
-// rounds on each side and each side's repeats agree within simAgreePct:
-// the counts are deterministic, so more rounds would repeat them and
-// could not change the verdict.
-func countsAgree(row *compare.Row, cand *compare.Candidate) bool {
-	if row.Metric != bench.Simulated || row.Base == nil {
-		return false
-	}
-	for _, x := range [][]float64{row.Base.Samples, cand.Samples} {
-		if len(x) < 2 || relRangePct(x) > simAgreePct {
-			return false
-		}
-	}
-	return true
-}
-
-// relRangePct is the range of x in percent of its smallest value,
-// infinite when that is not positive.
-func relRangePct(x []float64) float64 {
-	lo, hi := slices.Min(x), slices.Max(x)
-	if lo <= 0 {
-		return math.Inf(1)
-	}
-	return 100 * (hi - lo) / lo
 }
 
 // of describes the planned number of rounds for progress lines.
@@ -144,49 +117,33 @@ func (a *adaptive) plan(elapsed time.Duration, results []*bench.Result, variants
 	if !a.on {
 		return nil, 0, ""
 	}
-	opts := a.cmp
-	opts.Base, opts.Candidates = variants[0], variants[1:]
-	// The geomean's interval plays no part in the decision.
-	opts.Verdicts.BootstrapIterations = -1
-	c, err := compare.Compare(results, opts)
+	undecided, err := a.decide(results, variants)
 	if err != nil {
 		// Nothing to compare (a side measured nothing): more rounds
 		// would not help.
 		return nil, 0, ""
 	}
 	// The undecided units, each with the smallest p-value among its
-	// undecided rows and one of them to name.
+	// undecided benchmarks and one of them to name.
 	type pending struct {
 		unit, row string
 		p         float64
 	}
 	byUnit := map[string]*pending{}
 	capped := false
-	for i := range c.Rows {
-		row := &c.Rows[i]
-		for j := range row.Candidates {
-			cand := &row.Candidates[j]
-			if cand.Presence != compare.Both || compare.Decided(cand, a.target) || countsAgree(row, cand) {
-				continue
-			}
-			u, ok := a.unitOf[row.Key()]
-			if !ok {
-				continue
-			}
-			if a.max > 0 && a.done[u] >= a.max {
-				capped = true
-				continue
-			}
-			p := cand.P
-			if math.IsNaN(p) {
-				p = 1
-			}
-			name := fmt.Sprintf("%s (%s, %s: %s)", row.Benchmark, row.Unit, cand.Variant, cand.Verdict)
-			if e := byUnit[u]; e == nil {
-				byUnit[u] = &pending{unit: u, row: name, p: p}
-			} else if p < e.p {
-				e.p, e.row = p, name
-			}
+	for _, b := range undecided {
+		u, ok := a.unitOf[b.Key]
+		if !ok {
+			continue
+		}
+		if a.max > 0 && a.done[u] >= a.max {
+			capped = true
+			continue
+		}
+		if e := byUnit[u]; e == nil {
+			byUnit[u] = &pending{unit: u, row: b.Name, p: b.P}
+		} else if b.P < e.p {
+			e.p, e.row = b.P, b.Name
 		}
 	}
 	if len(byUnit) == 0 {

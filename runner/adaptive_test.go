@@ -49,6 +49,7 @@ func runIn(t *testing.T, r *gitrepo.Repo, suite config.Suite, seed uint64, cands
 	out, err := Run(context.Background(), Options{
 		Repo: r.Dir, Base: "HEAD", Candidates: cands, Suites: []config.Suite{suite}, Seed: seed,
 		CacheDir: t.TempDir(), Sandbox: sandbox.Local{}, SandboxName: "none", Env: os.Environ(),
+		Decide: decideBy(compare.Options{}),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -57,6 +58,20 @@ func runIn(t *testing.T, r *gitrepo.Repo, suite config.Suite, seed uint64, cands
 		t.Fatalf("failures: %+v", out.Failures)
 	}
 	return out
+}
+
+// decideBy decides as the job does (job.decide), with verdicts reached as
+// opts say and the default target.
+func decideBy(opts compare.Options) Decide {
+	return func(results []*bench.Result, variants []string) ([]Undecided, error) {
+		opts.Base, opts.Candidates = variants[0], variants[1:]
+		pending, err := compare.Undecided(results, opts, 0)
+		var undecided []Undecided
+		for _, p := range pending {
+			undecided = append(undecided, Undecided{Key: p.Key, Name: p.Name, P: p.P})
+		}
+		return undecided, err
+	}
 }
 
 // goModule commits a Go module, example.com/m, made of files.
@@ -307,7 +322,7 @@ func BenchmarkLevel(b *testing.B) {
 // TestAdaptiveIgnoresCounters: perf stat counters (unit "") ride along
 // with their point; however noisy, they never keep it undecided.
 func TestAdaptiveIgnoresCounters(t *testing.T) {
-	a := newAdaptive(3, 10, config.Budget{}, 2, Options{})
+	a := newAdaptive(3, 10, config.Budget{}, 2, Options{Decide: decideBy(compare.Options{})})
 	res := func(name, unit, variant string, v ...float64) *bench.Result {
 		return &bench.Result{Benchmark: name, Unit: unit, Variant: variant, Samples: v}
 	}
@@ -327,8 +342,9 @@ func TestAdaptiveIgnoresCounters(t *testing.T) {
 // each side are not sampled again, even when the benchmark's noise history
 // leaves the verdict noisy; counts whose repeats disagree are.
 func TestAdaptiveStopsWhenCountsAgree(t *testing.T) {
-	opts := Options{}
-	opts.Compare.Verdicts.History = func(*compare.Row) (stats.Noise, bool) { return stats.Noise{ThresholdPct: 8, N: 10}, true }
+	var cmpOpts compare.Options
+	cmpOpts.Verdicts.History = func(*compare.Row) (stats.Noise, bool) { return stats.Noise{ThresholdPct: 8, N: 10}, true }
+	opts := Options{Decide: decideBy(cmpOpts)}
 	sim := func(variant string, v ...float64) *bench.Result {
 		return &bench.Result{Benchmark: "Sum", Unit: "instructions/op", Metric: bench.Simulated, Better: bench.LowerIsBetter, Variant: variant, Samples: v}
 	}

@@ -143,7 +143,7 @@ func TestCPUSimCommand(t *testing.T) {
 			{Name: "long", Env: map[string]string{"LOOP": "6000"}},
 		},
 	}
-	out, err := Run(context.Background(), Options{
+	out, err := Run(context.Background(), Options{Decide: decideBy(compare.Options{}),
 		Repo: r.Dir, Base: "HEAD", Suites: []config.Suite{suite},
 		CacheDir: t.TempDir(), Sandbox: sandbox.Local{}, SandboxName: "none", Env: os.Environ(),
 	})

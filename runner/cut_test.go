@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/gitrepo"
 	"github.com/perfbot/perfbot/sandbox"
@@ -27,7 +28,7 @@ func TestRunRecordsOutputCut(t *testing.T) {
 			{Name: "cand", Env: map[string]string{"BANNER": "400"}},
 		},
 	}
-	out, err := Run(context.Background(), Options{
+	out, err := Run(context.Background(), Options{Decide: decideBy(compare.Options{}),
 		Repo: r.Dir, Base: "HEAD", Suites: []config.Suite{suite}, MaxOutput: 600,
 		CacheDir: t.TempDir(), Sandbox: sandbox.Local{}, SandboxName: "none", Env: os.Environ(),
 	})

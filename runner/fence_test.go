@@ -215,7 +215,7 @@ func runFenceScenario(t *testing.T, b *sandbox.Bubblewrap) (*Outcome, *heartbeat
 	}
 	watch := &heartbeatWatch{Runner: b}
 	start := time.Now()
-	out, err := Run(context.Background(), Options{
+	out, err := Run(context.Background(), Options{Decide: decideBy(compare.Options{}),
 		Repo: r.Dir, Base: "HEAD", Candidates: []Candidate{{Name: "patch", Patch: patch}},
 		Suites: []config.Suite{suite}, CacheDir: searchableTempDir(t), Sandbox: watch, SandboxName: "bubblewrap", Env: env,
 	})

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/gitrepo"
 	"github.com/perfbot/perfbot/sandbox"
@@ -167,7 +168,7 @@ func TestHostilePatchPlantsGit(t *testing.T) {
 			r.Commit("bench", map[string]string{"bench.sh": benchLine + "\n", "README": "x\n"})
 			script := "MARKER=" + marker + "\n" + plantPrelude + c.plant + "\n" + benchLine + "\n"
 			patch := r.Patch("a faster benchmark", map[string]string{"bench.sh": script}, true)
-			opts := Options{Repo: r.Dir, Base: "HEAD", Suites: shSuite(), CacheDir: t.TempDir(), Sandbox: sb, SandboxName: "bubblewrap", Env: env}
+			opts := Options{Decide: decideBy(compare.Options{}), Repo: r.Dir, Base: "HEAD", Suites: shSuite(), CacheDir: t.TempDir(), Sandbox: sb, SandboxName: "bubblewrap", Env: env}
 
 			var progress bytes.Buffer
 			opts.Progress = &progress
@@ -401,7 +402,7 @@ func TestHostileResultFile(t *testing.T) {
 			patch := r.Patch("hostile", map[string]string{"bench.sh": c.plant + "\n"}, false)
 			suites := shSuite()
 			suites[0].Output = c.output
-			opts := Options{Repo: r.Dir, Base: "HEAD", Suites: suites, CacheDir: t.TempDir(), Sandbox: sb, Env: env,
+			opts := Options{Decide: decideBy(compare.Options{}), Repo: r.Dir, Base: "HEAD", Suites: suites, CacheDir: t.TempDir(), Sandbox: sb, Env: env,
 				Candidates: []Candidate{{Name: "patch", Patch: patch}}}
 			suites[0].BenchFiles = nil
 			out, err := Run(context.Background(), opts)

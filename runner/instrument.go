@@ -7,6 +7,10 @@ import (
 	"github.com/perfbot/perfbot/config"
 )
 
+// defaultTargetPct is the change to detect when Options.TargetPct is 0. It
+// matches compare's default noise floor.
+const defaultTargetPct = 5
+
 // chooseInstrument picks the instrument of a suite whose instrument is
 // auto, from the host's noise probed as the job started: wall time when
 // the probe's calibration loop varied by less than minChangePct, the

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/gitrepo"
 	"github.com/perfbot/perfbot/sandbox"
@@ -33,7 +34,7 @@ func TestRunHyperfinePreset(t *testing.T) {
 	}
 	r := gitrepo.New(t)
 	r.Commit("empty", map[string]string{"README": "x\n"})
-	out, err := Run(context.Background(), Options{
+	out, err := Run(context.Background(), Options{Decide: decideBy(compare.Options{}),
 		Repo: r.Dir, Base: "HEAD", Suites: c.Suites,
 		CacheDir: t.TempDir(), Sandbox: sandbox.Local{}, SandboxName: "none", Env: os.Environ(),
 	})

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/gitrepo"
 )
@@ -200,7 +201,7 @@ func TestHostileDirThroughSymlink(t *testing.T) {
 			zero := 0
 			suites := []config.Suite{{Name: "sh", Dir: c.dir, Command: "sh bench.sh", Output: "file:out.txt", Parser: "gobench", Count: 1, Warmup: &zero}}
 			cache := t.TempDir()
-			opts := Options{Repo: r.Dir, Base: "HEAD", Suites: suites, CacheDir: cache, Sandbox: sb, Env: env,
+			opts := Options{Decide: decideBy(compare.Options{}), Repo: r.Dir, Base: "HEAD", Suites: suites, CacheDir: cache, Sandbox: sb, Env: env,
 				Candidates: []Candidate{{Name: "patch", Patch: patch}}}
 			out, err := runWatching(t, opts, []string{filepath.Join(cache, "repos", "*", "wt", "*", c.dir), filepath.Join(host, "go"), host}, files...)
 			if err != nil {
@@ -251,7 +252,7 @@ func TestHostileVariantFilesThroughSymlink(t *testing.T) {
 			{Name: "tuned", Files: map[string]string{"app.conf": "threads=8\n", "etc/conf.d/out.txt": "threads=8\n"}},
 		}}
 	cache := t.TempDir()
-	opts := Options{Repo: r.Dir, Base: "HEAD", Suites: []config.Suite{suite}, CacheDir: cache, Sandbox: sb, Env: env}
+	opts := Options{Decide: decideBy(compare.Options{}), Repo: r.Dir, Base: "HEAD", Suites: []config.Suite{suite}, CacheDir: cache, Sandbox: sb, Env: env}
 	out, err := runWatching(t, opts, []string{filepath.Join(cache, "repos", "*", "wt", "*")}, files...)
 	if err != nil {
 		t.Fatalf("run: %v", err)

@@ -101,16 +101,17 @@ type Options struct {
 	// Seed seeds the random, balanced order of each suite's rounds; 0
 	// picks one at random. The seed used is in the provenance.
 	Seed uint64
-	// Compare is how verdicts will be reached (alpha, method, history);
-	// adaptive sampling (a suite's max_count or budget) uses it to tell
-	// whether every benchmark is decided.
-	Compare compare.Options
+	// TargetPct is the smallest change the job must detect (default 5):
+	// an auto instrument chooses cpu-sim when the host's noise is larger.
+	TargetPct float64
+	// Decide tells adaptive sampling (a suite's max_count or budget)
+	// which benchmarks are still undecided; the job supplies it from how
+	// its verdicts will be reached. Without it a suite runs its count
+	// rounds only.
+	Decide Decide
 	// SimWork is the native CPU time the smaller of a benchmark's two runs
 	// under CPU simulation spends in its loop (0: 20ms); see cpusim.go.
 	SimWork time.Duration
-	// TargetPct is the largest change a "same" verdict may leave
-	// undetected for adaptive sampling to call it decided (default 5).
-	TargetPct float64
 }
 
 // Outcome is what a run measured.

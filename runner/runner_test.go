@@ -30,7 +30,7 @@ func goSuite() []config.Suite {
 }
 
 func testOptions(t *testing.T, repo string, cands ...Candidate) Options {
-	return Options{
+	return Options{Decide: decideBy(compare.Options{}),
 		Repo: repo, Base: "HEAD", Candidates: cands, Suites: goSuite(),
 		CacheDir: t.TempDir(), Sandbox: sandbox.Local{}, SandboxName: "none",
 		Env: os.Environ(),
