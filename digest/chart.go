@@ -62,7 +62,7 @@ func trends(ctx context.Context, st *store.Store, shifts, open []Shift, to time.
 		}
 		tr := Trend{ChangePoint: s.ID, Title: s.Label + " on " + trackBranch(s.Track), Unit: s.Unit}
 		for _, p := range points {
-			if p.Target != run.Venue+":"+run.Target {
+			if p.Target != pointTarget(run) {
 				continue // a patch on the branch, not the branch
 			}
 			tr.Times = append(tr.Times, p.Finished)
@@ -114,4 +114,12 @@ func (d *Digest) Charts() ([]answer.Attachment, error) {
 		out = append(out, answer.Attachment{Name: fmt.Sprintf("trend-%d.png", i+1), ContentType: "image/png", Data: b.Bytes()})
 	}
 	return out, nil
+}
+
+// pointTarget is a run's target as store.Point gives it.
+func pointTarget(r *store.Run) string {
+	if r.Target == "" {
+		return ""
+	}
+	return r.Venue + ":" + r.Target
 }

@@ -60,6 +60,8 @@ type Server struct {
 	reading map[int64]chan struct{}
 	// scrub replaces host paths in text (SetScrub); nil changes nothing.
 	scrub func(string) string
+	// digests renders the digest pages (SetDigests); nil serves none.
+	digests DigestFunc
 }
 
 // SetScrub makes the pages and the API show every text of a run (its
@@ -134,6 +136,8 @@ func (s *Server) Register(mux Mux) {
 	mux.Handle("GET /changes", h(s.changesPage))
 	mux.Handle("GET /api/changes", h(s.apiChanges))
 	mux.Handle("GET /static/", h(s.static))
+	mux.Handle("GET /digests/{period}", h(s.digestPage))
+	mux.Handle("GET /digests/{period}/{end}", h(s.digestPage))
 }
 
 // Handler returns a mux holding only the pages and the API.

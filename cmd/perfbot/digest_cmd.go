@@ -13,6 +13,7 @@ import (
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/post"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/web"
 )
 
 // digestCmd implements "perfbot digest": it prints, or mails with --post,
@@ -93,4 +94,20 @@ func digestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	fmt.Fprintf(stdout, "digest sent: %s\n", link)
 	return nil
+}
+
+// digestPages renders the digest pages of perfbot web (/digests/PERIOD/END)
+// as the mail's HTML part is rendered, with the config's digest settings.
+func digestPages(st *store.Store, cfg *bot.Config) web.DigestFunc {
+	return func(ctx context.Context, period string, end time.Time) (string, error) {
+		length, err := bot.DigestPeriod(period)
+		if err != nil {
+			return "", fmt.Errorf("%w: %v", web.ErrUnknownDigest, err)
+		}
+		d, err := digest.Build(ctx, st, end.Add(-length), end, digestOptions(cfg, period))
+		if err != nil {
+			return "", err
+		}
+		return d.HTMLWith(cfg.TemplateDir())
+	}
 }

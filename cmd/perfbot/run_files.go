@@ -103,13 +103,14 @@ func saveRun(ctx context.Context, f *compareFlags, cmp *compare.Comparison, key 
 // addPages serves the history's pages and API on the service's mux and
 // reads the latest runs ahead for them until ctx ends; stop ends that and
 // waits for it.
-func addPages(ctx context.Context, svc *bot.Service, log *slog.Logger) (stop func(), err error) {
+func addPages(ctx context.Context, svc *bot.Service, cfg *bot.Config, log *slog.Logger) (stop func(), err error) {
 	ws, err := web.New(svc.Store(), log.With("part", "web"))
 	if err != nil {
 		return nil, fmt.Errorf("pages: %w", err)
 	}
 	// The pages scrub host paths as the service's answers do.
 	ws.SetScrub(bot.NewScrubber(bot.HostPaths(bot.DefaultCacheDir())...).String)
+	ws.SetDigests(digestPages(svc.Store(), cfg))
 	ws.Register(svc)
 	warm, cancel := context.WithCancel(ctx)
 	var warming sync.WaitGroup

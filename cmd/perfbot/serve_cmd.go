@@ -123,7 +123,7 @@ func runService(ctx context.Context, name string, mode bot.Mode, args []string, 
 		if err := addIntakes(svc, cfg, venues, log); err != nil {
 			return err
 		}
-		stopPages, err := addPages(ctx, svc, log)
+		stopPages, err := addPages(ctx, svc, cfg, log)
 		if err != nil {
 			return err
 		}

@@ -25,9 +25,10 @@ func webCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	db := fs.String("db", "perfbot.db", "history database: a SQLite file, or a postgres:// URL")
 	driver := fs.String("driver", "", "store driver: sqlite or postgres (default: from --db)")
 	listen := fs.String("listen", "127.0.0.1:8080", "HTTP address to serve on")
+	configFile := fs.String("config", "", "config file whose digest and service.url settings the digest pages (/digests/PERIOD/END) use")
 	cacheDir := fs.String("cache-dir", bot.DefaultCacheDir(), "the cache directory of the runs' clones and worktrees, whose paths the pages show as <cache>, <repository> and <worktree>")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: perfbot web [--db FILE|URL] [--listen ADDR] [--cache-dir DIR]\n")
+		fmt.Fprintf(stderr, "usage: perfbot web [--db FILE|URL] [--listen ADDR] [--cache-dir DIR] [--config FILE]\n")
 		fs.PrintDefaults()
 	}
 	if err := parseFlags(fs, args); err != nil {
@@ -35,6 +36,15 @@ func webCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	cfg := &bot.Config{}
+	if *configFile != "" {
+		var err error
+		if cfg, err = loadConfig(*configFile); err != nil {
+			return err
+		}
+	} else {
+		cfg.Defaults()
 	}
 	drv := storeDriver(*driver, *db)
 	if drv == store.SQLite {
@@ -56,6 +66,7 @@ func webCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	// Host paths are scrubbed as answers scrub them.
 	ws.SetScrub(bot.NewScrubber(bot.HostPaths(*cacheDir)...).String)
+	ws.SetDigests(digestPages(st, cfg))
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", *listen, err)
