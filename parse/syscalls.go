@@ -39,15 +39,34 @@ var syscallStart = sync.OnceValue(func() *regexp.Regexp {
 // arguments of a call, not its buffers, so lines are short.
 const maxSyscallLine = 1 << 20
 
+// syscallSuccess matches a call's successful return value in hex.
+var syscallSuccess = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`--> (?:\[[a-z-]+\] )?Success\(0x([0-9a-f]+)\)`) })
+
+// syscallFirstArg matches a call's first argument, in decimal.
+var syscallFirstArg = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\(\s*(\d+)[,\s)]`) })
+
+// The kinds of the Go runtime's reads and writes of its netpoller's
+// eventfd (netpollBreak), which wake a sleeping thread and depend on
+// timing, not on the program's work.
+const (
+	EventfdRead  = "eventfd_read"
+	EventfdWrite = "eventfd_write"
+)
+
 // ReadSyscallTrace counts the system calls, by kind, in a Valgrind log
 // written with --trace-syscalls=yes. Lines that trace no system call (the
 // tool's own messages) are skipped; a "SYSCALL[" line that does not have
-// the expected shape is an error naming name and its line.
+// the expected shape is an error naming name and its line. Reads and
+// writes of a descriptor that eventfd2 returned count as EventfdRead and
+// EventfdWrite, not as read and write.
 func ReadSyscallTrace(ctx context.Context, r io.Reader, name string) (SyscallTrace, error) {
 	t := SyscallTrace{Calls: map[string]float64{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxSyscallLine)
 	re := syscallStart()
+	// eventfds are the descriptors eventfd2 returned; pending the
+	// threads whose eventfd2 call blocked, by "pid,tid".
+	eventfds, pending := map[string]bool{}, map[string]bool{}
 	for sc.Scan() {
 		t.Lines++
 		if t.Lines%4096 == 0 {
@@ -59,18 +78,58 @@ func ReadSyscallTrace(ctx context.Context, r io.Reader, name string) (SyscallTra
 		if !strings.Contains(line, "SYSCALL[") {
 			continue
 		}
-		ms := re.FindAllStringSubmatch(line, -1)
+		ms := re.FindAllStringSubmatchIndex(line, -1)
 		if len(ms) != strings.Count(line, "SYSCALL[") {
 			return SyscallTrace{}, fmt.Errorf("%s:%d: want SYSCALL[PID,TID](NUMBER) NAME or ..., got %q", name, t.Lines, clip(line, 80))
 		}
-		for _, m := range ms {
-			if _, err := strconv.Atoi(m[3]); err != nil {
-				return SyscallTrace{}, fmt.Errorf("%s:%d: syscall number %q: %w", name, t.Lines, m[3], err)
+		for i, m := range ms {
+			end := len(line)
+			if i+1 < len(ms) {
+				end = ms[i+1][0]
 			}
-			if m[4] == "... " {
+			thread := line[m[2]:m[3]] + "," + line[m[4]:m[5]]
+			kind, rest := line[m[8]:m[9]], line[m[1]:end]
+			if _, err := strconv.Atoi(line[m[6]:m[7]]); err != nil {
+				return SyscallTrace{}, fmt.Errorf("%s:%d: syscall number %q: %w", name, t.Lines, line[m[6]:m[7]], err)
+			}
+			if kind == "... " {
+				if pending[thread] {
+					delete(pending, thread)
+					if s := syscallSuccess().FindStringSubmatch(rest); s != nil {
+						eventfds[s[1]] = true
+					}
+				}
 				continue
 			}
-			t.Calls[strings.TrimPrefix(m[4], "sys_")]++
+			kind = strings.TrimPrefix(kind, "sys_")
+			switch kind {
+			case "eventfd2", "eventfd":
+				if s := syscallSuccess().FindStringSubmatch(rest); s != nil {
+					eventfds[s[1]] = true
+				} else {
+					pending[thread] = true
+				}
+			case "read", "write", "close":
+				a := syscallFirstArg().FindStringSubmatch(rest)
+				if a == nil {
+					break
+				}
+				fd, err := strconv.ParseUint(a[1], 10, 64)
+				if err != nil {
+					return SyscallTrace{}, fmt.Errorf("%s:%d: descriptor %q: %w", name, t.Lines, a[1], err)
+				}
+				hex := strconv.FormatUint(fd, 16)
+				switch {
+				case !eventfds[hex]:
+				case kind == "close":
+					delete(eventfds, hex)
+				case kind == "read":
+					kind = EventfdRead
+				default:
+					kind = EventfdWrite
+				}
+			}
+			t.Calls[kind]++
 		}
 	}
 	if err := sc.Err(); err != nil {
