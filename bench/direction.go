@@ -60,11 +60,17 @@ func DirectionOf(unit string) Direction {
 
 // Deterministic reports whether a unit counts something that does not vary
 // between runs of the same code, such as allocations or bytes allocated per
-// operation, so that any difference is a real one.
+// operation, or the system calls per operation cpu-sim counts
+// ("syscalls/op", "write-syscalls/op"), so that any difference is a real
+// one.
 func Deterministic(unit string) bool {
 	switch unit {
 	case "allocs/op", "B/op":
 		return true
 	}
-	return false
+	return strings.HasSuffix(unit, SyscallsPerOp)
 }
+
+// SyscallsPerOp is the unit of cpu-sim's count of system calls per
+// operation; a kind's own count is "KIND-syscalls/op" ("write-syscalls/op").
+const SyscallsPerOp = "syscalls/op"

@@ -34,7 +34,7 @@ const (
 // ScopeNote states what simulated counts cannot see; comparisons holding
 // them carry it among their warnings.
 const ScopeNote = "simulated counts (instrument cpu-sim: Valgrind's cachegrind, one simulated core) see the instructions the benchmark's own code executes " +
-	"and a model of its cache misses; they do not see syscalls, fsync, I/O waits, lock contention or work spread over several cores"
+	"and a model of its cache misses, and count a Go benchmark's system calls (syscalls/op) but not the time they take; they do not see fsync or I/O waits, lock contention or work spread over several cores"
 
 // OutsideNote is the note of a benchmark whose wall time changed while
 // its simulated instruction count did not.

@@ -12,7 +12,7 @@ import (
 // calls each on the segment (fd 8), 7 writes of the testing package's
 // output on stdout, and 1 of the runtime's netpoller on its eventfd (fd 7).
 func TestReadSyscallTraceRealValgrind(t *testing.T) {
-	f, err := os.Open("testdata/valgrind-3.19-trace-syscalls-go-test-wal-append-4x.log")
+	f, err := os.Open("testdata/valgrind-trace/valgrind-3.19-trace-syscalls-go-test-wal-append-4x.log")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
 )
 
@@ -138,6 +139,9 @@ func candidateHeadline(c *compare.Comparison, variant string) string {
 		}
 		last = row
 		b.any = true
+		if strings.HasSuffix(row.Unit, "-"+bench.SyscallsPerOp) {
+			continue // one kind's system calls: the total says it first
+		}
 		label := metricLabel(row)
 		if label == "time" {
 			b.timed = true

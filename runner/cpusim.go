@@ -113,9 +113,14 @@ func simEnv(env []string) []string {
 
 // simWrap returns argv run under cachegrind with address-space
 // randomisation off, writing its counts to outFile ("%p" in it becomes
-// each process's id); children follows the processes argv starts.
-func simWrap(outFile string, children bool, argv []string) []string {
+// each process's id); children follows the processes argv starts. With a
+// traceLog, Valgrind traces the system calls into that file (with its own
+// messages).
+func simWrap(outFile, traceLog string, children bool, argv []string) []string {
 	a := []string{"setarch", "-R", "valgrind", "--tool=cachegrind", "--cache-sim=yes", "--cachegrind-out-file=" + outFile}
+	if traceLog != "" {
+		a = append(a, "--trace-syscalls=yes", "--log-file="+traceLog)
+	}
 	if children {
 		a = append(a, "--trace-children=yes")
 	}
@@ -159,10 +164,12 @@ func readSimFile(path string) ([]byte, error) {
 	return data, nil
 }
 
-// simCounts are a run's instructions and estimated cycles.
+// simCounts are a run's instructions and estimated cycles, and its system
+// calls by kind when they were traced.
 type simCounts struct {
 	ir, cycles float64
 	hasCycles  bool
+	calls      map[string]float64
 }
 
 // readSimCounts reads the cachegrind files matching pattern (one per
@@ -340,6 +347,12 @@ func (g *goSide) simRound(ctx context.Context, r int, only map[string]bool) ([]*
 				results = append(results, res)
 				units = append(units, sb.unit)
 			}
+			if d.calls != nil {
+				for _, res := range syscallResults(proto, d.calls, name) {
+					results = append(results, res)
+					units = append(units, sb.unit)
+				}
+			}
 		}
 	}
 	return results, units, nil
@@ -354,11 +367,13 @@ func (g *goSide) simPair(ctx context.Context, pkg goPackage, sb simBench, n int,
 	var proto *bench.Result
 	for i, iters := range []int{n, 2 * n} {
 		out := filepath.Join(g.scratch, fmt.Sprintf("cachegrind.%d.out", i))
+		trace := filepath.Join(g.scratch, fmt.Sprintf("valgrind.%d.log", i))
 		_ = os.Remove(out)
+		_ = os.Remove(trace)
 		argv := []string{pkg.binary, "-test.run", "^$", "-test.bench", sb.pattern, "-test.benchtime", fmt.Sprintf("%dx", iters), "-test.count", "1"}
 		argv = append(argv, g.extra...)
 		res, err := g.opts.Sandbox.Run(ctx, sandbox.Spec{
-			Argv: simWrap(out, false, argv),
+			Argv: simWrap(out, trace, false, argv),
 			Dir:  pkg.dir, Env: simEnv(g.env), Timeout: durationOr(g.suite.Timeout, defaultTimeout), MaxOutput: g.opts.MaxOutput, Network: sandbox.NoNetwork,
 			ReadOnly: []string{g.side.worktree}, Writable: []string{g.scratch}, Session: g.vr.session,
 		})
@@ -369,7 +384,7 @@ func (g *goSide) simPair(ctx context.Context, pkg goPackage, sb simBench, n int,
 		if !res.OK() {
 			if !g.failed["sim "+sb.key] {
 				g.failed["sim "+sb.key] = true
-				g.out.Failures = append(g.out.Failures, compare.Failure{Variant: g.side.name, Stage: "run", Message: fmt.Sprintf("suite %s: %s of %s under cachegrind exited with status %d", g.suite.Name, sb.pattern, pkg.importPath, res.ExitCode), LogTail: tailOf(res, 30), Limit: res.Limit})
+				g.out.Failures = append(g.out.Failures, compare.Failure{Variant: g.side.name, Stage: "run", Message: fmt.Sprintf("suite %s: %s of %s under cachegrind exited with status %d", g.suite.Name, sb.pattern, pkg.importPath, res.ExitCode), LogTail: joinTails(tailOf(res, 30), valgrindLogTail(trace, 10)), Limit: res.Limit})
 			}
 			return simCounts{}, nil, nil
 		}
@@ -386,6 +401,10 @@ func (g *goSide) simPair(ctx context.Context, pkg goPackage, sb simBench, n int,
 			g.out.Failures = append(g.out.Failures, compare.Failure{Variant: g.side.name, Stage: "parse", Message: err.Error()})
 			return simCounts{}, nil, nil
 		}
+		c.calls, err = readSyscallLog(ctx, trace, name)
+		if err != nil {
+			g.out.Warnings = appendOnce(g.out.Warnings, fmt.Sprintf("suite %s: %s of %s: no system call count: %v", g.suite.Name, sb.pattern, pkg.importPath, err))
+		}
 		counts[i] = c
 	}
 	if proto == nil {
@@ -395,6 +414,9 @@ func (g *goSide) simPair(ctx context.Context, pkg goPackage, sb simBench, n int,
 		proto.Group = pkg.importPath
 	}
 	d := simCounts{ir: (counts[1].ir - counts[0].ir) / float64(n), cycles: (counts[1].cycles - counts[0].cycles) / float64(n), hasCycles: counts[0].hasCycles && counts[1].hasCycles}
+	if counts[0].calls != nil && counts[1].calls != nil {
+		d.calls = syscallsPerOp(counts[0].calls, counts[1].calls, n)
+	}
 	if d.ir <= 0 {
 		g.out.Warnings = appendOnce(g.out.Warnings, fmt.Sprintf("suite %s: %s of %s: %d more iterations counted no more instructions; no simulated count", g.suite.Name, sb.pattern, pkg.importPath, n))
 		return simCounts{}, nil, nil
@@ -415,7 +437,7 @@ func (cs *commandSide) simCommand(ctx context.Context, cmd string, proto *bench.
 		_ = os.Remove(f)
 	}
 	res, err := cs.opts.Sandbox.Run(ctx, sandbox.Spec{
-		Argv: simWrap(filepath.Join(cs.vr.scratch, "cachegrind.%p.out"), true, []string{"/bin/sh", "-c", cmd}),
+		Argv: simWrap(filepath.Join(cs.vr.scratch, "cachegrind.%p.out"), "", true, []string{"/bin/sh", "-c", cmd}),
 		Dir:  cs.dir, Env: simEnv(cs.env),
 		Timeout: durationOr(cs.suite.Timeout, defaultTimeout), MaxOutput: cs.opts.MaxOutput, Network: roundNetwork(cs.suite),
 		Writable: cs.vr.roundWritable(), Session: cs.vr.session,

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -175,6 +176,130 @@ func TestCPUSimCommand(t *testing.T) {
 	for _, row := range cmp.Rows {
 		if v := row.Candidates[0].Verdict; v != compare.Worse {
 			t.Errorf("%s: verdict %s, want worse", row.Unit, v)
+		}
+	}
+}
+
+// logSource is a log that writes each record with writesPerRecord
+// write(2) calls.
+func logSource(writesPerRecord int) string {
+	return `package logw
+
+import "os"
+
+// Append writes rec in ` + strconv.Itoa(writesPerRecord) + ` write calls.
+func Append(f *os.File, rec []byte) error {
+	n := len(rec) / ` + strconv.Itoa(writesPerRecord) + `
+	for i := 0; i < ` + strconv.Itoa(writesPerRecord) + `; i++ {
+		part := rec[i*n : (i+1)*n]
+		if i == ` + strconv.Itoa(writesPerRecord-1) + ` {
+			part = rec[i*n:]
+		}
+		if _, err := f.Write(part); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+`
+}
+
+const logBench = `package logw
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func BenchmarkAppend(b *testing.B) {
+	f, err := os.Create(filepath.Join(b.TempDir(), "log"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	rec := make([]byte, 64)
+	for i := 0; i < b.N; i++ {
+		if err := Append(f, rec); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSum(b *testing.B) {
+	s := 0
+	for i := 0; i < b.N; i++ {
+		for j := 0; j < 1000; j++ {
+			s += j ^ i
+		}
+	}
+	_ = s
+}
+`
+
+// TestCPUSimSyscalls runs Go benchmarks under cachegrind with their
+// system calls traced, for real: a patch that writes each record in one
+// write(2) call instead of three counts 1 syscall per op against 3 and is
+// better in syscalls/op; the benchmark that makes no call counts 0 on
+// both sides; the runtime's own calls (futex, nanosleep, ...) are not
+// counted.
+func TestCPUSimSyscalls(t *testing.T) {
+	if msg := valgrindMissing(); msg != "" {
+		t.Skip(msg)
+	}
+	r := gitrepo.New(t)
+	r.Commit("log", map[string]string{"go.mod": "module example.org/logw\n\ngo 1.22\n", "logw/logw.go": logSource(3), "logw/logw_test.go": logBench})
+	patch := r.Patch("logw: one write per record", map[string]string{"logw/logw.go": logSource(1)}, true)
+	opts := testOptions(t, r.Dir, Candidate{Name: "patch", Patch: patch})
+	opts.Suites = []config.Suite{{Name: "go", Preset: "go", Instrument: config.InstrumentCPUSim, Count: 2, MaxCount: 2}}
+	opts.SimWork = 5 * time.Millisecond
+	out, err := Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Failures) > 0 {
+		t.Fatalf("failures: %+v", out.Failures)
+	}
+	got := map[string][]float64{}
+	for _, res := range out.Results {
+		if strings.HasSuffix(res.Unit, bench.SyscallsPerOp) {
+			k := res.Variant + " " + res.Benchmark + " " + res.Unit
+			got[k] = append(got[k], res.Samples...)
+		}
+		if k, ok := strings.CutSuffix(res.Unit, "-"+bench.SyscallsPerOp); ok && runtimeSyscalls[k] {
+			t.Errorf("the runtime's own %s calls were counted: %+v", k, res)
+		}
+	}
+	t.Logf("syscalls per op: %v", got)
+	t.Logf("warnings: %q", out.Warnings)
+	for _, res := range out.Results {
+		if res.Unit == "instructions/op" {
+			t.Logf("%s %s instructions/op %v", res.Variant, res.Benchmark, res.Samples)
+		}
+	}
+	for k, want := range map[string]float64{
+		"base Append syscalls/op": 3, "base Append write-syscalls/op": 3,
+		"patch Append syscalls/op": 1, "patch Append write-syscalls/op": 1,
+		"base Sum syscalls/op": 0, "patch Sum syscalls/op": 0,
+	} {
+		if v := got[k]; len(v) != 2 || v[0] != want || v[1] != want {
+			t.Errorf("%s = %v, want %v in each of 2 rounds", k, v, want)
+		}
+	}
+	cmp, err := compare.Compare(out.Results, compare.Options{Base: "base"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range cmp.Rows {
+		if row.Unit != bench.SyscallsPerOp {
+			continue
+		}
+		want := compare.Same
+		if strings.HasPrefix(row.Benchmark, "Append") {
+			want = compare.Better
+		}
+		if v := row.Candidates[0].Verdict; v != want {
+			t.Errorf("%s %s: verdict %s, want %s", row.Benchmark, row.Unit, v, want)
 		}
 	}
 }
