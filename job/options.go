@@ -43,6 +43,10 @@ type Options struct {
 	// perfbot) are how verdicts are reached.
 	Alpha, NoiseFloorPct float64
 	Method               compare.Method
+	// NoConfirm posts regressions as the first run found them. By
+	// default a benchmark called worse is run again once, in fresh
+	// rounds, and stays worse only when the second run agrees.
+	NoConfirm bool
 	// NoiseDB names the history store (an SQLite file or a postgres://
 	// URL) whose noise thresholds, learned by calibration, the verdicts
 	// apply; NoiseDriver is its driver (default: from NoiseDB). A

@@ -127,6 +127,13 @@ func Run(ctx context.Context, spec Spec, o Options) (*Outcome, error) {
 	cmp.Provenance.Tool = o.Version
 	if t := cmp.Provenance.Timing; t != nil {
 		t.Add("statistics", compare.StageOverhead, time.Since(statsStart))
+	}
+	if !o.NoConfirm && o.Method == compare.MethodPerfbot {
+		if err := confirmRegressions(ctx, cmp, opts, cmpOpts, tr); err != nil {
+			return nil, err
+		}
+	}
+	if t := cmp.Provenance.Timing; t != nil {
 		t.Wall = time.Since(cmp.Provenance.Started).Seconds()
 	}
 	out := &Outcome{Comparison: cmp, Results: ro.Results, Profiles: ro.Profiles}

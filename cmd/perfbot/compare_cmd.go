@@ -35,6 +35,7 @@ type compareFlags struct {
 	alpha     float64
 	floor     float64
 	method    string
+	noConfirm bool
 	posts     multiFlag
 	key       string
 	seed      uint64
@@ -79,6 +80,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.Float64Var(&f.alpha, "alpha", 0.05, "significance level")
 	fs.Float64Var(&f.floor, "noise-floor", 5, "percent: a row without a significant change is same only when its change's interval rules out changes this large (else noisy), and adaptive sampling runs a benchmark until it does")
 	fs.StringVar(&f.method, "method", "perfbot", "verdict method: perfbot or benchstat")
+	fs.BoolVar(&f.noConfirm, "no-confirm", false, "post regressions as the first run found them, without rerunning them once to confirm")
 	fs.Var(&f.posts, "post", "post the report: github:OWNER/REPO#N, gitlab:GROUP/PROJECT!N, jira:KEY-123, reviewboard:ID, gerrit:CHANGE[/PS] or mail:ADDRESS[,ADDRESS][?cc=ADDRESS] (repeatable)")
 	fs.IntVar(&f.tune.MaxCount, "max-count", 0, "adaptive sampling: add rounds while a benchmark is undecided, up to this many per side (default: the suite's max_count; 40 for a Go suite that sets no count, 6 under cpu-sim)")
 	fs.Var(&f.tune.Budget, "budget", "adaptive sampling: run the undecided benchmarks again while this lasts: rounds (10x: the runs of 10 rounds of every benchmark) or a time per suite (5m) (default: the suite's budget; 10x for a Go suite that sets no count)")
@@ -130,6 +132,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		opts.Candidates = append(opts.Candidates, runner.Candidate{Name: h, Ref: h})
 	}
 	opts.Alpha, opts.NoiseFloorPct, opts.Method = f.alpha, f.floor, method
+	opts.NoConfirm = f.noConfirm
 	done := f.showProgress(&opts, stderr)
 	outcome, err := job.Run(ctx, f.spec(), opts)
 	done()
