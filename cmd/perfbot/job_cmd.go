@@ -45,6 +45,9 @@ func jobCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	opts := job.Options{Config: cfg, CacheDir: *cacheDir, Version: version, Progress: job.WriteProgress(stderr)}
+	// A service that has a second host confirm regressions
+	// (service.confirm) does not rerun them on this one first.
+	opts.NoConfirm = cfg.Service.Confirm != nil
 	if *dbEnv != "" {
 		opts.NoiseDB, opts.NoiseDriver = os.Getenv(*dbEnv), *driver
 		opts.Hidden = job.DBFiles(opts.NoiseDB)
