@@ -237,8 +237,8 @@ func (e *evidence) decisive(ctx context.Context, runID int64, key store.SeriesKe
 			if !decisiveRow(row.Base, &cand, minPct) {
 				return store.ChangePoint{}, false, nil
 			}
-			cp.Before, cp.BeforeLo, cp.BeforeHi = row.Base.Center, row.Base.Lo, row.Base.Hi
-			cp.After, cp.AfterLo, cp.AfterHi = cand.Center, cand.Lo, cand.Hi
+			cp.Before, cp.BeforeLo, cp.BeforeHi = withInterval(row.Base.Center, row.Base.Lo, row.Base.Hi)
+			cp.After, cp.AfterLo, cp.AfterHi = withInterval(cand.Center, cand.Lo, cand.Hi)
 			cp.P = cand.P
 			return cp, true, nil
 		}
@@ -270,3 +270,13 @@ func decisiveRow(base *compare.Cell, cand *compare.Candidate, minPct float64) bo
 // RunAlpha is the largest p-value of a run that makes its commit a change
 // point at once (see decisiveRow).
 const RunAlpha = 0.01
+
+// withInterval returns a centre with its interval, or with the centre
+// itself as both ends when the run had none (too few rounds: stored as
+// zeros).
+func withInterval(c, lo, hi float64) (float64, float64, float64) {
+	if !(lo <= c && c <= hi) || lo == hi && lo != c {
+		return c, c, c
+	}
+	return c, lo, hi
+}
