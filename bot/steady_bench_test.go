@@ -57,12 +57,12 @@ func BenchmarkServeSteady(b *testing.B) {
 		if want := fmt.Sprintf(`perfbot_queue_jobs{queue="%s",state="available"} %d`, cfg.Service.Queue, jobs); !strings.Contains(rec.Body.String(), want) {
 			b.Fatalf("metrics lack %q:\n%s", want, rec.Body.String())
 		}
-		d, err := digest.Build(ctx, st, end.Add(-7*24*time.Hour), end.Add(time.Hour), digest.Options{Branches: []string{"main"}, Title: "weekly"})
+		d, err := digest.Build(ctx, st, end.Add(-7*24*time.Hour), end.Add(time.Hour), digest.Options{Title: "weekly"})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if len(d.Branch) == 0 || len(d.Trends) == 0 {
-			b.Fatalf("digest of a week of nightly runs: %d changes, %d trends", len(d.Branch), len(d.Trends))
+		if d.Counts.Patches == 0 || d.Counts.Regressions == 0 {
+			b.Fatalf("digest of a week of nightly runs: %d runs measured, %d regressions", d.Counts.Patches, d.Counts.Regressions)
 		}
 		if _, err := st.LastDoneRun(ctx, "nightly:"); err != nil {
 			b.Fatal(err)
