@@ -82,10 +82,20 @@ func regressedGoBenchmarks(cmp *compare.Comparison) string {
 			if c.Presence != compare.Both || c.Verdict != compare.Worse {
 				continue
 			}
-			top, _, _ := strings.Cut(row.Benchmark, "/")
+			top, _, sub := strings.Cut(row.Benchmark, "/")
 			top = strings.TrimPrefix(top, "Benchmark")
-			if q := regexp.QuoteMeta(top); top != "" && !slices.Contains(names, q) {
-				names = append(names, q)
+			tops := []string{top}
+			if !sub {
+				// go test appends -GOMAXPROCS to the last part of a name
+				// (Work-2) but matches -bench against the name without it.
+				if i := strings.LastIndexByte(top, '-'); i > 0 && i < len(top)-1 && strings.Trim(top[i+1:], "0123456789") == "" {
+					tops = append(tops, top[:i])
+				}
+			}
+			for _, t := range tops {
+				if q := regexp.QuoteMeta(t); t != "" && !slices.Contains(names, q) {
+					names = append(names, q)
+				}
 			}
 		}
 	}

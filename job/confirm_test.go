@@ -126,8 +126,11 @@ func TestRegressedGoBenchmarks(t *testing.T) {
 		{Benchmark: "Checksum", Candidates: []compare.Candidate{{Verdict: compare.Same}}},
 		{Benchmark: "Re.Play", Candidates: []compare.Candidate{{Verdict: compare.Worse}}},
 		{Benchmark: "Gone", Candidates: []compare.Candidate{{Presence: compare.Removed}}},
+		// Names keep go test's -GOMAXPROCS suffix, which -bench does not match.
+		{Benchmark: "Work-2", Candidates: []compare.Candidate{{Verdict: compare.Worse}}},
+		{Benchmark: "Read/n=8-16", Candidates: []compare.Candidate{{Verdict: compare.Worse}}},
 	}}
-	if got, want := regressedGoBenchmarks(cmp), `^Benchmark(Append|Re\.Play)$`; got != want {
+	if got, want := regressedGoBenchmarks(cmp), `^Benchmark(Append|Re\.Play|Work-2|Work|Read)$`; got != want {
 		t.Errorf("pattern %q, want %q", got, want)
 	}
 	if got := regressedGoBenchmarks(&compare.Comparison{}); got != "" {
