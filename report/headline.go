@@ -107,6 +107,9 @@ type benchChanges struct {
 	noisy   bool
 	any     bool // compared on both sides
 	timed   bool // has a time row
+	// confirmed: a second run found a change worse too (compare.ConfirmedNote);
+	// unconfirmed: it was called noisy because a second run did not.
+	confirmed, unconfirmed bool
 }
 
 // candidateHeadline lists the candidate's largest changes, benchmark by
@@ -149,20 +152,26 @@ func candidateHeadline(c *compare.Comparison, variant string) string {
 		switch cand.Verdict {
 		case compare.Noisy:
 			b.noisy = true
+			b.unconfirmed = b.unconfirmed || strings.Contains(cand.Note, compare.UnconfirmedNote)
 		case compare.Better, compare.Worse:
 			if (row.Unit == "B/s" || row.Unit == "MB/s") && b.timed {
 				continue // throughput of a timed benchmark says the same again
+			}
+			if cand.Verdict == compare.Worse && strings.Contains(cand.Note, compare.ConfirmedNote) {
+				b.confirmed = true
 			}
 			b.changes = append(b.changes, changeText(row, cand, label))
 			b.size = math.Max(b.size, changeSize(row.Base, cand))
 		}
 	}
-	var changed, quiet, noisy []*benchChanges
+	var changed, quiet, noisy, unconfirmed []*benchChanges
 	for _, k := range order {
 		b := per[k]
 		switch {
 		case len(b.changes) > 0:
 			changed = append(changed, b)
+		case b.unconfirmed:
+			unconfirmed = append(unconfirmed, b)
 		case b.noisy:
 			noisy = append(noisy, b)
 		case b.any:
@@ -188,13 +197,18 @@ func candidateHeadline(c *compare.Comparison, variant string) string {
 		if len(cs) > headlineChanges {
 			cs = append(cs[:headlineChanges:headlineChanges], "…")
 		}
-		parts = append(parts, b.name+" "+strings.Join(cs, ", "))
+		part := b.name + " " + strings.Join(cs, ", ")
+		if b.confirmed {
+			part += " (" + compare.ConfirmedNote + ")"
+		}
+		parts = append(parts, part)
 	}
 	if len(changed) == 0 {
 		parts = append(parts, "no significant change")
 	}
 	parts = appendNamed(parts, quiet, "unchanged")
 	parts = appendNamed(parts, noisy, "noisy")
+	parts = appendNamed(parts, unconfirmed, "noisy (a rerun did not confirm it worse)")
 	return strings.Join(parts, "; ")
 }
 
