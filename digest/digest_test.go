@@ -335,3 +335,36 @@ func TestHTMLTemplateOverride(t *testing.T) {
 		t.Error("a template naming a missing field rendered without error")
 	}
 }
+
+// TestChangePointFoundByRun shows a change point that a commit's own run
+// found as found by the run, in the text and the HTML part.
+func TestChangePointFoundByRun(t *testing.T) {
+	st := storetest.SQLite(t)
+	ctx := context.Background()
+	id := saveRun(t, st, store.Run{JobKey: "track:main@c1", Venue: store.VenueTrack, Target: track, CandidateRef: "main",
+		BaseCommit: "c0", CandidateCommit: "c1"},
+		[]compare.Row{row("BenchmarkScan", nil, "ns/op", 100, 25, compare.Worse)}, compare.Provenance{}, "")
+	cp := store.ChangePoint{Benchmark: "BenchmarkScan", Unit: "ns/op", Commit: "c1", CommitBefore: "c0", RunID: id,
+		NBefore: 1, NAfter: 1, Before: 100, After: 125, DeltaPct: 25, P: 0.001, FoundBy: store.FoundByRun}
+	key, err := cp.Key()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.SaveChangePoints(ctx, track, key, []store.ChangePoint{cp}); err != nil {
+		t.Fatal(err)
+	}
+	to := time.Now().Add(time.Hour)
+	d, err := Build(ctx, st, to.Add(-24*time.Hour), to, Options{Branches: []string{"main"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Shifts) != 1 || d.Shifts[0].FoundBy != store.FoundByRun {
+		t.Fatalf("shifts = %+v", d.Shifts)
+	}
+	if txt := oneLine(d.Text()); !strings.Contains(txt, "found by the commit's run") || strings.Contains(txt, "found in the history") {
+		t.Errorf("the text part does not say the run found it:\n%s", txt)
+	}
+	if htm := d.HTML(); !strings.Contains(htm, "found by the commit&#39;s run") {
+		t.Errorf("the HTML part does not say the run found it:\n%s", htm)
+	}
+}

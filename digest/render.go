@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/templates"
 )
 
@@ -210,7 +211,8 @@ func writeShift(b *strings.Builder, s Shift, extra string) {
 	if s.Regression {
 		word = "REGRESSION"
 	}
-	b.WriteString(wrap(fmt.Sprintf("%s %s on %s: %s%s", word, s.Label, trackBranch(s.Track), signedPct(s.DeltaPct), extra), "  ", "    "))
+	b.WriteString(wrap(fmt.Sprintf("%s %s on %s: %s%s, %s", word, s.Label, trackBranch(s.Track), signedPct(s.DeltaPct), extra,
+		s.FoundByText()), "  ", "    "))
 	line := fmt.Sprintf("    commits %s..%s", short(s.CommitBefore), short(s.Commit))
 	if s.Spark != "" {
 		line += "  " + s.Spark
@@ -219,6 +221,18 @@ func writeShift(b *strings.Builder, s Shift, extra string) {
 	if s.RunPage != "" {
 		b.WriteString("    " + s.RunPage + "\n")
 	}
+}
+
+// FoundByText says which path found the change point: the commit's own
+// run against its parent, the search of the branch's history, or both.
+func (s Shift) FoundByText() string {
+	switch s.FoundBy {
+	case store.FoundByRun:
+		return "found by the commit's run"
+	case store.FoundByBoth:
+		return "found by the commit's run and the history"
+	}
+	return "found in the history"
 }
 
 // wrap folds text (made one line first) to textWidth columns, the first

@@ -291,21 +291,36 @@ func (s *Store) ChangePoints(ctx context.Context, f ChangePointFilter) ([]Change
 	if f.Unposted {
 		where = append(where, "posted_at IS NULL")
 	}
-	q := `SELECT id, track, benchmark, grp, params_json, unit, metric, commit_before, commit_after,
-		COALESCE(run_id, 0), n_before, n_after, before_centre, before_lo, before_hi, after_centre, after_lo, after_hi,
-		delta_pct, p, min_change_pct, found_by, found_at, updated_at, posted_at FROM change_points`
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
+	return s.changePointsWhere(ctx, strings.Join(where, " AND "), f.Limit, args...)
+}
+
+// changePointColumns are the columns scanChangePoints reads, in order.
+const changePointColumns = `id, track, benchmark, grp, params_json, unit, metric, commit_before, commit_after,
+	COALESCE(run_id, 0), n_before, n_after, before_centre, before_lo, before_hi, after_centre, after_lo, after_hi,
+	delta_pct, p, min_change_pct, found_by, found_at, updated_at, posted_at`
+
+// changePointsWhere returns the change points that match where (all when
+// it is empty), newest first: latest found, then latest measured commit;
+// at most limit of them when limit is positive.
+func (s *Store) changePointsWhere(ctx context.Context, where string, limit int, args ...any) ([]ChangePoint, error) {
+	q := `SELECT ` + changePointColumns + ` FROM change_points`
+	if where != "" {
+		q += " WHERE " + where
 	}
 	q += " ORDER BY found_at DESC, COALESCE(run_id, 0) DESC, id DESC"
-	if f.Limit > 0 {
-		q += fmt.Sprintf(" LIMIT %d", f.Limit)
+	if limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d", limit)
 	}
 	rows, err := s.query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read change points: %w", err)
 	}
 	defer rows.Close()
+	return scanChangePoints(rows)
+}
+
+// scanChangePoints reads rows of changePointColumns.
+func scanChangePoints(rows *sql.Rows) ([]ChangePoint, error) {
 	var out []ChangePoint
 	for rows.Next() {
 		var c ChangePoint
@@ -331,7 +346,10 @@ func (s *Store) ChangePoints(ctx context.Context, f ChangePointFilter) ([]Change
 		}
 		out = append(out, c)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read change points: %w", err)
+	}
+	return out, nil
 }
 
 // MarkChangePointPosted records that a change point was announced.

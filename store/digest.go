@@ -13,7 +13,7 @@ import (
 // ChangePointsFound returns the change points of every track first found
 // in [from, to), newest first.
 func (s *Store) ChangePointsFound(ctx context.Context, from, to time.Time) ([]ChangePoint, error) {
-	all, err := s.changePointsWhere(ctx, `found_at >= ? AND found_at < ?`, fmtTime(from), fmtTime(to))
+	all, err := s.changePointsWhere(ctx, `found_at >= ? AND found_at < ?`, 0, fmtTime(from), fmtTime(to))
 	if err != nil {
 		return nil, fmt.Errorf("change points found from %s: %w", from.Format(time.RFC3339), err)
 	}
@@ -24,44 +24,7 @@ func (s *Store) ChangePointsFound(ctx context.Context, from, to time.Time) ([]Ch
 // before to, newest first: the history a digest reads its open regressions
 // from.
 func (s *Store) ChangePointsBefore(ctx context.Context, to time.Time) ([]ChangePoint, error) {
-	return s.changePointsWhere(ctx, `found_at < ?`, fmtTime(to))
-}
-
-func (s *Store) changePointsWhere(ctx context.Context, where string, args ...any) ([]ChangePoint, error) {
-	rows, err := s.query(ctx, `SELECT id, track, benchmark, grp, params_json, unit, metric, commit_before, commit_after,
-		COALESCE(run_id, 0), n_before, n_after, before_centre, before_lo, before_hi, after_centre, after_lo, after_hi,
-		delta_pct, p, min_change_pct, found_at, updated_at, posted_at FROM change_points
-		WHERE `+where+` ORDER BY found_at DESC, COALESCE(run_id, 0) DESC, id DESC`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("read change points: %w", err)
-	}
-	defer rows.Close()
-	var out []ChangePoint
-	for rows.Next() {
-		var c ChangePoint
-		var params string
-		var found, updated, posted sql.NullString
-		if err := rows.Scan(&c.ID, &c.Track, &c.Benchmark, &c.Group, &params, &c.Unit, &c.Metric, &c.CommitBefore,
-			&c.Commit, &c.RunID, &c.NBefore, &c.NAfter, &c.Before, &c.BeforeLo, &c.BeforeHi, &c.After, &c.AfterLo,
-			&c.AfterHi, &c.DeltaPct, &c.P, &c.MinChangePct, &found, &updated, &posted); err != nil {
-			return nil, fmt.Errorf("read change points: %w", err)
-		}
-		if err := json.Unmarshal([]byte(params), &c.Params); err != nil {
-			return nil, fmt.Errorf("change point %d: params: %w", c.ID, err)
-		}
-		for _, t := range []struct {
-			dst *time.Time
-			src sql.NullString
-		}{{&c.Found, found}, {&c.Updated, updated}, {&c.Posted, posted}} {
-			v, err := parseTime(t.src)
-			if err != nil {
-				return nil, fmt.Errorf("change point %d: %w", c.ID, err)
-			}
-			*t.dst = v
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return s.changePointsWhere(ctx, `found_at < ?`, 0, fmtTime(to))
 }
 
 // MeasuredSeries is a benchmark (name, group and parameters) a run of a
