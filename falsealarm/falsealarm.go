@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/stats"
 	"github.com/perfbot/perfbot/store"
 )
@@ -231,4 +232,48 @@ func Describe(marks []store.FalseAlarm) []string {
 			name, m.Key.Unit, m.Verdict, m.DeltaPct, m.Host, ThresholdPct([]store.FalseAlarm{m})))
 	}
 	return out
+}
+
+// MarkLatest marks, for who (the venue's user), the verdicts of benches in
+// the latest finished run answered to where at venue ("gitlab",
+// "acme/store!12") as false alarms, and returns the reply that
+// acknowledges them or says why nothing was marked (no run, a benchmark
+// that names no flagged verdict). An error is the store's.
+func MarkLatest(ctx context.Context, st *store.Store, venue, where, who string, benches []string, reason string) (reply string, marks []store.FalseAlarm, err error) {
+	run, err := st.LatestRunOf(ctx, venue, where)
+	if errors.Is(err, store.ErrNotFound) {
+		return "there is no finished benchmark run here to mark.", nil, nil
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	marks, err = Mark(ctx, st, Request{Run: run, Benches: benches, By: who, Venue: venue, Reason: reason})
+	if reqErr, ok := errors.AsType[*RequestError](err); ok {
+		return "nothing marked: " + reqErr.Error(), nil, nil
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	var b strings.Builder
+	fmt.Fprintln(&b, Summary(marks, run.ID))
+	for _, l := range Describe(marks) {
+		fmt.Fprintf(&b, "- %s\n", l)
+	}
+	return b.String(), marks, nil
+}
+
+// Marker marks false alarms in Store for a target ("gitlab:GROUP/PROJECT!N",
+// "gerrit:CHANGE/PS"), as MarkLatest; it is intake.Marker without the
+// service's shorthands.
+type Marker struct{ Store *store.Store }
+
+// MarkFalseAlarm marks, for who, the verdicts of benches in the latest
+// finished run answered to target, and returns the acknowledgement.
+func (m Marker) MarkFalseAlarm(ctx context.Context, target, who string, benches []string, reason string) (string, error) {
+	t, err := review.ParseTarget(target)
+	if err != nil {
+		return "", err
+	}
+	reply, _, err := MarkLatest(ctx, m.Store, t.Venue, t.Where, who, benches, reason)
+	return reply, err
 }

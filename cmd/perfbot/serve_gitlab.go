@@ -39,7 +39,7 @@ func addGitLabIntake(svc *bot.Service, cfg *bot.Config, venues config.Venues, lo
 	}
 	policy := cfg.Triggers.Policy()
 	in := &glintake.Intake{
-		Client: client, Queue: svc, Seen: svc.Store(), Control: svc, Secret: []byte(secret),
+		Client: client, Queue: svc, Seen: svc.Store(), Control: svc, Marks: svc, Secret: []byte(secret),
 		Project: g.Project, Policy: &policy, MinAccessLevel: g.AccessLevel(), MergeRequests: g.MergeRequests,
 		Login: g.Login, Command: cfg.Triggers.Command, Log: log.With("intake", "gitlab"), Metrics: svc.Metrics(),
 	}

@@ -18,6 +18,7 @@ import (
 	gl "gitlab.com/gitlab-org/api/client-go"
 
 	"github.com/perfbot/perfbot/intake"
+	"github.com/perfbot/perfbot/intake/command"
 	ghintake "github.com/perfbot/perfbot/intake/github"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/trigger"
@@ -40,6 +41,9 @@ type Intake struct {
 	// "/perfbot cancel" and "/perfbot status"; nil answers that they are
 	// not available.
 	Control intake.Controller
+	// Marks records "/perfbot false-alarm" marks; nil answers that the
+	// command is not available.
+	Marks intake.Marker
 	// Secret is the webhook's secret token; deliveries without it are
 	// refused.
 	Secret []byte
@@ -151,8 +155,9 @@ func Usage(word string, least int) string {
 		"- `%[1]s run [SUITE...] [base=REF]`: benchmark this merge request against REF (default: the project branch), all suites or the ones named\n"+
 		"- `%[1]s status`: list this merge request's queued and running benchmark jobs\n"+
 		"- `%[1]s cancel`: cancel this merge request's queued and running benchmark jobs\n"+
+		"- `%[1]s false-alarm BENCH... [-- REASON]`: mark the latest run's verdicts of these benchmarks false alarms, so that they need a larger change on that host to be called better or worse\n"+
 		"- `%[1]s help`: show this text\n\n"+
-		"Starting, cancelling and listing runs need the %[2]s role or more in this project (or a place on the trigger allow list).",
+		"Starting, cancelling, listing runs and marking false alarms need the %[2]s role or more in this project (or a place on the trigger allow list).",
 		word, trigger.GitLabRole(least))
 }
 
@@ -174,7 +179,7 @@ func (in *Intake) HandleNote(ctx context.Context, project string, mr MergeReques
 		return intake.Ignored, nil
 	}
 	project = in.Project
-	cmd, ok, perr := ghintake.ParseCommand(n.Body, in.word())
+	cmd, ok, perr := command.ParseMarkdown(n.Body, in.word())
 	if !ok {
 		return intake.Ignored, nil
 	}
@@ -198,13 +203,13 @@ func (in *Intake) HandleNote(ctx context.Context, project string, mr MergeReques
 
 // handleNote acts on the command cmd (or the parse error perr) of a note
 // taken in for the first time.
-func (in *Intake) handleNote(ctx context.Context, project string, mr MergeRequest, n Note, cmd ghintake.Command, perr error) (Outcome, error) {
+func (in *Intake) handleNote(ctx context.Context, project string, mr MergeRequest, n Note, cmd command.Command, perr error) (Outcome, error) {
 	user := n.User
 	adm := in.admitter()
 	reply := func(text string) func(context.Context) error {
 		return func(ctx context.Context) error { return in.reply(ctx, project, mr.IID, text) }
 	}
-	if perr == nil && cmd.Verb == ghintake.VerbHelp {
+	if perr == nil && cmd.Verb == command.VerbHelp {
 		posted, err := adm.Rationed(ctx, throttle("help", project, mr.IID, user), reply(fmt.Sprintf("@%s %s", user, Usage(in.word(), in.least()))))
 		if err != nil || !posted {
 			return intake.Throttled, err
@@ -212,7 +217,7 @@ func (in *Intake) handleNote(ctx context.Context, project string, mr MergeReques
 		return intake.Answered, nil
 	}
 	decide := func(ctx context.Context) (trigger.Decision, error) { return in.decide(ctx, project, n.UserID, user) }
-	if perr != nil || cmd.Verb != ghintake.VerbRun {
+	if perr != nil || cmd.Verb != command.VerbRun {
 		d, err := decide(ctx)
 		if err != nil {
 			return "", err
@@ -227,6 +232,9 @@ func (in *Intake) handleNote(ctx context.Context, project string, mr MergeReques
 		}
 		if perr != nil {
 			return intake.Invalid, reply(fmt.Sprintf("@%s %s", user, perr))(ctx)
+		}
+		if cmd.Verb == command.VerbFalseAlarm {
+			return intake.Answered, in.markFalseAlarm(ctx, project, mr.IID, user, cmd)
 		}
 		return intake.Answered, in.control(ctx, project, mr.IID, user, cmd.Verb)
 	}
@@ -300,7 +308,7 @@ func (in *Intake) control(ctx context.Context, project string, iid int64, user, 
 	switch {
 	case in.Control == nil:
 		text = fmt.Sprintf("`%s %s` is not available on this perfbot.", in.word(), verb)
-	case verb == ghintake.VerbCancel:
+	case verb == command.VerbCancel:
 		n, err := in.Control.Cancel(ctx, target)
 		if err != nil {
 			return fmt.Errorf("cancel the jobs of %s: %w", target, err)
@@ -323,6 +331,23 @@ func (in *Intake) control(ctx context.Context, project string, iid int64, user, 
 		if strings.TrimSpace(s) == "" {
 			text = "no benchmark of this merge request is queued or running."
 		}
+	}
+	return in.reply(ctx, project, iid, fmt.Sprintf("@%s %s", user, text))
+}
+
+// markFalseAlarm answers "/perfbot false-alarm": the marks are recorded,
+// as by user, against the merge request's latest finished run and
+// acknowledged with a reply naming them, escaped.
+func (in *Intake) markFalseAlarm(ctx context.Context, project string, iid int64, user string, cmd command.Command) error {
+	text := fmt.Sprintf("`%s %s` is not available on this perfbot.", in.word(), command.VerbFalseAlarm)
+	if in.Marks != nil {
+		var err error
+		text, err = in.Marks.MarkFalseAlarm(ctx, Target(project, iid), user, cmd.Benches, cmd.Reason)
+		if err != nil {
+			return fmt.Errorf("false alarm on %s!%d: %w", project, iid, err)
+		}
+		in.log().Info("false alarm marked", "project", project, "mr", iid, "user", user, "benchmarks", cmd.Benches)
+		text = quoteLines(text)
 	}
 	return in.reply(ctx, project, iid, fmt.Sprintf("@%s %s", user, text))
 }

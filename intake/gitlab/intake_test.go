@@ -13,11 +13,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/perfbot/perfbot/falsealarm"
 	"github.com/perfbot/perfbot/internal/gitlabfake"
 	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/job"
 	rgitlab "github.com/perfbot/perfbot/review/gitlab"
+	"github.com/perfbot/perfbot/store"
 )
 
 const (
@@ -393,5 +396,42 @@ func TestMergeHookRecordsLanding(t *testing.T) {
 	}
 	if len(f.queue.jobs) != 0 {
 		t.Errorf("a merge queued jobs: %+v", f.queue.jobs)
+	}
+}
+
+// TestFalseAlarmNote: "/perfbot false-alarm BENCH -- REASON" on a merge
+// request marks its latest finished run's verdict in the store, by the
+// note's author, at the time it arrived; a Reporter (below the role that
+// may start runs) is refused and marks nothing.
+func TestFalseAlarmNote(t *testing.T) {
+	f := newFixture(t)
+	st := f.in.Seen.(*store.Store)
+	f.in.Marks = falsealarm.Marker{Store: st}
+	run := storetest.AnsweredRun(t, st, "gitlab", "acme/db/store!12", "ci-1")
+	before := time.Now().Add(-time.Second)
+
+	w := f.deliver(t, "Note Hook", secret, payload(t, "note_merge_request.json", note("rita", 22, "/perfbot false-alarm Checksum", 6001)), "")
+	if !strings.Contains(w.Body.String(), "refused") {
+		t.Errorf("a Reporter's mark: %d %s, want refused", w.Code, w.Body)
+	}
+	w = f.deliver(t, "Note Hook", secret, payload(t, "note_merge_request.json", note("alice", 21, "/perfbot false-alarm Checksum -- the runner was busy", 6002)), "")
+	if !strings.Contains(w.Body.String(), "answered") {
+		t.Errorf("a Developer's mark: %d %s, want answered", w.Code, w.Body)
+	}
+	marks, err := st.FalseAlarmsOfRun(context.Background(), run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(marks) != 1 {
+		t.Fatalf("marks %+v, want one, alice's", marks)
+	}
+	m := marks[0]
+	if m.By != "alice" || m.Venue != "gitlab" || m.Host != "ci-1" || m.Key.Benchmark != "Checksum-2" || m.Verdict != "worse" ||
+		m.Reason != "the runner was busy" || m.At.Before(before) {
+		t.Errorf("mark %+v", m)
+	}
+	notes := f.fake.Notes("acme/db/store", 12)
+	if last := notes[len(notes)-1].Body; !strings.HasPrefix(last, "@alice marked 1 verdict of run") || !strings.Contains(last, "Checksum-2") {
+		t.Errorf("reply %q", last)
 	}
 }
