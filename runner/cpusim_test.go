@@ -15,6 +15,7 @@ import (
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/gitrepo"
+	"github.com/perfbot/perfbot/parse"
 	"github.com/perfbot/perfbot/sandbox"
 )
 
@@ -308,5 +309,17 @@ func TestCPUSimSyscalls(t *testing.T) {
 		if v := row.Candidates[0].Verdict; v != want {
 			t.Errorf("%s %s: verdict %s, want %s", row.Benchmark, row.Unit, v, want)
 		}
+	}
+}
+
+// TestSyscallsPerOpLeavesOutNetpollSetup: the netpoller's set-up, made in
+// the larger run of a pair and not the smaller, is the runtime's and no
+// call of the benchmark's; a write per operation is.
+func TestSyscallsPerOpLeavesOutNetpollSetup(t *testing.T) {
+	small := map[string]float64{"write": 170, "read": 3}
+	large := map[string]float64{"write": 340, "read": 3, "epoll_create1": 1, "eventfd2": 1, parse.EventfdWrite: 1, parse.EventfdRead: 1}
+	got := syscallsPerOp(small, large, 170)
+	if len(got) != 1 || got["write"] != 1 {
+		t.Errorf("syscallsPerOp = %v, want write 1 alone", got)
 	}
 }
