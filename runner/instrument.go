@@ -40,3 +40,13 @@ func pct(v float64) string {
 	}
 	return fmt.Sprintf("%.0f%%", v)
 }
+
+// AutoInstrument is the instrument a suite set to auto runs on a host
+// whose noise probe found noise, when the job must detect minChangePct
+// (0: the default, 5%), and why.
+func AutoInstrument(noise *compare.HostNoise, minChangePct float64) (instrument, why string) {
+	if minChangePct <= 0 {
+		minChangePct = defaultTargetPct
+	}
+	return chooseInstrument(noise, minChangePct, valgrindMissing())
+}

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/perfbot/perfbot/bench"
@@ -29,7 +30,10 @@ import (
 // change, draws comparisons of k baseline rounds against k candidate
 // rounds picked at random (k = simRounds under cpu-sim, as a cpu-sim suite
 // runs by default; wallRounds under wall time), each through
-// compare.Compare.
+// compare.Compare. A third row, auto, draws from the instrument that
+// instrument auto picks from the noise probe the run made as it started
+// (runner.AutoInstrument). With busy set, that many goroutines spin for
+// the whole measurement, to load the host the same way each time.
 const instrLoop = 20000
 
 var instrChanges = []float64{0, 0.5, 1, 2, 5}
@@ -41,30 +45,43 @@ type instrumentEval struct {
 	simRounds  int
 	wallRounds int
 	seed       uint64
+	// busy is the number of busy loops that run while measuring.
+	busy int
 	// save and load name a JSON file of the measured results.
 	save, load string
 }
 
+// instrumentRun is what the scenario measured, as -save writes it.
+type instrumentRun struct {
+	// Noise is the host's noise probe at the start of the run.
+	Noise   *compare.HostNoise `json:"host_noise,omitempty"`
+	Busy    int                `json:"busy_loops"`
+	Results []*bench.Result    `json:"results"`
+}
+
 func (e instrumentEval) run(ctx context.Context, stdout, stderr io.Writer) error {
-	var results []*bench.Result
+	var measured instrumentRun
 	var elapsed time.Duration
 	if e.load != "" {
 		data, err := os.ReadFile(e.load)
 		if err != nil {
 			return err
 		}
-		if err := json.Unmarshal(data, &results); err != nil {
-			return fmt.Errorf("%s: %w", e.load, err)
+		// Older files hold the results alone.
+		if err := json.Unmarshal(data, &measured.Results); err != nil {
+			if err := json.Unmarshal(data, &measured); err != nil {
+				return fmt.Errorf("%s: %w", e.load, err)
+			}
 		}
 	} else {
 		start := time.Now()
-		rs, err := e.measure(ctx, stderr)
+		m, err := e.measure(ctx, stderr)
 		if err != nil {
 			return err
 		}
-		results, elapsed = rs, time.Since(start)
+		measured, elapsed = m, time.Since(start)
 		if e.save != "" {
-			data, err := json.Marshal(results)
+			data, err := json.Marshal(measured)
 			if err != nil {
 				return err
 			}
@@ -74,7 +91,7 @@ func (e instrumentEval) run(ctx context.Context, stdout, stderr io.Writer) error
 		}
 	}
 	pools := map[string]map[string][]float64{} // unit -> variant -> rounds
-	for _, r := range results {
+	for _, r := range measured.Results {
 		if r.Unit != "ns/op" && r.Unit != "instructions/op" {
 			continue
 		}
@@ -87,13 +104,30 @@ func (e instrumentEval) run(ctx context.Context, stdout, stderr io.Writer) error
 	if elapsed > 0 {
 		fmt.Fprintf(stdout, ", measured in %s", elapsed.Round(time.Second))
 	}
+	if measured.Busy > 0 {
+		fmt.Fprintf(stdout, ", with %d busy loops", measured.Busy)
+	}
 	fmt.Fprintf(stdout, "; %d draws per cell)\n\n", e.draws)
+	auto, why := runner.AutoInstrument(measured.Noise, 0)
+	if measured.Noise == nil {
+		auto, why = "", "the results hold no noise probe"
+	}
 	fmt.Fprintln(stdout, "| instrument | rounds per draw | spread of repeats | flagged/100 unchanged | detect 0.5% | 1% | 2% | 5% |")
 	fmt.Fprintln(stdout, "|---|---|---|---|---|---|---|---|")
-	for _, inst := range []struct {
-		name, unit, metric string
-		k                  int
-	}{{"walltime", "ns/op", "", e.wallRounds}, {"cpu-sim", "instructions/op", bench.Simulated, e.simRounds}} {
+	wall := instrumentRow{"walltime", "ns/op", "", e.wallRounds}
+	sim := instrumentRow{"cpu-sim", "instructions/op", bench.Simulated, e.simRounds}
+	rows := []instrumentRow{wall, sim}
+	switch auto {
+	case pbconfig.InstrumentWallTime:
+		wall.name = "auto (walltime: " + why + ")"
+		rows = append(rows, wall)
+	case pbconfig.InstrumentCPUSim:
+		sim.name = "auto (cpu-sim: " + why + ")"
+		rows = append(rows, sim)
+	default:
+		fmt.Fprintf(stdout, "No auto row: %s.\n\n", why)
+	}
+	for _, inst := range rows {
 		pool := pools[inst.unit]
 		if len(pool["base"]) < inst.k {
 			return fmt.Errorf("%s: %d baseline rounds measured, want at least %d", inst.name, len(pool["base"]), inst.k)
@@ -130,18 +164,30 @@ func (e instrumentEval) run(ctx context.Context, stdout, stderr io.Writer) error
 	return nil
 }
 
+// instrumentRow is one instrument's row of the table: its results' unit
+// and metric and the rounds a side each draw compares.
+type instrumentRow struct {
+	name, unit, metric string
+	k                  int
+}
+
 // measure runs the work module's benchmark on every side with instrument
-// "both".
-func (e instrumentEval) measure(ctx context.Context, stderr io.Writer) ([]*bench.Result, error) {
+// "both", with e.busy busy loops spinning meanwhile.
+func (e instrumentEval) measure(ctx context.Context, stderr io.Writer) (instrumentRun, error) {
 	dir, err := os.MkdirTemp("", "perfbot-eval-instruments-")
 	if err != nil {
-		return nil, err
+		return instrumentRun{}, err
+	}
+	busyCtx, stopBusy := context.WithCancel(ctx)
+	defer stopBusy()
+	for range e.busy {
+		go spin(busyCtx)
 	}
 	defer os.RemoveAll(dir)
 	repo := filepath.Join(dir, "repo")
 	var cands []runner.Candidate
 	if err := initRepo(ctx, repo, gitrepo.WorkModule(instrLoop, true)); err != nil {
-		return nil, err
+		return instrumentRun{}, err
 	}
 	for _, ch := range instrChanges {
 		src := gitrepo.WorkSource(int(float64(instrLoop) * (1 + ch/100)))
@@ -150,7 +196,7 @@ func (e instrumentEval) measure(ctx context.Context, stderr io.Writer) ([]*bench
 		}
 		patch := filepath.Join(dir, changeName(ch)+".patch")
 		if err := writePatch(ctx, repo, patch, map[string]string{"work/work.go": src}); err != nil {
-			return nil, err
+			return instrumentRun{}, err
 		}
 		cands = append(cands, runner.Candidate{Name: changeName(ch), Patch: patch})
 	}
@@ -164,10 +210,10 @@ func (e instrumentEval) measure(ctx context.Context, stderr io.Writer) ([]*bench
 		SimWork: 5 * time.Millisecond,
 	})
 	if err != nil {
-		return nil, err
+		return instrumentRun{}, err
 	}
 	if len(out.Failures) > 0 {
-		return nil, fmt.Errorf("%s: %s", out.Failures[0].Stage, out.Failures[0].Message)
+		return instrumentRun{}, fmt.Errorf("%s: %s", out.Failures[0].Stage, out.Failures[0].Message)
 	}
 	if n := out.Provenance.Host.Noise; n != nil {
 		fmt.Fprintf(stderr, "eval: host noise: calibration loop spread %.1f%%, steal %.1f%%, load %.2f\n", n.LoopSpreadPct, n.StealPct, n.Load1)
@@ -177,15 +223,29 @@ func (e instrumentEval) measure(ctx context.Context, stderr io.Writer) ([]*bench
 	build := exec.CommandContext(ctx, "go", "test", "-c", "-o", bin, "./work")
 	build.Dir = repo
 	if o, err := build.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("go test -c: %v: %s", err, o)
+		return instrumentRun{}, fmt.Errorf("go test -c: %v: %s", err, o)
 	}
 	if native, simulated, err := slowdown(ctx, bin, 2000); err != nil {
 		fmt.Fprintf(stderr, "eval: slowdown not measured: %v\n", err)
 	} else {
 		fmt.Fprintf(stderr, "eval: 2000 iterations took %s natively and %s under cachegrind: %.0fx slower\n", native.Round(time.Millisecond), simulated.Round(time.Millisecond), float64(simulated)/float64(native))
 	}
-	return out.Results, nil
+	return instrumentRun{Noise: out.Provenance.Host.Noise, Busy: e.busy, Results: out.Results}, nil
 }
+
+// spin keeps one core busy until ctx ends.
+func spin(ctx context.Context) {
+	x := uint64(1)
+	for ctx.Err() == nil {
+		for range 1_000_000 {
+			x = x*6364136223846793005 + 1
+		}
+	}
+	busySink.Store(x)
+}
+
+// busySink keeps the compiler from removing spin's loop.
+var busySink atomic.Uint64
 
 func changeName(pct float64) string {
 	if pct == 0 {

@@ -68,13 +68,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	draws := fs.Int("draws", 100, "instruments scenario: comparisons drawn per instrument and change")
 	save := fs.String("save", "", "instruments scenario: write the measured results to this JSON file")
 	load := fs.String("load", "", "instruments scenario: read the results from this JSON file instead of measuring")
+	busy := fs.Int("busy", 0, "instruments scenario: keep this many busy loops spinning while measuring, to load the host")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *instr > 0 || *load != "" {
-		e := instrumentEval{rounds: *instr, draws: *draws, simRounds: 3, wallRounds: max(*instr/2, 3), seed: *seed, save: *save, load: *load}
+		e := instrumentEval{rounds: *instr, draws: *draws, simRounds: 3, wallRounds: max(*instr/2, 3), seed: *seed, busy: *busy, save: *save, load: *load}
 		if *instr > 0 && *instr < 6 {
 			return fmt.Errorf("-instruments %d: want at least 6 rounds, so that draws of 3 differ", *instr)
+		}
+		if *busy < 0 {
+			return fmt.Errorf("-busy %d: want 0 or more", *busy)
 		}
 		return e.run(ctx, stdout, stderr)
 	}
