@@ -36,6 +36,7 @@ func trackCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	minChange := fs.Float64("min-change", 0, "smallest change reported, in percent; a benchmark's calibrated noise raises it (default: the config's track.min_change, else 5)")
 	format := fs.String("format", "text", "output format of the change points: text or json")
 	detectOnly := fs.Bool("detect-only", false, "measure nothing: search the stored history only")
+	fs.BoolVar(&f.noConfirm, "no-confirm", false, "keep a commit's regressions as its first run found them, without rerunning them once to confirm")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the rounds' random order (default: random)")
 	fs.StringVar(&f.db, "db", "perfbot.db", "history database: a SQLite file or a postgres:// URL")
 	fs.StringVar(&f.driver, "driver", "", "store driver: sqlite or postgres (default: from --db)")
@@ -67,6 +68,7 @@ func trackCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// Each commit's comparison with its parent is stored as a run, with
 	// compare's default verdicts.
 	opts.Alpha, opts.NoiseFloorPct = 0.05, 5
+	opts.NoConfirm = f.noConfirm
 	tb, err := trackedBranch(f.cfg, *branch)
 	if err != nil {
 		return err
