@@ -308,7 +308,7 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues config.Venues, log *sl
 		if err != nil {
 			return fmt.Errorf("gerrit intake: %w", err)
 		}
-		p := &gerritintake.Poller{Gerrit: c, Queue: svc, Tested: svc.Store(), Marks: svc.Store(), Query: v.Gerrit.Query,
+		p := &gerritintake.Poller{Gerrit: c, Queue: svc, Tested: svc.Store(), Marks: svc.Store(), FalseAlarms: svc, Query: v.Gerrit.Query,
 			PatchSets: v.Gerrit.RunsPatchSets(), Commands: v.Gerrit.ReadsCommands(), Group: v.Gerrit.Group,
 			Policy: &policy, Poster: svc.Poster(), Metrics: svc.Metrics(), Log: log.With("intake", "gerrit")}
 		svc.AddPoller("gerrit", every, func(ctx context.Context) error { _, err := p.Poll(ctx); return err })

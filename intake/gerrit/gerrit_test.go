@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbot/perfbot/falsealarm"
 	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/review"
@@ -147,7 +148,7 @@ func TestCommands(t *testing.T) {
 		t.Errorf("job %+v", j)
 	}
 	got = s.f.ByPerfbot(1234)
-	if len(got) != 2 || !strings.Contains(got[1].Message, `"/perfbot run"`) {
+	if len(got) != 2 || !strings.Contains(got[1].Message, `"/perfbot run`) {
 		t.Fatalf("usage: %+v", got)
 	}
 	poll(t, p)
@@ -221,18 +222,35 @@ func TestOldCommands(t *testing.T) {
 }
 
 func TestParseCommand(t *testing.T) {
-	for in, want := range map[string]Command{
-		"Patch Set 3:\n\n/perfbot run":                    Run,
-		"Patch Set 3: Code-Review+1\n\n/perfbot  run  \n": Run,
-		"/perfbot run please":                             Unknown,
-		"/perfbot":                                        Unknown,
-		"/perfbotrun":                                     NoCommand,
-		"> /perfbot run":                                  NoCommand,
-		"please /perfbot run":                             NoCommand,
-		"":                                                NoCommand,
+	for in, want := range map[string]string{
+		"Patch Set 3:\n\n/perfbot run":                    "run",
+		"Patch Set 3: Code-Review+1\n\n/perfbot  run  \n": "run",
+		"/perfbot run wal base=main":                      "run wal base=main",
+		"/perfbot false-alarm Checksum -- busy":           "false-alarm Checksum -- busy",
+		"/perfbot run $(x)":                               "error",
+		"/perfbot please":                                 "error",
+		"/perfbot":                                        "error",
+		"/perfbotrun":                                     "none",
+		"> /perfbot run":                                  "none",
+		"please /perfbot run":                             "none",
+		"":                                                "none",
 	} {
-		if got := ParseCommand(in); got != want {
-			t.Errorf("ParseCommand(%q) = %v, want %v", in, got, want)
+		cmd, ok, err := ParseCommand(in)
+		got := cmd.Verb + strings.Join(append([]string{""}, cmd.Suites...), " ")
+		if cmd.Base != "" {
+			got += " base=" + cmd.Base
+		}
+		if len(cmd.Benches) > 0 {
+			got += strings.Join(append([]string{""}, cmd.Benches...), " ") + " -- " + cmd.Reason
+		}
+		switch {
+		case !ok:
+			got = "none"
+		case err != nil:
+			got = "error"
+		}
+		if got != want {
+			t.Errorf("ParseCommand(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -240,10 +258,53 @@ func TestParseCommand(t *testing.T) {
 func FuzzParseCommand(f *testing.F) {
 	f.Add("Patch Set 3:\n\n/perfbot run")
 	f.Add("> /perfbot run\n/perfbot x")
+	f.Add("/perfbot false-alarm A/b=1 -- why")
 	f.Fuzz(func(t *testing.T, s string) {
-		c := ParseCommand(s)
-		if c == Run && !strings.Contains(s, "/perfbot") {
-			t.Errorf("%q is a run command without /perfbot", s)
+		cmd, ok, err := ParseCommand(s)
+		if ok && err == nil && !strings.Contains(s, "/perfbot") {
+			t.Errorf("%q is a command without /perfbot", s)
+		}
+		for _, a := range append(append(cmd.Suites, cmd.Base), cmd.Benches...) {
+			if strings.ContainsAny(a, " \t\n$`;|&'\"") || strings.HasPrefix(a, "-") {
+				t.Fatalf("unsafe name %q from %q", a, s)
+			}
 		}
 	})
+}
+
+// TestFalseAlarmComment: "/perfbot false-alarm BENCH -- REASON" in a change
+// message marks the verdict in the latest finished run of that patch set,
+// in the store, by the message's author, once however often it is read; a
+// user who may not start runs is refused and marks nothing.
+func TestFalseAlarmComment(t *testing.T) {
+	s := newSite(t)
+	run := storetest.AnsweredRun(t, s.st, "gerrit", "1234/1", "ci-1")
+	p := s.poller(false, true)
+	p.FalseAlarms = falsealarm.Marker{Store: s.st}
+	s.f.Tick(time.Minute)
+	before := time.Now().Add(-time.Second)
+	s.f.Comment(1234, 1, mallory, "/perfbot false-alarm Checksum")
+	s.f.Comment(1234, 1, alice, "Patch Set 1:\n\n/perfbot false-alarm Checksum -- the runner was busy")
+	if n := poll(t, p); n != 0 {
+		t.Fatalf("marks queued %d jobs", n)
+	}
+	poll(t, p)
+	poll(t, s.poller(false, true))
+	marks, err := s.st.FalseAlarmsOfRun(context.Background(), run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(marks) != 1 {
+		t.Fatalf("marks %+v, want one, alice's", marks)
+	}
+	m := marks[0]
+	if m.By != "alice" || m.Venue != "gerrit" || m.Host != "ci-1" || m.Key.Benchmark != "Checksum-2" || m.Verdict != "worse" ||
+		m.Reason != "the runner was busy" || m.At.Before(before) {
+		t.Errorf("mark %+v", m)
+	}
+	got := s.f.ByPerfbot(1234)
+	if len(got) != 2 || !strings.Contains(got[0].Message, "mallory") || !strings.Contains(got[1].Message, "marked 1 verdict of run") ||
+		!strings.Contains(got[1].Message, "Checksum-2") {
+		t.Fatalf("answers: %+v", got)
+	}
 }
