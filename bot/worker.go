@@ -57,7 +57,7 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[benchArgs]) error
 	}
 
 	run := &store.Run{JobKey: spec.Key, JobID: job.ID, Suites: strings.Join(spec.Suites, " "),
-		BaseRef: spec.BaseRef, CandidateRef: spec.CandidateRef, Patch: patchName(spec), Worker: s.cfg.Service.Name}
+		BaseRef: spec.BaseRef, CandidateRef: spec.CandidateRef, Patch: patchName(spec), Title: spec.Title, Worker: s.cfg.Service.Name}
 	if len(spec.Targets) > 0 {
 		if t, err := review.ParseTarget(spec.Targets[0]); err == nil {
 			run.Venue, run.Target = t.Venue, t.Where

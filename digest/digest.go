@@ -120,8 +120,10 @@ type Counts struct {
 type Request struct {
 	RunID int64
 	Key   string
-	// Title names the request: the patch's subject line, the mail thread's
-	// subject, the pull request's target; never empty.
+	// Title names the request: the title its intake stored (pull request
+	// title, mail subject, JIRA summary, Gerrit subject), else the
+	// patch's subject line, the mail thread's subject, the pull request's
+	// target; never empty.
 	Title string
 	// Kind is KindRegression, KindImprovement, KindMixed, or "" when it
 	// moved nothing.
@@ -439,10 +441,14 @@ func describe(ctx context.Context, st *store.Store, r *Request, opts Options) er
 	return err
 }
 
-// requestTitle names a run: the subject when known, else where it came
-// from, else what it compared; never empty.
+// requestTitle names a run: the title its intake stored (a pull
+// request's title, a mail's subject, a JIRA summary), else the subject
+// when known, else where it came from, else what it compared; never
+// empty.
 func requestTitle(run *store.Run, subject string) string {
 	switch {
+	case strings.TrimSpace(run.Title) != "":
+		return oneLine(run.Title)
 	case subject != "" && run.Target != "" && !strings.Contains(subject, run.Target):
 		return run.Target + ": " + subject
 	case subject != "":

@@ -147,7 +147,8 @@ func seed(t testing.TB, st *store.Store) {
 	}
 	// A pull request: better, not landed.
 	prKey := "github:acme/store#12/comment/1"
-	prRun := saveRun(t, st, store.Run{JobKey: prKey, JobID: 2, CandidateRef: "refs/pull/12/head", Venue: "github", Target: "acme/store#12"},
+	prRun := saveRun(t, st, store.Run{JobKey: prKey, JobID: 2, CandidateRef: "refs/pull/12/head", Venue: "github", Target: "acme/store#12",
+		Title: "acme/store#12: get: cache decoded blocks <fast & small>"},
 		[]compare.Row{row("BenchmarkGet", bench.Params{{Name: "size", Value: "4k"}}, "ns/op", 200, -30, compare.Better),
 			row("BenchmarkGet", bench.Params{{Name: "size", Value: "64k"}}, "ns/op", 900, -10, compare.Better),
 			row("BenchmarkPut", nil, "ns/op", 300, 0.5, compare.Same)},
@@ -226,6 +227,9 @@ func TestBuildAndRender(t *testing.T) {
 	if r := d.Requests[0]; r.State != "confirmed on main after merge" || r.Moved() != 1 || r.MaxPct != 24.9 {
 		t.Errorf("the mailed patch: %+v", r)
 	}
+	if r := d.Requests[2]; r.Title != "acme/store#12: get: cache decoded blocks <fast & small>" {
+		t.Errorf("the pull request's title: %q", r.Title)
+	}
 	if r := d.Requests[2]; r.State != "not landed yet" || r.Better != 2 || r.MeanPct != -20 || r.MaxPct != -30 {
 		t.Errorf("the pull request: %+v", r)
 	}
@@ -236,6 +240,9 @@ func TestBuildAndRender(t *testing.T) {
 	txt, htm := msg.Full(answer.Text), msg.Full(answer.HTML)
 	golden(t, "weekly.txt", txt)
 	golden(t, "weekly.html", htm)
+	if !strings.Contains(htm, "get: cache decoded blocks &lt;fast &amp; small&gt;") || !strings.Contains(oneLine(txt), "blocks <fast & small>") {
+		t.Error("the pull request's title is not escaped for HTML, or is in the text part")
+	}
 	for i, line := range strings.Split(txt, "\n") {
 		if utf8.RuneCountInString(line) > textWidth && !strings.Contains(line, "https://") {
 			t.Errorf("text line %d is %d columns: %q", i+1, utf8.RuneCountInString(line), line)

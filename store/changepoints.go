@@ -99,10 +99,10 @@ func (c *ChangePoint) Key() (SeriesKey, error) {
 func (s *Store) CreateRun(ctx context.Context, r *Run) (int64, error) {
 	now := fmtTime(time.Now())
 	err := s.queryRow(ctx, `INSERT INTO runs (job_key, venue, target, suites, base_ref, base_commit,
-		candidate_ref, candidate_commit, patch, status, attempt, worker, created_at, started_at, heartbeat_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?) RETURNING id`,
+		candidate_ref, candidate_commit, patch, title, status, attempt, worker, created_at, started_at, heartbeat_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?) RETURNING id`,
 		r.JobKey, r.Venue, r.Target, r.Suites, r.BaseRef, r.BaseCommit, r.CandidateRef, r.CandidateCommit,
-		r.Patch, StatusRunning, r.Worker, now, now, now).Scan(&r.ID)
+		r.Patch, r.Title, StatusRunning, r.Worker, now, now, now).Scan(&r.ID)
 	if err != nil {
 		return 0, fmt.Errorf("create run %s: %w", r.JobKey, err)
 	}

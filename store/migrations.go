@@ -241,4 +241,8 @@ CREATE INDEX false_alarms_host ON false_alarms (host, benchmark)`},
 	// history search (all earlier ones).
 	{11, "change point paths", `
 ALTER TABLE change_points ADD COLUMN found_by TEXT NOT NULL DEFAULT 'history'`},
+	// A request's title (pull request title, mail subject, JIRA summary,
+	// ...), as its intake read it; empty for runs from before.
+	{12, "run titles", `
+ALTER TABLE runs ADD COLUMN title TEXT NOT NULL DEFAULT ''`},
 }

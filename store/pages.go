@@ -30,11 +30,11 @@ func (s *Store) RecordRun(ctx context.Context, r *Run) (int64, error) {
 		status = StatusDone
 	}
 	err := s.queryRow(ctx, `INSERT INTO runs (job_key, venue, target, suites, base_ref, base_commit,
-		candidate_ref, candidate_commit, patch, status, error, attempt, worker, created_at, started_at,
+		candidate_ref, candidate_commit, patch, title, status, error, attempt, worker, created_at, started_at,
 		finished_at, host_json, provenance_json)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		r.JobKey, r.Venue, r.Target, r.Suites, r.BaseRef, r.BaseCommit, r.CandidateRef, r.CandidateCommit,
-		r.Patch, status, r.Error, r.Worker, fmtTime(started), fmtTime(started), fmtTime(now),
+		r.Patch, r.Title, status, r.Error, r.Worker, fmtTime(started), fmtTime(started), fmtTime(now),
 		jsonOr(r.Host), jsonOr(r.Provenance)).Scan(&r.ID)
 	if err != nil {
 		return 0, fmt.Errorf("record run %s: %w", r.JobKey, err)

@@ -36,8 +36,12 @@ type Run struct {
 	BaseRef, BaseCommit           string
 	CandidateRef, CandidateCommit string
 	Patch                         string
-	Status                        string
-	Error                         string
+	// Title names the request as people know it: the pull request's
+	// title, the mail's subject, the JIRA issue's summary, the Gerrit
+	// change's subject; empty when the intake gave none.
+	Title  string
+	Status string
+	Error  string
 	// Attempt counts how many times the job was started.
 	Attempt int
 	// Worker names the process that last ran it.
@@ -61,10 +65,10 @@ func (s *Store) StartRun(ctx context.Context, r *Run) (int64, error) {
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		err = s.queryRow(ctx, `INSERT INTO runs (job_key, job_id, venue, target, suites, base_ref, base_commit,
-			candidate_ref, candidate_commit, patch, status, attempt, worker, created_at, started_at, heartbeat_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?) RETURNING id`,
+			candidate_ref, candidate_commit, patch, title, status, attempt, worker, created_at, started_at, heartbeat_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?) RETURNING id`,
 			r.JobKey, r.JobID, r.Venue, r.Target, r.Suites, r.BaseRef, r.BaseCommit, r.CandidateRef,
-			r.CandidateCommit, r.Patch, StatusRunning, r.Worker, fmtTime(now), fmtTime(now), fmtTime(now)).Scan(&id)
+			r.CandidateCommit, r.Patch, r.Title, StatusRunning, r.Worker, fmtTime(now), fmtTime(now), fmtTime(now)).Scan(&id)
 		if err != nil {
 			return 0, fmt.Errorf("create run for job %d: %w", r.JobID, err)
 		}
@@ -141,7 +145,7 @@ func (s *Store) RunsFinishedBetween(ctx context.Context, from, to time.Time) ([]
 
 func (s *Store) runs(ctx context.Context, where string, args ...any) ([]Run, error) {
 	rows, err := s.query(ctx, `SELECT id, job_key, COALESCE(job_id, 0), venue, target, suites, base_ref, base_commit,
-		candidate_ref, candidate_commit, patch, status, error, attempt, worker, created_at, started_at,
+		candidate_ref, candidate_commit, patch, title, status, error, attempt, worker, created_at, started_at,
 		finished_at, heartbeat_at, host_json, provenance_json FROM runs `+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read runs: %w", err)
@@ -153,7 +157,7 @@ func (s *Store) runs(ctx context.Context, where string, args ...any) ([]Run, err
 		var created, started, finished, hb sql.NullString
 		var host, prov string
 		if err := rows.Scan(&r.ID, &r.JobKey, &r.JobID, &r.Venue, &r.Target, &r.Suites, &r.BaseRef, &r.BaseCommit,
-			&r.CandidateRef, &r.CandidateCommit, &r.Patch, &r.Status, &r.Error, &r.Attempt, &r.Worker,
+			&r.CandidateRef, &r.CandidateCommit, &r.Patch, &r.Title, &r.Status, &r.Error, &r.Attempt, &r.Worker,
 			&created, &started, &finished, &hb, &host, &prov); err != nil {
 			return nil, fmt.Errorf("read runs: %w", err)
 		}

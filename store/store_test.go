@@ -78,7 +78,8 @@ func TestRunLifecycle(t *testing.T) {
 	eachStore(t, func(t *testing.T, s *Store) {
 		ctx := context.Background()
 		r := &Run{JobKey: "github:acme/store#12:abc", JobID: 7, Venue: "github", Target: "acme/store#12",
-			Suites: "wal", BaseRef: "main", CandidateRef: "pull/12/head", Worker: "host-a"}
+			Suites: "wal", BaseRef: "main", CandidateRef: "pull/12/head", Worker: "host-a",
+			Title: "acme/store#12: wal: buffer appends <64 KiB>"}
 		id, err := s.StartRun(ctx, r)
 		if err != nil {
 			t.Fatal(err)
@@ -107,7 +108,8 @@ func TestRunLifecycle(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, err := s.GetRun(ctx, id)
-		if err != nil || got.Status != StatusDone || got.Finished.IsZero() || got.Attempt != 2 {
+		if err != nil || got.Status != StatusDone || got.Finished.IsZero() || got.Attempt != 2 ||
+			got.Title != "acme/store#12: wal: buffer appends <64 KiB>" {
 			t.Fatalf("run = %+v, %v", got, err)
 		}
 		res, err := s.Results(ctx, id)

@@ -27,6 +27,7 @@ type Run struct {
 	CandidateRef    string    `json:"candidate_ref,omitempty"`
 	CandidateCommit string    `json:"candidate_commit,omitempty"`
 	Patch           string    `json:"patch,omitempty"`
+	Title           string    `json:"title,omitempty"`
 	Worker          string    `json:"worker,omitempty"`
 	Created         time.Time `json:"created,omitzero"`
 	Started         time.Time `json:"started,omitzero"`
@@ -38,7 +39,7 @@ func (s *Server) runOf(r *store.Run) Run {
 	x := s.scrubText
 	return Run{ID: r.ID, URL: runURL(r.ID), Status: r.Status, Error: x(r.Error), JobKey: x(r.JobKey), Venue: r.Venue,
 		Target: x(r.Target), Suites: x(r.Suites), BaseRef: x(r.BaseRef), BaseCommit: r.BaseCommit, CandidateRef: x(r.CandidateRef),
-		CandidateCommit: r.CandidateCommit, Patch: x(r.Patch), Worker: x(r.Worker), Created: r.Created, Started: r.Started,
+		CandidateCommit: r.CandidateCommit, Patch: x(r.Patch), Title: x(r.Title), Worker: x(r.Worker), Created: r.Created, Started: r.Started,
 		Finished: r.Finished}
 }
 

@@ -51,7 +51,7 @@ func TestHostileNamesStayText(t *testing.T) {
 		{Variant: hostileRef, Ref: hostileRef, PatchSubject: hostileTitle}}}
 	prov, _ := json.Marshal(cmp.Provenance)
 	run := &store.Run{JobKey: hostileName, Venue: "github", Target: hostileTarget, BaseRef: hostileRef, CandidateRef: hostileRef,
-		Patch: hostileTitle, Error: hostileError, Provenance: prov}
+		Patch: hostileTitle, Title: hostileTitle, Error: hostileError, Provenance: prov}
 	id, err := st.RecordRun(ctx, run)
 	if err != nil {
 		t.Fatal(err)

@@ -42,6 +42,7 @@ type compareFlags struct {
 	db        string
 	dbEnv     string
 	save      bool
+	title     string
 	driver    string
 	tune      job.Tuning
 	// cfg is the loaded config file, if any.
@@ -87,6 +88,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the rounds' random order, to repeat a run's order (default: random; the report's provenance names it)")
 	fs.StringVar(&f.db, "db", "", "history database whose noise thresholds (perfbot calibrate) the verdicts apply: a SQLite file or a postgres:// URL")
 	fs.BoolVar(&f.save, "save", false, "store the run (comparison, raw results, flame graphs, profiles) in --db, for perfbot web and perfbot history")
+	fs.StringVar(&f.title, "title", "", "with --save: the request's title in digests and on the run page (default: the patch's subject line, else the subject of the --head commit in a local --repo)")
 	fs.StringVar(&f.driver, "driver", "", "store driver of --db: sqlite or postgres (default: from --db)")
 	fs.StringVar(&f.key, "key", "", "stable key of the answer, so a rerun edits it (default: derived from the --post targets and suites)")
 	fs.Usage = func() {

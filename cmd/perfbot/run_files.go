@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -66,6 +69,10 @@ func saveRun(ctx context.Context, f *compareFlags, cmp *compare.Comparison, key 
 			}
 		}
 	}
+	run.Title = f.title
+	if run.Title == "" {
+		run.Title = candidateSubject(ctx, f.repoDir(), cmp)
+	}
 	if b, err := json.Marshal(cmp.Provenance.Host); err == nil {
 		run.Host = b
 	}
@@ -98,6 +105,48 @@ func saveRun(ctx context.Context, f *compareFlags, cmp *compare.Comparison, key 
 		return 0, err
 	}
 	return run.ID, nil
+}
+
+// candidateSubject names a comparison's first candidate: its patch's
+// subject line, else the subject of its commit when repo is a local
+// clone that has it; "" when neither is known.
+func candidateSubject(ctx context.Context, repo string, cmp *compare.Comparison) string {
+	for _, side := range cmp.Provenance.Sides {
+		if side.Variant == cmp.Base {
+			continue
+		}
+		if side.PatchSubject != "" {
+			return strings.TrimSpace(side.PatchSubject)
+		}
+		if side.Commit == "" || strings.HasPrefix(side.Commit, "-") || repo == "" {
+			return ""
+		}
+		out, err := exec.CommandContext(ctx, "git", "-C", repo, "log", "-1", "--format=%s", side.Commit, "--").Output()
+		if err != nil {
+			return "" // a clone URL, or a commit the local clone lacks
+		}
+		return strings.TrimSpace(string(out))
+	}
+	return ""
+}
+
+// repoDir is the local clone the flags name (--repo, else the config's
+// project.repo, else the current directory), or "" when it is a URL.
+func (f *compareFlags) repoDir() string {
+	repo := f.repo
+	if repo == "" && f.cfg != nil {
+		repo = f.cfg.Project.Repo
+		if repo != "" && !filepath.IsAbs(repo) && !strings.Contains(repo, "://") && f.config != "" {
+			repo = filepath.Join(filepath.Dir(f.config), repo)
+		}
+	}
+	if repo == "" {
+		repo = "."
+	}
+	if st, err := os.Stat(repo); err != nil || !st.IsDir() {
+		return ""
+	}
+	return repo
 }
 
 // addPages serves the history's pages and API on the service's mux and
