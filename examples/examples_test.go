@@ -95,8 +95,9 @@ func build(t *testing.T) string {
 	return perfbot
 }
 
-// runExample runs one example config and returns its JSON report.
-func runExample(t *testing.T, name string) (*report, string) {
+// runExample runs one example config, with flags added to the command
+// line, and returns its JSON report.
+func runExample(t *testing.T, name string, flags ...string) (*report, string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("example runs take minutes; skipped with -short")
@@ -107,7 +108,7 @@ func runExample(t *testing.T, name string) (*report, string) {
 	// module cache and the trusted layer of the build cache between runs:
 	// ycsb-release downloads go-ycsb's dependencies only the first time
 	// (each side still compiles them, with a build cache of its own).
-	args := []string{"compare", "--config", filepath.Join("examples", name+".yaml"), "--out", out, "--format", "json", "-q"}
+	args := append([]string{"compare", "--config", filepath.Join("examples", name+".yaml"), "--out", out, "--format", "json", "-q"}, flags...)
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = repoRoot(t)
 	var stderr strings.Builder

@@ -9,7 +9,9 @@ import (
 // TestStorePatch runs examples/store-patch.yaml: the index lookup beats the
 // sequential scan at every task count, and by more the more tasks there are.
 func TestStorePatch(t *testing.T) {
-	r, _ := runExample(t, "store-patch")
+	// --no-confirm: the test reads better verdicts, which a confirmation
+	// rerun (of rows called worse) cannot change.
+	r, _ := runExample(t, "store-patch", "--no-confirm")
 	if r.Base != "scan" || len(r.Candidates) != 1 || r.Candidates[0] != "index" {
 		t.Fatalf("variants %s vs %v, want index vs scan", r.Base, r.Candidates)
 	}

@@ -12,7 +12,10 @@ import (
 // workload on both sides, and a plain-text report for the mail.
 func TestYCSBRelease(t *testing.T) {
 	need(t, "go", "golang")
-	r, out := runExample(t, "ycsb-release")
+	// --no-confirm: the test reads which rows both sides measured, not
+	// verdicts; confirming a row called worse would build go-ycsb on both
+	// sides and run every workload again.
+	r, out := runExample(t, "ycsb-release", "--no-confirm")
 	if r.Base != "badger-v1.5.3" || len(r.Candidates) != 1 || r.Candidates[0] != "badger-v1.5.4" {
 		t.Fatalf("variants %s vs %v, want badger-v1.5.4 vs badger-v1.5.3", r.Base, r.Candidates)
 	}
