@@ -41,7 +41,9 @@ func TestMain(m *testing.M) {
 		err := run(context.Background(), os.Args[1:], os.Stdout, os.Stderr)
 		os.Exit(exitCode(err, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeSharedCache()
+	os.Exit(code)
 }
 
 // e2eGitHub fakes the GitHub REST endpoints that intake and posting use,
