@@ -218,6 +218,11 @@ const (
 	EnvGerritURL      = "PERFBOT_GERRIT_URL"
 	EnvSMTP           = "PERFBOT_SMTP"
 	EnvMailFrom       = "PERFBOT_MAIL_FROM"
+	// EnvGitHubLogin gives venues.github.login (github-actions[bot] for
+	// a workflow's GITHUB_TOKEN).
+	EnvGitHubLogin = "PERFBOT_GITHUB_LOGIN"
+	// EnvGitHubChecks set to "true" turns on venues.github.checks.
+	EnvGitHubChecks = "PERFBOT_GITHUB_CHECKS"
 )
 
 // VenuesFromEnv is the configuration the environment alone gives: venue
@@ -228,8 +233,9 @@ func VenuesFromEnv(getenv func(string) string) Venues {
 	return Venues{}.WithEnv(getenv)
 }
 
-// WithEnv fills the addresses v leaves empty from the environment
-// variables above; what config.yaml sets wins.
+// WithEnv fills the addresses v leaves empty (and venues.github.login)
+// from the environment variables above, and turns on venues.github.checks
+// when PERFBOT_GITHUB_CHECKS is "true"; what config.yaml sets wins.
 func (v Venues) WithEnv(getenv func(string) string) Venues {
 	fill := func(dst *string, env string) {
 		if *dst == "" {
@@ -243,5 +249,9 @@ func (v Venues) WithEnv(getenv func(string) string) Venues {
 	fill(&v.Mail.SMTP, EnvSMTP)
 	fill(&v.Mail.From, EnvMailFrom)
 	fill(&v.GitLab.BaseURL, EnvGitLabURL)
+	fill(&v.GitHub.Login, EnvGitHubLogin)
+	if strings.TrimSpace(getenv(EnvGitHubChecks)) == "true" {
+		v.GitHub.Checks = true
+	}
 	return v
 }

@@ -38,6 +38,7 @@ type compareFlags struct {
 	noConfirm bool
 	posts     multiFlag
 	key       string
+	answerOut string
 	seed      uint64
 	db        string
 	dbEnv     string
@@ -90,6 +91,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.BoolVar(&f.save, "save", false, "store the run (comparison, raw results, flame graphs, profiles) in --db, for perfbot web and perfbot history")
 	fs.StringVar(&f.title, "title", "", "with --save: the request's title in digests and on the run page (default: the patch's subject line, else the subject of the --head commit in a local --repo)")
 	fs.StringVar(&f.driver, "driver", "", "store driver of --db: sqlite or postgres (default: from --db)")
+	fs.StringVar(&f.answerOut, "answer-out", "", "also write the answer as posted into this directory: answer.md (GitHub Markdown), answer.json and result.json (state, summary, commit, key, counts), for CI and perfbot post-artifact")
 	fs.StringVar(&f.key, "key", "", "stable key of the answer, so a rerun edits it (default: derived from the --post targets and suites)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: perfbot compare [flags] --base REF (--patch FILE | --head REF)...\n")
@@ -168,7 +170,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	suites := f.suiteNames()
 	key := f.key
-	if key == "" && len(targets) > 0 {
+	if key == "" && (len(targets) > 0 || f.answerOut != "") {
 		key = answerKey(targets, suites)
 	}
 	var runURL string
@@ -184,8 +186,17 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			fmt.Fprintf(stderr, "perfbot: stored as run %d in %s\n", id, job.StoreDriver(f.driver, f.db))
 		}
 	}
-	if len(targets) > 0 {
-		if err := postAll(ctx, cmp, flames, targets, key, f.cfg, f.cacheDir, runURL, stderr); err != nil {
+	if len(targets) > 0 || f.answerOut != "" {
+		msg, err := renderAnswer(cmp, flames, key, f.cfg, f.cacheDir, runURL)
+		if err != nil {
+			return err
+		}
+		if f.answerOut != "" {
+			if err := writeAnswerDir(f.answerOut, msg, cmp); err != nil {
+				return err
+			}
+		}
+		if err := postMessage(ctx, msg, targets, f.cfg, stderr); err != nil {
 			return err
 		}
 	}

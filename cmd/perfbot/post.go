@@ -56,23 +56,34 @@ func postAll(ctx context.Context, cmp *compare.Comparison, extra []answer.Attach
 	if len(targets) == 0 {
 		return nil
 	}
-	var venues config.Venues
-	var opt post.Options
-	if cfg != nil {
-		venues, opt.ServiceURL = cfg.Venues, cfg.Service.URL
+	msg, err := renderAnswer(cmp, extra, key, cfg, cacheDir, runURL)
+	if err != nil {
+		return err
 	}
-	router := post.NewRouter(venues.WithEnv(os.Getenv), opt)
+	return postMessage(ctx, msg, targets, cfg, stderr)
+}
+
+// renderAnswer is the answer postAll posts: cmp rendered for every venue
+// under key, host paths scrubbed, extra attachments added and runURL
+// linked.
+func renderAnswer(cmp *compare.Comparison, extra []answer.Attachment, key string, cfg *config.Config, cacheDir, runURL string) (answer.Answer, error) {
 	if cacheDir == "" {
 		cacheDir = bot.DefaultCacheDir()
 	}
 	scrub := bot.NewScrubber(bot.HostPaths(cacheDir)...)
 	msg, err := report.Message(scrub.Comparison(cmp), report.Options{Key: key, Limits: post.Limits(), TemplateDir: cfg.TemplateDir()})
 	if err != nil {
-		return fmt.Errorf("render the answer: %w", err)
+		return answer.Answer{}, fmt.Errorf("render the answer: %w", err)
 	}
 	msg = scrub.Message(msg)
 	msg.Attachments = append(msg.Attachments, extra...)
-	msg = bot.LinkRun(msg, runURL, 0)
+	return bot.LinkRun(msg, runURL, 0), nil
+}
+
+// postMessage posts msg to each target, reporting each link on stderr.
+// Every target is tried; the errors are joined.
+func postMessage(ctx context.Context, msg answer.Answer, targets []review.Target, cfg *config.Config, stderr io.Writer) error {
+	router := newRouter(cfg)
 	var errs []error
 	for _, t := range targets {
 		link, err := router.Post(ctx, t, msg)
@@ -83,4 +94,15 @@ func postAll(ctx context.Context, cmp *compare.Comparison, extra []answer.Attach
 		fmt.Fprintf(stderr, "perfbot: posted to %s: %s\n", t, link)
 	}
 	return errors.Join(errs...)
+}
+
+// newRouter is the venues of cfg (none without one), completed from the
+// environment.
+func newRouter(cfg *config.Config) *post.Router {
+	var venues config.Venues
+	var opt post.Options
+	if cfg != nil {
+		venues, opt.ServiceURL = cfg.Venues, cfg.Service.URL
+	}
+	return post.NewRouter(venues.WithEnv(os.Getenv), opt)
 }

@@ -278,3 +278,17 @@ func checkSummary(msg answer.Answer) string {
 	r := []rune(s)
 	return string(r[:CheckOutputLimit-1]) + "…"
 }
+
+// HeadSHA is the current head commit of the pull request where
+// ("OWNER/REPO#N"), as GitHub reports it (GET /repos/OWNER/REPO/pulls/N).
+func (p *Poster) HeadSHA(ctx context.Context, where string) (string, error) {
+	pr, err := ParsePR(where)
+	if err != nil {
+		return "", err
+	}
+	sha, err := p.headSHA(ctx, pr)
+	if err != nil {
+		return "", retry.Redact(err, p.secrets()...)
+	}
+	return sha, nil
+}
