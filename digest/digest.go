@@ -144,6 +144,8 @@ type Request struct {
 	Finished time.Time
 	// size orders requests: the largest change.
 	size float64
+	// moved are the benchmarks it moved (moveKey), in order.
+	moved []string
 }
 
 // Moved is how many benchmarks the request moved.
@@ -332,7 +334,7 @@ func movesByRun(changes []store.Change) map[int64]*runMoves {
 			rm = &runMoves{by: map[string]*benchMove{}}
 			out[c.RunID] = rm
 		}
-		k := c.Group + "\x00" + c.Benchmark + "\x00" + c.Params.String()
+		k := moveKey(c.Group, c.Benchmark, c.Params)
 		m := rm.by[k]
 		if m == nil {
 			m = &benchMove{}
@@ -355,6 +357,11 @@ func movesByRun(changes []store.Change) map[int64]*runMoves {
 	return out
 }
 
+// moveKey names a benchmark (group, name and parameters) over its units.
+func moveKey(group, name string, params bench.Params) string {
+	return group + "\x00" + name + "\x00" + params.String()
+}
+
 func isTimeUnit(unit, metric string) bool {
 	switch unit {
 	case "ns/op", "sec/op", "s", "ms", "us", "ns", "seconds", "µs":
@@ -370,6 +377,7 @@ func (rm *runMoves) tally(r *Request) {
 		return
 	}
 	var sum float64
+	r.moved = rm.order
 	for _, k := range rm.order {
 		m := rm.by[k]
 		switch {
@@ -437,8 +445,54 @@ func describe(ctx context.Context, st *store.Store, r *Request, opts Options) er
 		}
 		r.Thread = l
 	}
-	r.State, err = state(ctx, st, r.Key)
-	return err
+	if r.State, err = state(ctx, st, r.Key); err != nil {
+		return err
+	}
+	marked, by, err := falseAlarms(ctx, st, r)
+	if err != nil {
+		return err
+	}
+	switch {
+	case marked == 0:
+	case marked == len(r.moved) && r.State == stateNotLanded:
+		r.State = "marked a false alarm by " + by
+	case marked == len(r.moved):
+		r.State = "marked a false alarm by " + by + "; " + r.State
+	default:
+		r.State = fmt.Sprintf("%s; %d of %d benchmarks marked false alarms by %s", r.State, marked, len(r.moved), by)
+	}
+	return nil
+}
+
+// falseAlarms counts the benchmarks r moved that reviewers marked false
+// alarms (any of their units), and names who marked them.
+func falseAlarms(ctx context.Context, st *store.Store, r *Request) (int, string, error) {
+	if len(r.moved) == 0 {
+		return 0, "", nil
+	}
+	marks, err := st.FalseAlarmsOfRun(ctx, r.RunID)
+	if err != nil {
+		return 0, "", err
+	}
+	keys := map[string]bool{}
+	var who []string
+	for _, m := range marks {
+		p, err := parseParams(m.Key.Params)
+		if err != nil {
+			return 0, "", fmt.Errorf("false alarm %d of run %d: params: %w", m.ID, r.RunID, err)
+		}
+		keys[moveKey(m.Key.Group, m.Key.Benchmark, p)] = true
+		if by := oneLine(m.By); !slices.Contains(who, by) {
+			who = append(who, by)
+		}
+	}
+	n := 0
+	for _, k := range r.moved {
+		if keys[k] {
+			n++
+		}
+	}
+	return n, strings.Join(who, ", "), nil
 }
 
 // requestTitle names a run: the title its intake stored (a pull
@@ -474,40 +528,50 @@ func trimReply(s string) string {
 	}
 }
 
-// state says what became of a request's verdicts on the tracked branch.
+// stateNotLanded is the state of a request not seen on a tracked branch.
+const stateNotLanded = "not landed yet"
+
+// state says what became of a request's verdicts on the tracked branch:
+// the verdict follow-up's decision (see package track).
 func state(ctx context.Context, st *store.Store, key string) (string, error) {
 	f, err := st.GetFollowUp(ctx, key)
 	if errors.Is(err, store.ErrNotFound) {
-		return "not landed yet", nil
+		return stateNotLanded, nil
 	}
 	if err != nil {
 		return "", err
 	}
 	if f.State == store.FollowUpOpen {
 		if f.Landed == "" {
-			return "not landed yet", nil
+			return stateNotLanded, nil
 		}
 		return "landed as " + short(f.Landed) + ", waiting for tracked runs", nil
 	}
-	confirmed, other := 0, 0
+	confirmed, unseen, unmeasured := 0, 0, 0
 	for _, l := range f.Lines {
-		if strings.Contains(l, "\tconfirmed on ") {
+		switch _, what, _ := strings.Cut(l, "\t"); {
+		case strings.HasPrefix(what, "confirmed on "):
 			confirmed++
-		} else {
-			other++
+		case strings.HasPrefix(what, "not measured on "):
+			unmeasured++
+		default:
+			unseen++
 		}
 	}
 	branch := f.Track
 	if i := strings.LastIndex(branch, "@"); i >= 0 {
 		branch = branch[i+1:]
 	}
+	branch = or(branch, "the tracked branch")
 	switch {
-	case confirmed > 0 && other == 0:
-		return "confirmed on " + or(branch, "the tracked branch") + " after merge", nil
+	case confirmed > 0 && unseen+unmeasured == 0:
+		return "confirmed on " + branch + " after merge", nil
 	case confirmed > 0:
-		return fmt.Sprintf("partly confirmed on %s after merge (%d of %d)", or(branch, "the tracked branch"), confirmed, confirmed+other), nil
+		return fmt.Sprintf("partly confirmed on %s after merge (%d of %d)", branch, confirmed, confirmed+unseen+unmeasured), nil
+	case unseen > 0:
+		return "retracted: not seen on " + branch + " after merge", nil
 	}
-	return "retracted: not seen on " + or(branch, "the tracked branch") + " after merge", nil
+	return "landed; not measured on " + branch + " after merge", nil
 }
 
 // tracked fills the tracked branches' part: change points, stopped

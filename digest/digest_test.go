@@ -158,12 +158,17 @@ func seed(t testing.TB, st *store.Store) {
 	}
 	// The quickstart's patch from the command line: one benchmark, time
 	// better and memory worse.
-	saveRun(t, st, store.Run{JobKey: "compare:wal", CandidateRef: "HEAD", BaseRef: "HEAD", Patch: "examples/wal/buffered-append.patch"},
+	walRun := saveRun(t, st, store.Run{JobKey: "compare:wal", CandidateRef: "HEAD", BaseRef: "HEAD", Patch: "examples/wal/buffered-append.patch"},
 		[]compare.Row{row("BenchmarkAppend-2", nil, "sec/op", 7.1e-6, -98.1, compare.Better),
 			rowTo("BenchmarkAppend-2", "B/op", 0, 8, compare.Worse), rowTo("BenchmarkAppend-2", "allocs/op", 0, 1, compare.Worse),
 			row("BenchmarkChecksum-2", nil, "sec/op", 2e-6, 0.4, compare.Same)},
 		compare.Provenance{Sides: []compare.Side{{Variant: "base", Ref: "HEAD"}, {Variant: "cand", Ref: "HEAD",
 			Patch: "examples/wal/buffered-append.patch", PatchSubject: "wal: buffer appends in a 64 KiB writer"}}}, "")
+	// A reviewer marked its B/op a false alarm.
+	if err := st.AddFalseAlarms(ctx, []store.FalseAlarm{{RunID: walRun, Host: "bench-1", Key: store.NoiseKey{Benchmark: "BenchmarkAppend-2",
+		Params: "null", Unit: "B/op"}, Variant: "cand", Verdict: "worse", DeltaPct: 100, By: "alice", Venue: "cli"}}); err != nil {
+		t.Fatal(err)
+	}
 	// A pull request that moved nothing.
 	saveRun(t, st, store.Run{JobKey: "github:acme/store#14/comment/3", JobID: 3, CandidateRef: "refs/pull/14/head", Venue: "github", Target: "acme/store#14"},
 		[]compare.Row{row("BenchmarkPut", nil, "ns/op", 300, 0.5, compare.Same)}, compare.Provenance{},
@@ -221,7 +226,8 @@ func TestBuildAndRender(t *testing.T) {
 	if len(d.Requests) != 3 || d.Requests[0].Kind != KindRegression || d.Requests[1].Kind != KindMixed || d.Requests[2].Kind != KindImprovement {
 		t.Fatalf("requests = %+v", d.Requests)
 	}
-	if r := d.Requests[1]; r.Title != "wal: buffer appends in a 64 KiB writer" || r.Moved() != 1 || r.Mixed != 1 {
+	if r := d.Requests[1]; r.Title != "wal: buffer appends in a 64 KiB writer" || r.Moved() != 1 || r.Mixed != 1 ||
+		r.State != "marked a false alarm by alice" {
 		t.Errorf("the command-line patch: %+v", r)
 	}
 	if r := d.Requests[0]; r.State != "confirmed on main after merge" || r.Moved() != 1 || r.MaxPct != 24.9 {
@@ -373,5 +379,70 @@ func TestChangePointFoundByRun(t *testing.T) {
 	}
 	if htm := d.HTML(); !strings.Contains(htm, "found by the commit&#39;s run") {
 		t.Errorf("the HTML part does not say the run found it:\n%s", htm)
+	}
+}
+
+// TestStates says what became of each request: confirmed, partly
+// confirmed, retracted, not measured after merge, landed and waiting, not
+// landed, and marked a false alarm in part.
+func TestStates(t *testing.T) {
+	st := storetest.SQLite(t)
+	ctx := context.Background()
+	rows := []compare.Row{row("BenchmarkA", nil, "ns/op", 100, 20, compare.Worse), row("BenchmarkB", nil, "ns/op", 100, 20, compare.Worse)}
+	for i, c := range []struct {
+		lines  []string
+		landed bool
+		marks  int
+		want   string
+	}{
+		{lines: []string{"BenchmarkA (ns/op)\tconfirmed on main at c1: +20%", "BenchmarkB (ns/op)\tconfirmed on main at c1: +20%"},
+			want: "confirmed on main after merge"},
+		{lines: []string{"BenchmarkA (ns/op)\tconfirmed on main at c1: +20%", "BenchmarkB (ns/op)\tnot seen on main after 5 commits"},
+			want: "partly confirmed on main after merge (1 of 2)"},
+		{lines: []string{"BenchmarkA (ns/op)\tnot seen on main after 5 commits", "BenchmarkB (ns/op)\tnot measured on main in 5 commits"},
+			want: "retracted: not seen on main after merge"},
+		{lines: []string{"BenchmarkA (ns/op)\tnot measured on main in 5 commits"}, want: "landed; not measured on main after merge"},
+		{landed: true, want: "landed as c000000001, waiting for tracked runs"},
+		{want: "not landed yet"},
+		{marks: 1, want: "not landed yet; 1 of 2 benchmarks marked false alarms by bob"},
+		{marks: 2, lines: []string{"BenchmarkA (ns/op)\tnot seen on main after 5 commits"},
+			want: "marked a false alarm by bob; retracted: not seen on main after merge"},
+	} {
+		key := fmt.Sprintf("mail:<%d@example.org>", i)
+		id := saveRun(t, st, store.Run{JobKey: key, JobID: int64(i + 1), Venue: "mail", Target: "dev@example.org", Title: key}, rows,
+			compare.Provenance{}, "")
+		if err := st.OpenFollowUp(ctx, store.FollowUp{Key: key, RunID: id, Venue: "mail", Target: "dev@example.org"}); err != nil {
+			t.Fatal(err)
+		}
+		if c.landed || c.lines != nil {
+			if err := st.LandFollowUp(ctx, key, "c0000000011111", store.LandedPatchID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if c.lines != nil {
+			if _, err := st.DecideFollowUp(ctx, key, track, c.lines); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, b := range []string{"BenchmarkA", "BenchmarkB"}[:c.marks] {
+			if err := st.AddFalseAlarms(ctx, []store.FalseAlarm{{RunID: id, Host: "h", Key: store.NoiseKey{Benchmark: b, Params: "null",
+				Unit: "ns/op"}, Verdict: "worse", DeltaPct: 20, By: "bob", Venue: "mail"}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		to := time.Now().Add(time.Hour)
+		d, err := Build(ctx, st, to.Add(-24*time.Hour), to, Options{Top: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		for _, r := range d.Requests {
+			if r.RunID == id {
+				got = r.State
+			}
+		}
+		if got != c.want {
+			t.Errorf("case %d: state %q, want %q", i, got, c.want)
+		}
 	}
 }
