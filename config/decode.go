@@ -60,6 +60,9 @@ func decode(data []byte, file string) (*Config, Errors) {
 		if c.Suites[i].Instrument == "" {
 			c.Suites[i].Instrument = c.Instrument
 		}
+		if c.Suites[i].Instrument == "" && c.Suites[i].Preset == "go" {
+			c.Suites[i].Instrument = DefaultInstrument("go")
+		}
 	}
 	c.Defaults()
 	errs := append(w.errs, c.check()...)

@@ -30,11 +30,20 @@ func TestAutoInstrument(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]bool{"a": false, "b": false, "c": false, "d": true, "e": true}
+	// A Go suite is auto unless it says otherwise; a command suite is not.
+	want := map[string]bool{"a": true, "b": false, "c": false, "d": true, "e": true}
 	for i := range c.Suites {
 		if got := c.Suites[i].AutoInstrument(); got != want[c.Suites[i].Name] {
 			t.Errorf("suite %s (instrument %q): auto %v, want %v", c.Suites[i].Name, c.Suites[i].Instrument, got, !got)
 		}
+	}
+	// The config's own instrument is every suite's default, Go suites too.
+	c, err = Parse([]byte("instrument: walltime\nsuites:\n  a: {preset: go}\n"), "c.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Suites[0].AutoInstrument() || c.Suites[0].Instrument != InstrumentWallTime {
+		t.Errorf("instrument: walltime: go suite instrument %q", c.Suites[0].Instrument)
 	}
 	if err := ValidInstrument("auto"); err != nil {
 		t.Errorf("auto: %v", err)

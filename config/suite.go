@@ -104,12 +104,24 @@ type Suite struct {
 	// same code under other settings, or other refs; the first is the
 	// baseline.
 	Variants Variants `yaml:"variants"`
-	// Instrument is what measures the benchmarks: "walltime" (the
-	// default), "cpu-sim" (instruction counts under Valgrind's
-	// cachegrind), "both", or "auto" (cpu-sim when the host's noise,
-	// probed as the job starts, hides the smallest change to detect); see
-	// docs/configuration.md.
+	// Instrument is what measures the benchmarks: "walltime", "cpu-sim"
+	// (instruction counts under Valgrind's cachegrind), "both", or "auto"
+	// (cpu-sim when the host's noise, probed as the job starts, hides the
+	// smallest change to detect). A Go suite defaults to auto, a command
+	// suite to walltime (see DefaultInstrument and docs/configuration.md).
 	Instrument string `yaml:"instrument"`
+}
+
+// DefaultInstrument is the instrument of a suite that names none, neither
+// itself nor in the config's top-level instrument: auto for the go preset,
+// whose benchmarks cachegrind can count, and walltime for a command suite,
+// whose command may be a server, a script or a tool that Valgrind would
+// slow beyond its timeouts or that measures its own time.
+func DefaultInstrument(preset string) string {
+	if preset == "go" {
+		return InstrumentAuto
+	}
+	return InstrumentWallTime
 }
 
 // The instruments a suite can measure with.

@@ -32,18 +32,24 @@ func TestValgrindNeededButMissingFails(t *testing.T) {
 	}
 }
 
-const autoSuite = "suites:\n  wal:\n    preset: go\n    instrument: auto\n"
+// autoSuites say auto, or are Go suites that name no instrument (auto
+// by default).
+var autoSuites = []string{"suites:\n  wal:\n    preset: go\n    instrument: auto\n", "suites:\n  wal:\n    preset: go\n"}
 
 // TestValgrindMissingUnderAutoWarns: a suite whose instrument is auto
 // runs without valgrind (on wall time), so its absence is a warning.
 func TestValgrindMissingUnderAutoWarns(t *testing.T) {
-	if r := Valgrind(context.Background(), parse(t, autoSuite)); r.Status != OK || !strings.Contains(r.Reason, "instrument auto in suites: wal") {
-		t.Errorf("valgrind = %v %q, want ok (.ci/run installs valgrind)", r.Status, r.Reason)
+	for _, autoSuite := range autoSuites {
+		if r := Valgrind(context.Background(), parse(t, autoSuite)); r.Status != OK || !strings.Contains(r.Reason, "instrument auto in suites: wal") {
+			t.Errorf("%q: valgrind = %v %q, want ok (.ci/run installs valgrind)", autoSuite, r.Status, r.Reason)
+		}
 	}
 	emptyPath(t)
-	r := Valgrind(context.Background(), parse(t, autoSuite))
-	if r.Status != Warn || !strings.Contains(r.Reason, "instrument auto in suites wal falls back to wall time") {
-		t.Errorf("valgrind = %v %q, want a warning that auto falls back to wall time", r.Status, r.Reason)
+	for _, autoSuite := range autoSuites {
+		r := Valgrind(context.Background(), parse(t, autoSuite))
+		if r.Status != Warn || !strings.Contains(r.Reason, "instrument auto in suites wal falls back to wall time") {
+			t.Errorf("%q: valgrind = %v %q, want a warning that auto falls back to wall time", autoSuite, r.Status, r.Reason)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/gitrepo"
 	"github.com/perfbot/perfbot/runner"
 )
@@ -28,7 +29,7 @@ func TestRunSeriesBaseCommit(t *testing.T) {
 	if strings.Contains(patch, "base-commit") {
 		t.Fatal("the patch names its base itself; the test needs the cover letter's")
 	}
-	opts := Options{Repo: r.Dir, CacheDir: t.TempDir(), NoSandbox: true, Tune: Tuning{Count: 2, Benchtime: "20x"}}
+	opts := Options{Repo: r.Dir, CacheDir: t.TempDir(), NoSandbox: true, Tune: Tuning{Instrument: config.InstrumentWallTime, Count: 2, Benchtime: "20x"}}
 	spec := Spec{Key: "mail:cover@example.org/v1", Patch: patch, BaseCommit: older, Source: "mail"}
 	out, err := Run(context.Background(), spec, opts)
 	if err != nil {

@@ -87,7 +87,7 @@ func TestHostileCgoHeaderDoesNotReachLaterJob(t *testing.T) {
 	hostile := patchOf(r, "include: a faster val", map[string]string{"include/val.h": hostileHeader})
 	noop := patchOf(r, "README: say more", map[string]string{"README": "cg, a cgo benchmark\n"})
 	cache := openDir(t, visibleRoot(t))
-	opts := Options{Repo: r.Dir, CacheDir: cache, Tune: Tuning{Count: 2, Benchtime: "20x"}}
+	opts := Options{Repo: r.Dir, CacheDir: cache, Tune: Tuning{Instrument: config.InstrumentWallTime, Count: 2, Benchtime: "20x"}}
 
 	if _, err := Run(context.Background(), Spec{Key: "hostile", Patch: hostile, Source: "cli"}, opts); err != nil {
 		t.Fatalf("hostile job: %v", err)

@@ -193,7 +193,10 @@ func selectSuites(cfg *config.Config, names []string, t Tuning) ([]config.Suite,
 		if len(names) > 0 {
 			return nil, requestf("suite %s: no config with suites given", strings.Join(names, ", "))
 		}
-		suites = []config.Suite{{Name: "go", Preset: "go"}}
+		suites = []config.Suite{{Name: "go", Preset: "go", Instrument: config.DefaultInstrument("go")}}
+		if cfg != nil && cfg.Instrument != "" {
+			suites[0].Instrument = cfg.Instrument
+		}
 	case len(names) == 0:
 		suites = append(suites, cfg.Suites...)
 	default:

@@ -35,4 +35,20 @@ func TestSelectSuites(t *testing.T) {
 	if err != nil || len(suites) != 1 || suites[0].Preset != "go" {
 		t.Errorf("no config: %+v, %v; want the go preset", suites, err)
 	}
+	// The default Go suite is auto, unless the config or the request
+	// says which instrument.
+	for _, c := range []struct {
+		cfg  *config.Config
+		tune Tuning
+		want string
+	}{
+		{nil, Tuning{}, config.InstrumentAuto},
+		{&config.Config{Instrument: config.InstrumentWallTime}, Tuning{}, config.InstrumentWallTime},
+		{nil, Tuning{Instrument: config.InstrumentWallTime}, config.InstrumentWallTime},
+	} {
+		suites, err = selectSuites(c.cfg, nil, c.tune)
+		if err != nil || suites[0].Instrument != c.want {
+			t.Errorf("default suite (config %+v, tuning %+v): instrument %q, %v; want %s", c.cfg, c.tune, suites[0].Instrument, err, c.want)
+		}
+	}
 }

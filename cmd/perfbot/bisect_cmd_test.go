@@ -54,7 +54,7 @@ func TestBisectGoRepo(t *testing.T) {
 		commits = append(commits, r.Commit(fmt.Sprintf("notes %d", i), map[string]string{"NOTES": strings.Repeat("note\n", i)}))
 	}
 	args := []string{"bisect", "--repo", r.Dir, "--base", base, "--head", "main", "--no-sandbox", "--cache-dir", t.TempDir(),
-		"--benchtime", "500x", "--count", "5", "--max-count", "10", "-q"}
+		"--benchtime", "500x", "--count", "5", "--max-count", "10", "--instrument", "walltime", "-q"}
 	var stdout, stderr bytes.Buffer
 	if err := run(context.Background(), append(args, "--format", "json"), &stdout, &stderr); err != nil {
 		t.Fatalf("bisect: %v\n%s", err, stderr.String())

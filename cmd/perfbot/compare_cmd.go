@@ -59,7 +59,7 @@ func (f *compareFlags) addRunFlags(fs *flag.FlagSet) {
 	fs.Var(&f.suites, "suite", "suite of the config to run (repeatable; default: all)")
 	fs.StringVar(&f.tune.Bench, "bench", "", "Go suite: run only benchmarks matching this regexp (go test -bench)")
 	fs.StringVar(&f.tune.Packages, "pkg", "", "Go suite: package pattern (default ./...)")
-	fs.StringVar(&f.tune.Instrument, "instrument", "", "what measures the suites: walltime, cpu-sim (instructions and estimated cycles per op under Valgrind's cachegrind) both, or auto (cpu-sim when the host's noise probe varies by more than the noise floor, else walltime) (default: each suite's instrument)")
+	fs.StringVar(&f.tune.Instrument, "instrument", "", "what measures the suites: walltime, cpu-sim (instructions and estimated cycles per op under Valgrind's cachegrind) both, or auto (cpu-sim when the host's noise probe varies by more than the noise floor, else walltime) (default: each suite's instrument, which is auto for a Go suite and walltime for a command suite unless the config says otherwise)")
 	fs.StringVar(&f.tune.Benchtime, "benchtime", "", "Go suite: time or iterations per benchmark and round (go test -benchtime)")
 	fs.BoolVar(&f.tune.CPUProfile, "cpuprofile", false, "Go suite: one more round per side with -cpuprofile; with --out, flame graphs of each side and a differential one")
 	fs.IntVar(&f.tune.Count, "count", 0, "rounds per side, fixed (default: the suite's count; else a Go suite samples adaptively, 6 rounds then the undecided benchmarks up to 40 within the runs of 10 rounds, or does 10 rounds with --max-count or --budget; a command suite 5; cpu-sim 2, up to 6)")

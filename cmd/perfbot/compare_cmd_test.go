@@ -56,7 +56,7 @@ func compareHalvedWork(t *testing.T, flags ...string) (*bytes.Buffer, string) {
 	out := t.TempDir()
 	var stdout, stderr bytes.Buffer
 	args := append([]string{"compare", "--repo", r.Dir, "--base", "main", "--patch", patch,
-		"--benchtime", "200x", "--out", out, "--cache-dir", sharedCacheDir(t), "-q"}, flags...)
+		"--benchtime", "200x", "--instrument", "walltime", "--out", out, "--cache-dir", sharedCacheDir(t), "-q"}, flags...)
 	if err := run(context.Background(), args, &stdout, &stderr); err != nil {
 		t.Fatalf("compare: %v\n%s", err, stderr.String())
 	}
@@ -141,7 +141,7 @@ func TestCompareNothingComparedExits1(t *testing.T) {
 	r.Commit("work", map[string]string{"go.mod": "module example.org/work\n", "work/work.go": gitrepo.WorkSource(10) + "\nfunc broken() { undefined() }\n", "work/work_test.go": gitrepo.WorkBench})
 	patch := r.Patch("still broken", map[string]string{"work/work.go": gitrepo.WorkSource(20) + "\nfunc broken() { undefined() }\n"}, true)
 	var stdout, stderr bytes.Buffer
-	err := run(context.Background(), []string{"compare", "--repo", r.Dir, "--patch", patch, "--cache-dir", sharedCacheDir(t), "-q"}, &stdout, &stderr)
+	err := run(context.Background(), []string{"compare", "--repo", r.Dir, "--patch", patch, "--instrument", "walltime", "--cache-dir", sharedCacheDir(t), "-q"}, &stdout, &stderr)
 	if code := exitCode(err, &stderr); code != 1 {
 		t.Fatalf("exit %d, want 1", code)
 	}

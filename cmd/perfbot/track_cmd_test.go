@@ -42,7 +42,7 @@ func TestTrackGoRepo(t *testing.T) {
 	ctx := context.Background()
 	trackArgs := func(extra ...string) []string {
 		return append([]string{"track", "--repo", r.Dir, "--branch", "main", "--db", db, "--no-sandbox", "--cache-dir", cache,
-			"--benchtime", "500x", "--count", "3", "--min-change", "30", "--alpha", "0.01", "-q", "--format", "json"}, extra...)
+			"--benchtime", "500x", "--count", "3", "--min-change", "30", "--alpha", "0.01", "--instrument", "walltime", "-q", "--format", "json"}, extra...)
 	}
 	var stdout, stderr bytes.Buffer
 	if err := run(ctx, trackArgs("--from", first), &stdout, &stderr); err != nil {
