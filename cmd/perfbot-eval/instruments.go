@@ -114,8 +114,8 @@ func (e instrumentEval) run(ctx context.Context, stdout, stderr io.Writer) error
 	}
 	fmt.Fprintln(stdout, "| instrument | rounds per draw | spread of repeats | flagged/100 unchanged | detect 0.5% | 1% | 2% | 5% |")
 	fmt.Fprintln(stdout, "|---|---|---|---|---|---|---|---|")
-	wall := instrumentRow{"walltime", "ns/op", "", e.wallRounds}
-	sim := instrumentRow{"cpu-sim", "instructions/op", bench.Simulated, e.simRounds}
+	wall := instrumentRow{"walltime", "walltime", "ns/op", "", e.wallRounds}
+	sim := instrumentRow{"cpu-sim", "cpu-sim", "instructions/op", bench.Simulated, e.simRounds}
 	rows := []instrumentRow{wall, sim}
 	switch auto {
 	case pbconfig.InstrumentWallTime:
@@ -132,7 +132,8 @@ func (e instrumentEval) run(ctx context.Context, stdout, stderr io.Writer) error
 		if len(pool["base"]) < inst.k {
 			return fmt.Errorf("%s: %d baseline rounds measured, want at least %d", inst.name, len(pool["base"]), inst.k)
 		}
-		rng := rand.New(rand.NewPCG(e.seed, uint64(len(inst.name))))
+		// auto draws as the instrument it picked does.
+		rng := rand.New(rand.NewPCG(e.seed, uint64(len(inst.instrument))))
 		row := fmt.Sprintf("| %s | %d | %.2f%% |", inst.name, inst.k, spreadOf(pool["base"]))
 		for _, ch := range instrChanges {
 			variant := changeName(ch)
@@ -164,11 +165,12 @@ func (e instrumentEval) run(ctx context.Context, stdout, stderr io.Writer) error
 	return nil
 }
 
-// instrumentRow is one instrument's row of the table: its results' unit
-// and metric and the rounds a side each draw compares.
+// instrumentRow is one row of the table: the instrument whose results it
+// draws from, their unit and metric and the rounds a side each draw
+// compares.
 type instrumentRow struct {
-	name, unit, metric string
-	k                  int
+	name, instrument, unit, metric string
+	k                              int
 }
 
 // measure runs the work module's benchmark on every side with instrument
