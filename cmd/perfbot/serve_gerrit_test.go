@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfbot/perfbot/internal/gitrepo"
 	"github.com/perfbot/perfbot/review/gerrit/gerrittest"
+	"github.com/perfbot/perfbot/store"
 )
 
 // TestServeGerrit runs the service against a fake Gerrit: a new patch set
@@ -111,8 +112,35 @@ venues:
 	if v := f.Change(4711).Votes; len(v) != 1 || v[0] != "Performance+1" {
 		t.Errorf("votes %v", v)
 	}
+
+	// A reviewer marks the verdict a false alarm from a change message. On
+	// a loaded host the halved loop may have been called noisy, which
+	// nothing can mark: then the answer says so and the store has no mark.
+	f.Tick(time.Second)
+	f.Comment(4711, 1, alice, "Patch Set 1:\n\n/perfbot false-alarm Work -- the runner was idle")
+	waitFor(t, time.Minute, "the answer to the mark", func() bool { return len(f.ByPerfbot(4711)) >= 3 })
+	ack := f.ByPerfbot(4711)[2].Message
+	marked := strings.Contains(ack, "marked 1 verdict of run 1") && strings.Contains(ack, "Work")
+	if !marked && !strings.Contains(ack, `nothing marked: "Work" names no benchmark called better or worse in run 1`) {
+		t.Errorf("answer to the mark:\n%s", ack)
+	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("serve: %v", err)
+	}
+	st, err := store.Open(context.Background(), store.SQLite, filepath.Join(dir, "perfbot.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	marks, err := st.FalseAlarms(context.Background(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case !marked && len(marks) != 0:
+		t.Errorf("nothing was marked, but the store has %+v", marks)
+	case marked && (len(marks) != 1 || marks[0].By != "alice" || marks[0].Venue != "gerrit" || marks[0].Reason != "the runner was idle" || marks[0].At.IsZero()):
+		t.Errorf("marks in the store: %+v", marks)
 	}
 }
