@@ -130,6 +130,10 @@ type Digest struct {
 	// MailArchive, such as "https://lists.example.org/r/%s", links a
 	// mail answer's Message-ID to the list archive.
 	MailArchive string `yaml:"mail_archive"`
+	// OpenAfter is how many runs of a tracked branch after a regression's
+	// change point, with no change point undoing it, make the digest list
+	// it as still open (0: the default, 5).
+	OpenAfter int `yaml:"open_after"`
 }
 
 // Defaults fills in every unset field.

@@ -237,6 +237,9 @@ func (c *Config) checkDigest(v *validator) {
 	if a := c.Digest.MailArchive; a != "" {
 		checkURLTemplate(v, "digest.mail_archive", a)
 	}
+	if n := c.Digest.OpenAfter; n < 0 || n > 1000 {
+		v.add("digest.open_after", "expected a number of tracked runs from 1 to 1000 (0: the default, 5), got %d", n)
+	}
 }
 
 // checkURLTemplate reports a link template that is not an http or https

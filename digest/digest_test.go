@@ -446,3 +446,20 @@ func TestStates(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAfter lists a regression as still open only after
+// Options.OpenAfter runs of its branch.
+func TestOpenAfter(t *testing.T) {
+	st := storetest.SQLite(t)
+	seed(t, st)
+	to := time.Now().Add(time.Hour)
+	for _, c := range []struct{ after, open int }{{7, 1}, {8, 0}, {0, 1}} { // 7 runs since; 0: the default, 5
+		d, err := Build(context.Background(), st, to.Add(-7*24*time.Hour), to, Options{Branches: []string{"main"}, OpenAfter: c.after})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Counts.Open != c.open {
+			t.Errorf("open_after %d: %d open, want %d", c.after, d.Counts.Open, c.open)
+		}
+	}
+}

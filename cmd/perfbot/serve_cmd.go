@@ -165,7 +165,8 @@ func loadServiceConfig(f serviceFlags) (*bot.Config, error) {
 
 func digestOptions(cfg *bot.Config, period string) digest.Options {
 	return digest.Options{Branches: cfg.Digest.Branches, RC: cfg.Digest.RC, Release: cfg.Digest.Release,
-		Title: period, MailArchive: cfg.Digest.MailArchive, TemplateDir: cfg.TemplateDir(), URL: cfg.Service.URL}
+		Title: period, MailArchive: cfg.Digest.MailArchive, TemplateDir: cfg.TemplateDir(), URL: cfg.Service.URL,
+		OpenAfter: cfg.Digest.OpenAfter}
 }
 
 // renderReport renders a comparison with the report templates, falling
