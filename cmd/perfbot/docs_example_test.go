@@ -69,7 +69,7 @@ func TestDocsWebTryIt(t *testing.T) {
 	}
 	cmds := docBlock(t, filepath.Join(root, "docs", "web.md"), "## Try it")
 	tmp := t.TempDir()
-	t.Setenv("XDG_CACHE_HOME", filepath.Join(tmp, "cache"))
+	t.Setenv("XDG_CACHE_HOME", sharedCacheHome(t))
 	t.Chdir(root)
 	local := map[string]string{"out": filepath.Join(tmp, "out"), "perfbot.db": filepath.Join(tmp, "perfbot.db")}
 	ran := map[string]bool{}
