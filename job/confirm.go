@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/runner"
 )
 
@@ -35,8 +36,8 @@ func confirmRegressions(ctx context.Context, cmp *compare.Comparison, opts runne
 			}
 		}
 	}
+	again.Suites = keepAutoChoices(opts.Suites, cmp.Provenance.Suites)
 	if pattern := regressedGoBenchmarks(cmp); pattern != "" {
-		again.Suites = slices.Clone(opts.Suites)
 		for i := range again.Suites {
 			if again.Suites[i].Preset == "go" {
 				again.Suites[i].Go.Bench = pattern
@@ -70,6 +71,26 @@ func rerun(ctx context.Context, opts runner.Options, cmpOpts compare.Options) (*
 		return nil, "the second run could not be compared: " + err.Error()
 	}
 	return second, ""
+}
+
+// keepAutoChoices returns a copy of suites in which each suite whose
+// instrument was auto measures with what the first run chose (prov), so
+// the second run measures the same units instead of probing the host
+// again and perhaps choosing the other instrument.
+func keepAutoChoices(suites []config.Suite, prov []compare.Suite) []config.Suite {
+	out := slices.Clone(suites)
+	for i := range out {
+		if !out[i].AutoInstrument() {
+			continue
+		}
+		for _, p := range prov {
+			if p.Name == out[i].Name && p.InstrumentWhy != "" && p.Instrument != "" {
+				out[i].Instrument = p.Instrument
+				break
+			}
+		}
+	}
+	return out
 }
 
 // regressedGoBenchmarks is a go test -bench pattern that selects the

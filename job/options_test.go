@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 )
 
@@ -50,5 +51,30 @@ func TestSelectSuites(t *testing.T) {
 		if err != nil || suites[0].Instrument != c.want {
 			t.Errorf("default suite (config %+v, tuning %+v): instrument %q, %v; want %s", c.cfg, c.tune, suites[0].Instrument, err, c.want)
 		}
+	}
+}
+
+// TestConfirmationKeepsAutoChoice: the confirmation rerun of a suite whose
+// instrument was auto measures with what the first run chose, and leaves
+// the other suites and the caller's suites as they were.
+func TestConfirmationKeepsAutoChoice(t *testing.T) {
+	suites := []config.Suite{
+		{Name: "go", Preset: "go", Instrument: config.InstrumentAuto},
+		{Name: "wall", Preset: "go", Instrument: config.InstrumentWallTime},
+		{Name: "unprobed", Preset: "go", Instrument: config.InstrumentAuto},
+	}
+	prov := []compare.Suite{
+		{Name: "go", Instrument: config.InstrumentCPUSim, InstrumentWhy: "wall time on this host varied 57% during the probe, above the 5% to detect"},
+		{Name: "wall"},
+	}
+	got := keepAutoChoices(suites, prov)
+	want := []string{config.InstrumentCPUSim, config.InstrumentWallTime, config.InstrumentAuto}
+	for i := range got {
+		if got[i].Instrument != want[i] {
+			t.Errorf("suite %s: instrument %q, want %q", got[i].Name, got[i].Instrument, want[i])
+		}
+	}
+	if suites[0].Instrument != config.InstrumentAuto {
+		t.Errorf("the caller's suite changed to %q", suites[0].Instrument)
 	}
 }
