@@ -16,6 +16,7 @@ import (
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/gitrepo"
 	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/github"
 	"github.com/perfbot/perfbot/review/retry"
@@ -202,7 +203,7 @@ func TestBisectFails(t *testing.T) {
 			return nil, fmt.Errorf("the build of %.12s ran out of disk", spec.CandidateRef)
 		}
 		out := *moved
-		out.Provenance.Sides = []compare.Side{{Variant: "base", Commit: spec.BaseRef}, {Variant: "pr", Commit: head.Load().(string)}}
+		out.Provenance.Sides = []provenance.Side{{Variant: "base", Commit: spec.BaseRef}, {Variant: "pr", Commit: head.Load().(string)}}
 		return &out, nil
 	}))
 	head.Store(r.Git("rev-parse", "main"))

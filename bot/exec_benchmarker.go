@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/redact"
 	"github.com/perfbot/perfbot/sandbox"
 )
@@ -130,7 +131,7 @@ func (e *ExecBenchmarker) RunOutcome(ctx context.Context, spec job.Spec, progres
 		return &job.Outcome{Comparison: &cmp}, nil
 	}
 	if stage, ok := e.Answered[res.ExitCode]; ok {
-		return &job.Outcome{Comparison: &compare.Comparison{Failures: []compare.Failure{{Stage: stage,
+		return &job.Outcome{Comparison: &compare.Comparison{Failures: []provenance.Failure{{Stage: stage,
 			Message: strings.TrimSpace(tail(res.Stderr, 4000)), Limit: res.Limit}}}}, nil
 	}
 	if res.ExitCode != 0 {

@@ -19,6 +19,7 @@ import (
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/gitrepo"
 	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/github"
 	"github.com/perfbot/perfbot/review/retry"
@@ -176,7 +177,7 @@ func (r *levelRepo) comparison(baseRef, cand string) *compare.Comparison {
 // calling a change of more than 5% better or worse.
 func levelsComparison(base, cand string, b, c map[string]float64) *compare.Comparison {
 	cmp := &compare.Comparison{Base: "base", Candidates: []string{cand},
-		Provenance: compare.Provenance{Sides: []compare.Side{{Variant: "base", Commit: base}, {Variant: cand, Ref: cand, Commit: cand}}}}
+		Provenance: provenance.Record{Sides: []provenance.Side{{Variant: "base", Commit: base}, {Variant: cand, Ref: cand, Commit: cand}}}}
 	for _, name := range []string{"Append", "Read", "Scan"} {
 		d := (c[name] - b[name]) / b[name] * 100
 		v := compare.Same

@@ -11,6 +11,7 @@ import (
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/store"
 )
@@ -31,7 +32,7 @@ func TestAnswerKeepsThreadSubject(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	svc, err := Open(ctx, cfg, ModeServe, Deps{Poster: poster, Benchmarker: BenchmarkerFunc(func(ctx context.Context, job JobSpec, _ job.ProgressFunc) (*compare.Comparison, error) {
-		return &compare.Comparison{Failures: []compare.Failure{{Variant: "patch", Stage: "setup", Message: "git am failed"}}}, nil
+		return &compare.Comparison{Failures: []provenance.Failure{{Variant: "patch", Stage: "setup", Message: "git am failed"}}}, nil
 	})})
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/internal/testwait"
+	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/store"
 )
@@ -144,7 +145,7 @@ func writeComparison(t *testing.T, dir string) string {
 				DeltaPct: -10, Ratio: 0.9, P: 0.008, Alpha: 0.05, Verdict: compare.Better, Significant: true}},
 		}},
 		Summary: []compare.Tally{{Variant: "patch", Better: 1}},
-		Provenance: compare.Provenance{Sides: []compare.Side{
+		Provenance: provenance.Record{Sides: []provenance.Side{
 			{Variant: "base", Ref: "main", Commit: "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"},
 			{Variant: "patch", Ref: "pull/1/head", Commit: "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"},
 		}},

@@ -11,6 +11,7 @@ import (
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/store"
 )
@@ -83,12 +84,12 @@ func TestScrubberComparison(t *testing.T) {
 	s := NewScrubber(HostPaths(cache)...)
 	wt := filepath.Join(cache, "repos", "c0ffee", "wt", "patched")
 	cmp := &compare.Comparison{
-		Failures: []compare.Failure{{Variant: "patched", Stage: "build", Message: exe + ": build failed in " + wt,
+		Failures: []provenance.Failure{{Variant: "patched", Stage: "build", Message: exe + ": build failed in " + wt,
 			LogTail: wt + "/x.go:3: syntax error"}},
 		Warnings: []string{"cache at " + cache},
 		Rows:     []compare.Row{{Benchmark: "BenchmarkOpen/file=" + wt}},
-		Provenance: compare.Provenance{Repo: filepath.Join(cache, "repos", "c0ffee", "repo.git"),
-			Suites: []compare.Suite{{Name: "s", Commands: []string{"go test " + wt + "/..."}}}},
+		Provenance: provenance.Record{Repo: filepath.Join(cache, "repos", "c0ffee", "repo.git"),
+			Suites: []provenance.Suite{{Name: "s", Commands: []string{"go test " + wt + "/..."}}}},
 	}
 	got := s.Comparison(cmp)
 	for _, text := range []string{got.Failures[0].Message, got.Failures[0].LogTail, got.Warnings[0], got.Rows[0].Benchmark,

@@ -15,6 +15,7 @@ import (
 	"github.com/perfbot/perfbot/internal/gitrepo"
 	"github.com/perfbot/perfbot/internal/testwait"
 	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/track"
 )
@@ -133,7 +134,7 @@ func levelComparison(base, cand string, b, c float64) *compare.Comparison {
 			Base: &compare.Cell{Center: b, N: 1, Samples: []float64{b}},
 			Candidates: []compare.Candidate{{Variant: cand, Presence: compare.Both,
 				Cell: compare.Cell{Center: c, N: 1, Samples: []float64{c}}}}}},
-		Provenance: compare.Provenance{Sides: []compare.Side{{Variant: "base", Commit: base}, {Variant: cand, Ref: cand, Commit: cand}}},
+		Provenance: provenance.Record{Sides: []provenance.Side{{Variant: "base", Commit: base}, {Variant: cand, Ref: cand, Commit: cand}}},
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/internal/testwait"
 	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/review/github"
 )
 
@@ -40,7 +41,7 @@ func TestAnswerOwnCommentOnMeasuredCommit(t *testing.T) {
 			Rows: []compare.Row{{Benchmark: "Scan", Unit: "ns/op", Base: &compare.Cell{Center: 100},
 				Candidates: []compare.Candidate{{Variant: "patch", Presence: compare.Both, Cell: compare.Cell{Center: 80},
 					DeltaPct: -20, Ratio: 0.8, P: 0.002, Significant: true, Verdict: compare.Better}}}},
-			Provenance: compare.Provenance{Sides: []compare.Side{
+			Provenance: provenance.Record{Sides: []provenance.Side{
 				{Variant: "base", Ref: "main", Commit: strings.Repeat("b", 40)},
 				{Variant: "patch", Ref: "pull/3/head", Commit: measured}}}}, nil
 	}))

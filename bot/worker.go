@@ -14,6 +14,7 @@ import (
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/store"
@@ -122,7 +123,7 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[benchArgs]) error
 		log.Error("benchmark job failed", "err", runErr)
 		if job.Attempt >= job.MaxAttempts {
 			// The last attempt: tell the requester instead of going silent.
-			failed := &compare.Comparison{Failures: []compare.Failure{{Stage: "setup", Message: runErr.Error()}}}
+			failed := &compare.Comparison{Failures: []provenance.Failure{{Stage: "setup", Message: runErr.Error()}}}
 			if err := w.answer(context.WithoutCancel(ctx), log, spec, failed, string(answer.StateError), run.ID); err != nil {
 				log.Error("failure notice", "err", err)
 			}

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"github.com/perfbot/perfbot/provenance"
 	"strings"
 	"testing"
 
@@ -23,7 +24,7 @@ func TestNoteCuts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmp.NoteCuts([]Cut{{Variant: "cand", Run: "go/cand round 1", Kept: 1024, Dropped: 77, Last: "B"}})
+	cmp.NoteCuts([]provenance.Cut{{Variant: "cand", Run: "go/cand round 1", Kept: 1024, Dropped: 77, Last: "B"}})
 	if len(cmp.Cuts) != 1 || strings.Join(cmp.Cuts[0].Lost, ",") != "C,D" {
 		t.Fatalf("cuts %+v, want C and D lost", cmp.Cuts)
 	}
@@ -31,7 +32,7 @@ func TestNoteCuts(t *testing.T) {
 	if len(cmp.Warnings) != 1 || cmp.Warnings[0] != want {
 		t.Errorf("warnings %q\nwant %q", cmp.Warnings, want)
 	}
-	cmp.NoteCuts([]Cut{{Variant: "base", Run: "go/base round 2", Kept: 10}})
+	cmp.NoteCuts([]provenance.Cut{{Variant: "base", Run: "go/base round 2", Kept: 10}})
 	if !strings.Contains(cmp.Warnings[1], "before any benchmark was read; no benchmark of the other sides is missing") {
 		t.Errorf("base cut: %q", cmp.Warnings[1])
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/internal/storetest"
+	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/store"
 )
 
@@ -36,7 +37,7 @@ func rowTo(name, unit string, base, cand float64, v compare.Verdict) compare.Row
 
 // saveRun stores one finished run with its comparison and, when link is
 // set, its posted answer; it returns the run's id.
-func saveRun(t testing.TB, st *store.Store, run store.Run, rows []compare.Row, prov compare.Provenance, link string) int64 {
+func saveRun(t testing.TB, st *store.Store, run store.Run, rows []compare.Row, prov provenance.Record, link string) int64 {
 	t.Helper()
 	ctx := context.Background()
 	if run.JobID != 0 {
@@ -97,7 +98,7 @@ func seed(t testing.TB, st *store.Store) {
 	old := saveRun(t, st, store.Run{JobKey: "track:main@0000", Venue: store.VenueTrack, Target: track, CandidateRef: "main",
 		BaseCommit: "0000000000", CandidateCommit: "00000000001111"},
 		[]compare.Row{row("BenchmarkOld", nil, "ns/op", 50, 0.1, compare.Same), row("BenchmarkScan", nil, "ns/op", 100, 0.2, compare.Same)},
-		compare.Provenance{}, "")
+		provenance.Record{}, "")
 	backdate(t, st, old, now.Add(-9*24*time.Hour))
 	var step int64
 	prev := "00000000001111"
@@ -112,7 +113,7 @@ func seed(t testing.TB, st *store.Store) {
 		}
 		id := saveRun(t, st, store.Run{JobKey: "track:main@" + commit, Venue: store.VenueTrack, Target: track, CandidateRef: "main",
 			BaseCommit: prev, CandidateCommit: commit},
-			[]compare.Row{row("BenchmarkScan", nil, "ns/op", centre/(1+delta/100), delta, v)}, compare.Provenance{}, "")
+			[]compare.Row{row("BenchmarkScan", nil, "ns/op", centre/(1+delta/100), delta, v)}, provenance.Record{}, "")
 		if i == 4 {
 			step = id
 		}
@@ -133,7 +134,7 @@ func seed(t testing.TB, st *store.Store) {
 	mailKey := "mail:<20261125.wal@example.org>"
 	mailRun := saveRun(t, st, store.Run{JobKey: mailKey, JobID: 1, CandidateRef: "main", Patch: "inline: scan: check every key twice", Venue: "mail", Target: "dev@lists.example.org"},
 		[]compare.Row{row("BenchmarkScan", nil, "ns/op", 100, 24.9, compare.Worse), row("BenchmarkScan", nil, "B/op", 64, 50, compare.Worse)},
-		compare.Provenance{Sides: []compare.Side{{Variant: "base", Ref: "main"}, {Variant: "cand", Ref: "main", Patch: "mail",
+		provenance.Record{Sides: []provenance.Side{{Variant: "base", Ref: "main"}, {Variant: "cand", Ref: "main", Patch: "mail",
 			PatchSubject: "scan: <b>check</b> every key twice"}}},
 		"<20261125.answer@perfbot>")
 	if err := st.OpenFollowUp(ctx, store.FollowUp{Key: mailKey, RunID: mailRun, Venue: "mail", Target: "dev@lists.example.org"}); err != nil {
@@ -152,7 +153,7 @@ func seed(t testing.TB, st *store.Store) {
 		[]compare.Row{row("BenchmarkGet", bench.Params{{Name: "size", Value: "4k"}}, "ns/op", 200, -30, compare.Better),
 			row("BenchmarkGet", bench.Params{{Name: "size", Value: "64k"}}, "ns/op", 900, -10, compare.Better),
 			row("BenchmarkPut", nil, "ns/op", 300, 0.5, compare.Same)},
-		compare.Provenance{}, "https://github.com/acme/store/pull/12#issuecomment-5")
+		provenance.Record{}, "https://github.com/acme/store/pull/12#issuecomment-5")
 	if err := st.OpenFollowUp(ctx, store.FollowUp{Key: prKey, RunID: prRun, Venue: "github", Target: "acme/store#12"}); err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +163,7 @@ func seed(t testing.TB, st *store.Store) {
 		[]compare.Row{row("BenchmarkAppend-2", nil, "sec/op", 7.1e-6, -98.1, compare.Better),
 			rowTo("BenchmarkAppend-2", "B/op", 0, 8, compare.Worse), rowTo("BenchmarkAppend-2", "allocs/op", 0, 1, compare.Worse),
 			row("BenchmarkChecksum-2", nil, "sec/op", 2e-6, 0.4, compare.Same)},
-		compare.Provenance{Sides: []compare.Side{{Variant: "base", Ref: "HEAD"}, {Variant: "cand", Ref: "HEAD",
+		provenance.Record{Sides: []provenance.Side{{Variant: "base", Ref: "HEAD"}, {Variant: "cand", Ref: "HEAD",
 			Patch: "examples/wal/buffered-append.patch", PatchSubject: "wal: buffer appends in a 64 KiB writer"}}}, "")
 	// A reviewer marked its B/op a false alarm.
 	if err := st.AddFalseAlarms(ctx, []store.FalseAlarm{{RunID: walRun, Host: "bench-1", Key: store.NoiseKey{Benchmark: "BenchmarkAppend-2",
@@ -171,13 +172,13 @@ func seed(t testing.TB, st *store.Store) {
 	}
 	// A pull request that moved nothing.
 	saveRun(t, st, store.Run{JobKey: "github:acme/store#14/comment/3", JobID: 3, CandidateRef: "refs/pull/14/head", Venue: "github", Target: "acme/store#14"},
-		[]compare.Row{row("BenchmarkPut", nil, "ns/op", 300, 0.5, compare.Same)}, compare.Provenance{},
+		[]compare.Row{row("BenchmarkPut", nil, "ns/op", 300, 0.5, compare.Same)}, provenance.Record{},
 		"https://github.com/acme/store/pull/14#issuecomment-9")
 	// The release candidate.
 	saveRun(t, st, store.Run{JobKey: ReleaseKey("v2.6.0-rc1", "v2.5.0"), JobID: 4, BaseRef: "v2.5.0", CandidateRef: "v2.6.0-rc1",
 		Venue: "mail", Target: "dev@lists.example.org"},
 		[]compare.Row{row("BenchmarkGet", bench.Params{{Name: "size", Value: "4k"}}, "ns/op", 200, 4, compare.Worse)},
-		compare.Provenance{}, "<release.v2.6.0-rc1@perfbot>")
+		provenance.Record{}, "<release.v2.6.0-rc1@perfbot>")
 }
 
 func golden(t *testing.T, name, got string) {
@@ -356,7 +357,7 @@ func TestChangePointFoundByRun(t *testing.T) {
 	ctx := context.Background()
 	id := saveRun(t, st, store.Run{JobKey: "track:main@c1", Venue: store.VenueTrack, Target: track, CandidateRef: "main",
 		BaseCommit: "c0", CandidateCommit: "c1"},
-		[]compare.Row{row("BenchmarkScan", nil, "ns/op", 100, 25, compare.Worse)}, compare.Provenance{}, "")
+		[]compare.Row{row("BenchmarkScan", nil, "ns/op", 100, 25, compare.Worse)}, provenance.Record{}, "")
 	cp := store.ChangePoint{Benchmark: "BenchmarkScan", Unit: "ns/op", Commit: "c1", CommitBefore: "c0", RunID: id,
 		NBefore: 1, NAfter: 1, Before: 100, After: 125, DeltaPct: 25, P: 0.001, FoundBy: store.FoundByRun}
 	key, err := cp.Key()
@@ -410,7 +411,7 @@ func TestStates(t *testing.T) {
 	} {
 		key := fmt.Sprintf("mail:<%d@example.org>", i)
 		id := saveRun(t, st, store.Run{JobKey: key, JobID: int64(i + 1), Venue: "mail", Target: "dev@example.org", Title: key}, rows,
-			compare.Provenance{}, "")
+			provenance.Record{}, "")
 		if err := st.OpenFollowUp(ctx, store.FollowUp{Key: key, RunID: id, Venue: "mail", Target: "dev@example.org"}); err != nil {
 			t.Fatal(err)
 		}

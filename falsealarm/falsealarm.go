@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/stats"
 	"github.com/perfbot/perfbot/store"
@@ -175,7 +176,7 @@ func flagged(cmp *compare.Comparison) string {
 // HostOf is the name of the host that measured run, from its recorded
 // host description.
 func HostOf(run *store.Run) (string, error) {
-	var h compare.Host
+	var h provenance.Host
 	if len(run.Host) > 0 {
 		if err := json.Unmarshal(run.Host, &h); err != nil {
 			return "", fmt.Errorf("host of run %d: %w", run.ID, err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/runner"
 )
 
@@ -50,7 +51,7 @@ func confirmRegressions(ctx context.Context, cmp *compare.Comparison, opts runne
 	}
 	cmp.Confirm(second, why)
 	if t := cmp.Provenance.Timing; t != nil {
-		t.Add("confirmation of regressions (second run)", compare.StageBenchmark, time.Since(start))
+		t.Add("confirmation of regressions (second run)", provenance.StageBenchmark, time.Since(start))
 	}
 	return nil
 }
@@ -77,7 +78,7 @@ func rerun(ctx context.Context, opts runner.Options, cmpOpts compare.Options) (*
 // instrument was auto measures with what the first run chose (prov), so
 // the second run measures the same units instead of probing the host
 // again and perhaps choosing the other instrument.
-func keepAutoChoices(suites []config.Suite, prov []compare.Suite) []config.Suite {
+func keepAutoChoices(suites []config.Suite, prov []provenance.Suite) []config.Suite {
 	out := slices.Clone(suites)
 	for i := range out {
 		if !out[i].AutoInstrument() {

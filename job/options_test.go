@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/provenance"
 )
 
 func TestSelectSuites(t *testing.T) {
@@ -63,7 +63,7 @@ func TestConfirmationKeepsAutoChoice(t *testing.T) {
 		{Name: "wall", Preset: "go", Instrument: config.InstrumentWallTime},
 		{Name: "unprobed", Preset: "go", Instrument: config.InstrumentAuto},
 	}
-	prov := []compare.Suite{
+	prov := []provenance.Suite{
 		{Name: "go", Instrument: config.InstrumentCPUSim, InstrumentWhy: "wall time on this host varied 57% during the probe, above the 5% to detect"},
 		{Name: "wall"},
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/runner"
 	"github.com/perfbot/perfbot/store"
 )
@@ -126,7 +127,7 @@ func Run(ctx context.Context, spec Spec, o Options) (*Outcome, error) {
 	cmp.Provenance = ro.Provenance
 	cmp.Provenance.Tool = o.Version
 	if t := cmp.Provenance.Timing; t != nil {
-		t.Add("statistics", compare.StageOverhead, time.Since(statsStart))
+		t.Add("statistics", provenance.StageOverhead, time.Since(statsStart))
 	}
 	if !o.NoConfirm && o.Method == compare.MethodPerfbot {
 		if err := confirmRegressions(ctx, cmp, opts, cmpOpts, tr); err != nil {
@@ -146,13 +147,13 @@ func Run(ctx context.Context, spec Spec, o Options) (*Outcome, error) {
 // countPreparation counts the job's time before the runner started
 // (fetching the patch, probing the sandbox, loading the noise history) as
 // the first overhead stage, and starts the job's wall time at start.
-func countPreparation(p *compare.Provenance, start time.Time) {
+func countPreparation(p *provenance.Record, start time.Time) {
 	t := p.Timing
 	if t == nil || p.Started.Before(start) {
 		return
 	}
-	prep := compare.Stage{Name: "job preparation (patch, sandbox, noise history)", Kind: compare.StageOverhead, Seconds: p.Started.Sub(start).Seconds(), Count: 1}
-	t.Stages = append([]compare.Stage{prep}, t.Stages...)
+	prep := provenance.Stage{Name: "job preparation (patch, sandbox, noise history)", Kind: provenance.StageOverhead, Seconds: p.Started.Sub(start).Seconds(), Count: 1}
+	t.Stages = append([]provenance.Stage{prep}, t.Stages...)
 	p.Started = start
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/provenance"
 )
 
 // TestOneStateForEveryAnswer checks that every answer report builds agrees
@@ -18,7 +19,7 @@ func TestOneStateForEveryAnswer(t *testing.T) {
 	}{
 		{"empty", &compare.Comparison{Base: "base", Candidates: []string{"patch"}}, answer.StateError},
 		{"failed build", &compare.Comparison{Base: "base", Candidates: []string{"patch"},
-			Failures: []compare.Failure{{Variant: "base", Stage: "build", Message: "exit status 1"}}}, answer.StateError},
+			Failures: []provenance.Failure{{Variant: "base", Stage: "build", Message: "exit status 1"}}}, answer.StateError},
 		{"quickstart", quickstartComparison(t), answer.StateFailure},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/perfbot/perfbot/answer"
-	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/provenance"
 )
 
 // bidiRunes are the bidirectional controls (Trojan Source) and terminal
@@ -21,7 +21,7 @@ func TestRenderersNeutraliseBidi(t *testing.T) {
 	const evil = "Benchmark\u202eevil\u2066x\u2069\u200f\u061c\x1b[31m"
 	cmp := hostileComparison(t)
 	cmp.Rows[0].Benchmark = evil
-	cmp.Failures = append(cmp.Failures, compare.Failure{Variant: cmp.Candidates[0], Stage: "run",
+	cmp.Failures = append(cmp.Failures, provenance.Failure{Variant: cmp.Candidates[0], Stage: "run",
 		Message: "exit " + evil, LogTail: "line one\n\tat " + evil + "\nline \u202dthree\u202c\n"})
 	cmp.Warnings = append(cmp.Warnings, "warning "+evil)
 	cmp.Provenance.Sides[1].PatchSubject = "fix \u202e" + evil

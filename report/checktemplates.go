@@ -14,6 +14,7 @@ import (
 
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/templates"
 )
 
@@ -120,7 +121,7 @@ func sampleComparison() *compare.Comparison {
 	cmp.Rows = append(cmp.Rows, compare.Row{Benchmark: "BenchmarkNew", Group: "example.org/store", Unit: "ns/op",
 		Better: bench.LowerIsBetter, Candidates: []compare.Candidate{{Variant: "patch", Cell: cell(50), Presence: compare.Added}}})
 	cmp.Summary = []compare.Tally{{Variant: "patch", Better: 2, Worse: 1, Same: 1, Added: 1}}
-	cmp.Failures = []compare.Failure{{Variant: "patch", Stage: "bench", Message: "BenchmarkOld: exit status 2"}}
+	cmp.Failures = []provenance.Failure{{Variant: "patch", Stage: "bench", Message: "BenchmarkOld: exit status 2"}}
 	return cmp
 }
 

@@ -2,6 +2,7 @@ package report
 
 import (
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/provenance"
 )
 
 // The shapes a section of a report can take. Each has its own template.
@@ -53,7 +54,7 @@ type Document struct {
 	ChangedSections []*Section
 	// Legend explains the abbreviations and verdict words the tables use.
 	Legend   []Fact
-	Failures []compare.Failure
+	Failures []provenance.Failure
 	Warnings []string
 	// Provenance lists where the numbers came from, one fact each.
 	Provenance []Fact

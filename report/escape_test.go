@@ -7,6 +7,7 @@ import (
 
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/provenance"
 )
 
 // hostile strings, as a benchmark, a parameter, a variant, a patch subject
@@ -48,12 +49,12 @@ func hostileComparison(t testing.TB) *compare.Comparison {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmp.Failures = []compare.Failure{{Variant: hostile[0], Stage: "build", Message: hostile[3],
+	cmp.Failures = []provenance.Failure{{Variant: hostile[0], Stage: "build", Message: hostile[3],
 		LogTail: "ok\n{noformat}\n```\n</pre><script>alert(1)</script>\n{code}{html}<b>x</b>{html}\n" + hostile[2]}}
 	cmp.Warnings = []string{hostile[0], hostile[4]}
-	cmp.Provenance.Sides = []compare.Side{{Variant: "base", Ref: hostile[1]},
+	cmp.Provenance.Sides = []provenance.Side{{Variant: "base", Ref: hostile[1]},
 		{Variant: cmp.Candidates[0], Patch: hostile[2], PatchSubject: "@everyone [click](http://evil) #1 {html}<img src=x onerror=alert(1)>{html}"}}
-	cmp.Provenance.Suites = []compare.Suite{{Name: hostile[0], Commands: []string{hostile[3]}, Rounds: 2}}
+	cmp.Provenance.Suites = []provenance.Suite{{Name: hostile[0], Commands: []string{hostile[3]}, Rounds: 2}}
 	return cmp
 }
 

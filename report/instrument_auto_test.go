@@ -7,6 +7,7 @@ import (
 
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/provenance"
 )
 
 // TestSummaryLineNamesAutoInstrument: the answer's first line names the
@@ -18,7 +19,7 @@ func TestSummaryLineNamesAutoInstrument(t *testing.T) {
 		t.Errorf("without auto: %q", line)
 	}
 	noisy := "wall time on this host varied 57% during the probe, above the 5% to detect"
-	cmp.Provenance.Suites = []compare.Suite{
+	cmp.Provenance.Suites = []provenance.Suite{
 		{Name: "a", Instrument: "cpu-sim", InstrumentWhy: noisy},
 		{Name: "b", Instrument: "cpu-sim", InstrumentWhy: noisy},
 	}
@@ -26,7 +27,7 @@ func TestSummaryLineNamesAutoInstrument(t *testing.T) {
 	if line := SummaryLine(cmp); line != want {
 		t.Errorf("summary line\n got %q\nwant %q", line, want)
 	}
-	cmp.Provenance.Suites = append(cmp.Provenance.Suites, compare.Suite{Name: "c", Instrument: "walltime", InstrumentWhy: "the host's noise could not be probed"})
+	cmp.Provenance.Suites = append(cmp.Provenance.Suites, provenance.Suite{Name: "c", Instrument: "walltime", InstrumentWhy: "the host's noise could not be probed"})
 	line := SummaryLine(cmp)
 	for _, w := range []string{"instrument cpu-sim (auto) for suite a, b: " + noisy, "instrument walltime (auto) for suite c: the host's noise could not be probed"} {
 		if !strings.Contains(line, w) {
@@ -45,7 +46,7 @@ func TestAutoInstrumentInEveryFormat(t *testing.T) {
 			rs = append(rs, &bench.Result{Benchmark: "Query", Unit: "ns/op", Better: bench.LowerIsBetter, Samples: []float64{100 + float64(k)}, Variant: v})
 		}
 	}
-	for _, choice := range []compare.Suite{
+	for _, choice := range []provenance.Suite{
 		{Name: "go", Instrument: "walltime", InstrumentWhy: "wall time on this host varied 1.2% during the probe, below the 5% to detect"},
 		{Name: "go", Instrument: "walltime", InstrumentWhy: "wall time on this host varied 57% during the probe, above the 5% to detect, but valgrind is not installed"},
 		{Name: "go", Instrument: "cpu-sim", InstrumentWhy: "wall time on this host varied 57% during the probe, above the 5% to detect"},
@@ -55,7 +56,7 @@ func TestAutoInstrumentInEveryFormat(t *testing.T) {
 			t.Fatal(err)
 		}
 		choice.Commands, choice.Rounds = []string{"go test -bench ."}, 6
-		cmp.Provenance.Suites = []compare.Suite{choice}
+		cmp.Provenance.Suites = []provenance.Suite{choice}
 		want := "instrument " + choice.Instrument + " (auto): " + choice.InstrumentWhy
 		for _, format := range AllFormats {
 			var b bytes.Buffer

@@ -7,6 +7,7 @@ import (
 
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/provenance"
 )
 
 // TestIsolationInProvenance: how a suite's other sides were kept off the
@@ -24,7 +25,7 @@ func TestIsolationInProvenance(t *testing.T) {
 		t.Fatal(err)
 	}
 	ms := 12.5
-	cmp.Provenance.Suites = []compare.Suite{{Name: "pg", Commands: []string{"sh bench.sh"}, Rounds: 6,
+	cmp.Provenance.Suites = []provenance.Suite{{Name: "pg", Commands: []string{"sh bench.sh"}, Rounds: 6,
 		Isolation: "frozen (cgroup v2 freezer), CPU time from cgroup v2 cpu.stat", ForeignCPUMs: &ms, Rerun: 2, Unfair: 1}}
 	for format, want := range map[string]string{
 		"text":     "other sides during each side's rounds: frozen (cgroup v2 freezer), CPU time from cgroup v2 cpu.stat; foreign CPU during rounds: 12.5 ms, 2 round(s) rerun, 1 round(s) over the 2% bound kept: not measured fairly",

@@ -12,6 +12,7 @@ import (
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/provenance"
 )
 
 // bigComparison builds rows×len(candidates) cells directly, every seventh
@@ -60,7 +61,7 @@ func bigComparison(rows int, candidates ...string) *compare.Comparison {
 		}
 		cmp.Summary = append(cmp.Summary, t)
 	}
-	cmp.Provenance.Sides = []compare.Side{{Variant: "base", Commit: "0123456789abcdef"}, {Variant: candidates[0], PatchSubject: "store: faster lookups"}}
+	cmp.Provenance.Sides = []provenance.Side{{Variant: "base", Commit: "0123456789abcdef"}, {Variant: candidates[0], PatchSubject: "store: faster lookups"}}
 	return cmp
 }
 
@@ -121,7 +122,7 @@ func TestMessageSeeds(t *testing.T) {
 
 func TestMessageStates(t *testing.T) {
 	empty := &compare.Comparison{Base: "base", Candidates: []string{"patch"},
-		Failures: []compare.Failure{{Variant: "patch", Stage: "build", Message: "exit status 2", LogTail: "wal.go:3: undefined: x"}}}
+		Failures: []provenance.Failure{{Variant: "patch", Stage: "build", Message: "exit status 2", LogTail: "wal.go:3: undefined: x"}}}
 	msg, err := Message(empty, Options{NoCharts: true})
 	if err != nil {
 		t.Fatal(err)

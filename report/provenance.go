@@ -5,11 +5,12 @@ import (
 	"strings"
 
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/provenance"
 )
 
 // provenanceFacts describes where the numbers came from, one fact a line:
 // commits, patch, settings, host, CPU, toolchain, commands, run order.
-func provenanceFacts(p *compare.Provenance) []Fact {
+func provenanceFacts(p *provenance.Record) []Fact {
 	var fs []Fact
 	add := func(label, value string, code bool) {
 		if value != "" {
@@ -107,7 +108,7 @@ func provenanceFacts(p *compare.Provenance) []Fact {
 
 // isolationNote says how the other sides' servers were kept off the CPU
 // during each side's rounds, and what they used anyway.
-func isolationNote(s compare.Suite) string {
+func isolationNote(s provenance.Suite) string {
 	note := "other sides during each side's rounds: " + s.Isolation + "; foreign CPU during rounds: "
 	if s.ForeignCPUMs == nil {
 		note += "not measured"
@@ -116,21 +117,21 @@ func isolationNote(s compare.Suite) string {
 	}
 	note += fmt.Sprintf(", %d round(s) rerun", s.Rerun)
 	if s.Unfair > 0 {
-		note += fmt.Sprintf(", %d round(s) over the %d%% bound kept: not measured fairly", s.Unfair, compare.ForeignCPUBoundPct)
+		note += fmt.Sprintf(", %d round(s) over the %d%% bound kept: not measured fairly", s.Unfair, provenance.ForeignCPUBoundPct)
 	}
 	return note
 }
 
 // timingFact says in one line where a job's wall time went: benchmark
 // commands, builds, and perfbot's overhead with its stages.
-func timingFact(t *compare.Timing) string {
+func timingFact(t *provenance.Timing) string {
 	over, pct := t.Overhead()
 	v := fmt.Sprintf("%s wall: benchmark commands %s, builds and setup %s, overhead %s (%.1f%%)",
-		formatSeconds(t.Wall), formatSeconds(t.Seconds(compare.StageBenchmark)), formatSeconds(t.Seconds(compare.StageBuild)), formatSeconds(over), pct)
+		formatSeconds(t.Wall), formatSeconds(t.Seconds(provenance.StageBenchmark)), formatSeconds(t.Seconds(provenance.StageBuild)), formatSeconds(over), pct)
 	var parts []string
 	named := 0.0
 	for _, st := range t.Stages {
-		if st.Kind != compare.StageOverhead {
+		if st.Kind != provenance.StageOverhead {
 			continue
 		}
 		named += st.Seconds

@@ -17,6 +17,7 @@ import (
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/parse"
+	"github.com/perfbot/perfbot/provenance"
 )
 
 // quickstartComparison compares the quickstart's real benchmark output:
@@ -43,7 +44,7 @@ func quickstartComparison(t *testing.T) *compare.Comparison {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmp.Provenance.Sides = []compare.Side{{Variant: "base", Ref: "HEAD", Commit: "4f2ec4256226a65660e7c285c56dd03e486d8f9a"},
+	cmp.Provenance.Sides = []provenance.Side{{Variant: "base", Ref: "HEAD", Commit: "4f2ec4256226a65660e7c285c56dd03e486d8f9a"},
 		{Variant: "patch", Ref: "HEAD", Commit: "0f4ccfdbf300296d2d0fbe8397a924aff73611e1", Patch: "examples/wal/buffered-append.patch",
 			PatchSubject: "wal: buffer appends in a 64 KiB writer"}}
 	return cmp

@@ -13,18 +13,19 @@ import (
 
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/provenance"
 )
 
 // seedCase is one testdata/seeds file: a seed report's own numbers as
 // results, the variants to compare and the figures every rendering must
 // show.
 type seedCase struct {
-	Seed       string             `json:"seed"`
-	Base       string             `json:"base"`
-	Candidates []string           `json:"candidates"`
-	Provenance compare.Provenance `json:"provenance"`
-	Expect     []string           `json:"expect"`
-	Results    []*bench.Result    `json:"results"`
+	Seed       string            `json:"seed"`
+	Base       string            `json:"base"`
+	Candidates []string          `json:"candidates"`
+	Provenance provenance.Record `json:"provenance"`
+	Expect     []string          `json:"expect"`
+	Results    []*bench.Result   `json:"results"`
 }
 
 // seedNames lists the seed cases; each is also a golden file name.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/provenance"
 )
 
 // TestTimingInProvenance checks that a job's timing breakdown reaches the
@@ -25,13 +26,13 @@ func TestTimingInProvenance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tm := &compare.Timing{Wall: 10}
-	tm.Add("workspace, worktrees and patches", compare.StageOverhead, 300*time.Millisecond)
-	tm.Add("builds", compare.StageBuild, 2*time.Second)
+	tm := &provenance.Timing{Wall: 10}
+	tm.Add("workspace, worktrees and patches", provenance.StageOverhead, 300*time.Millisecond)
+	tm.Add("builds", provenance.StageBuild, 2*time.Second)
 	for range 12 {
-		tm.Add("benchmark commands", compare.StageBenchmark, 600*time.Millisecond)
+		tm.Add("benchmark commands", provenance.StageBenchmark, 600*time.Millisecond)
 	}
-	tm.Add("statistics", compare.StageOverhead, 100*time.Millisecond)
+	tm.Add("statistics", provenance.StageOverhead, 100*time.Millisecond)
 	cmp.Provenance.Timing = tm
 	want := "10.0 s wall: benchmark commands 7.20 s, builds and setup 2.00 s, overhead 0.800 s (8.0%): workspace, worktrees and patches 0.300 s, statistics 0.100 s, other 0.400 s"
 	// Markdown escapes the parentheses and colons of the same line.
@@ -50,14 +51,14 @@ func TestTimingInProvenance(t *testing.T) {
 	}
 	var doc struct {
 		Provenance struct {
-			Timing compare.Timing `json:"timing"`
+			Timing provenance.Timing `json:"timing"`
 		} `json:"provenance"`
 	}
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
 	got := doc.Provenance.Timing
-	if got.Wall != 10 || len(got.Stages) != 4 || got.Stages[2].Name != "benchmark commands" || got.Stages[2].Count != 12 || got.Stages[2].Kind != compare.StageBenchmark {
+	if got.Wall != 10 || len(got.Stages) != 4 || got.Stages[2].Name != "benchmark commands" || got.Stages[2].Count != 12 || got.Stages[2].Kind != provenance.StageBenchmark {
 		t.Errorf("JSON timing %+v", got)
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/perfbot/perfbot/config"
 )
 
-// Why adaptive sampling stopped, as compare.Suite.Stopped records it.
+// Why adaptive sampling stopped, as provenance.Suite.Stopped records it.
 const (
 	StopDecided  = "decided"
 	StopMaxCount = "max_count"

@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/bench"
-	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/parse"
+	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/sandbox"
 )
 
@@ -262,7 +262,7 @@ func exactPattern(name string) string {
 // one's iteration count unless another side already did.
 func (g *goSide) prepareSim(ctx context.Context) error {
 	if msg := valgrindMissing(); msg != "" {
-		g.out.Failures = append(g.out.Failures, compare.Failure{Variant: g.side.name, Stage: "run", Message: fmt.Sprintf("suite %s: %s", g.suite.Name, msg)})
+		g.out.Failures = append(g.out.Failures, provenance.Failure{Variant: g.side.name, Stage: "run", Message: fmt.Sprintf("suite %s: %s", g.suite.Name, msg)})
 		g.pkgs = nil
 		return nil
 	}
@@ -286,7 +286,7 @@ func (g *goSide) prepareSim(ctx context.Context) error {
 			return fmt.Errorf("suite %s: list benchmarks of %s on %s: %w", g.suite.Name, pkg.importPath, g.side.name, err)
 		}
 		if !res.OK() {
-			g.out.Failures = append(g.out.Failures, compare.Failure{Variant: g.side.name, Stage: "run", Message: fmt.Sprintf("suite %s: benchmarks of %s exited with status %d", g.suite.Name, pkg.importPath, res.ExitCode), LogTail: tailOf(res, 30), Limit: res.Limit})
+			g.out.Failures = append(g.out.Failures, provenance.Failure{Variant: g.side.name, Stage: "run", Message: fmt.Sprintf("suite %s: benchmarks of %s exited with status %d", g.suite.Name, pkg.importPath, res.ExitCode), LogTail: tailOf(res, 30), Limit: res.Limit})
 			continue
 		}
 		for _, m := range simBenchLine().FindAllSubmatch(res.Stdout, -1) {
@@ -384,7 +384,7 @@ func (g *goSide) simPair(ctx context.Context, pkg goPackage, sb simBench, n int,
 		if !res.OK() {
 			if !g.failed["sim "+sb.key] {
 				g.failed["sim "+sb.key] = true
-				g.out.Failures = append(g.out.Failures, compare.Failure{Variant: g.side.name, Stage: "run", Message: fmt.Sprintf("suite %s: %s of %s under cachegrind exited with status %d", g.suite.Name, sb.pattern, pkg.importPath, res.ExitCode), LogTail: joinTails(tailOf(res, 30), valgrindLogTail(trace, 10)), Limit: res.Limit})
+				g.out.Failures = append(g.out.Failures, provenance.Failure{Variant: g.side.name, Stage: "run", Message: fmt.Sprintf("suite %s: %s of %s under cachegrind exited with status %d", g.suite.Name, sb.pattern, pkg.importPath, res.ExitCode), LogTail: joinTails(tailOf(res, 30), valgrindLogTail(trace, 10)), Limit: res.Limit})
 			}
 			return simCounts{}, nil, nil
 		}
@@ -398,7 +398,7 @@ func (g *goSide) simPair(ctx context.Context, pkg goPackage, sb simBench, n int,
 		}
 		c, err := readSimCounts(ctx, out, name, false)
 		if err != nil {
-			g.out.Failures = append(g.out.Failures, compare.Failure{Variant: g.side.name, Stage: "parse", Message: err.Error()})
+			g.out.Failures = append(g.out.Failures, provenance.Failure{Variant: g.side.name, Stage: "parse", Message: err.Error()})
 			return simCounts{}, nil, nil
 		}
 		c.calls, err = readSyscallLog(ctx, trace, name)
@@ -513,7 +513,7 @@ func (cs *commandSide) round(ctx context.Context, r int, only map[string]bool) (
 			}
 			if !cs.failed["sim "+cmd] {
 				cs.failed["sim "+cmd] = true
-				cs.out.Failures = append(cs.out.Failures, compare.Failure{Variant: cs.side.name, Stage: "run", Message: err.Error()})
+				cs.out.Failures = append(cs.out.Failures, provenance.Failure{Variant: cs.side.name, Stage: "run", Message: err.Error()})
 			}
 			continue
 		}

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/bench"
-	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/sandbox"
 )
 
@@ -25,7 +25,7 @@ const maxReruns = 2
 // round to the last, every side's session is held (frozen, where a cgroup
 // freezer is available) except the one whose round runs, and the CPU time
 // the held sessions use anyway is counted. A round during which the other
-// sides used more than compare.ForeignCPUBoundPct of its wall time (and
+// sides used more than provenance.ForeignCPUBoundPct of its wall time (and
 // more than the count can resolve) is run again, up to maxReruns times;
 // one that still is, is kept and makes the suite unfair.
 //
@@ -35,7 +35,7 @@ type fence struct {
 	suite    string
 	sessions map[string]*sandbox.Session
 	holds    map[string]*sandbox.Hold
-	prov     *compare.Suite
+	prov     *provenance.Suite
 	progress io.Writer
 	foreign  time.Duration
 	measured bool
@@ -46,7 +46,7 @@ type fence struct {
 
 // newFence returns the fence of a suite's rounds and holds every side's
 // session. The caller must call release before the sessions' teardown.
-func newFence(suite *config.Suite, ready []*side, runs map[string]*variantRun, prov *compare.Suite, progress io.Writer) *fence {
+func newFence(suite *config.Suite, ready []*side, runs map[string]*variantRun, prov *provenance.Suite, progress io.Writer) *fence {
 	f := &fence{suite: suite.Name, sessions: map[string]*sandbox.Session{}, holds: map[string]*sandbox.Hold{}, prov: prov, progress: progress}
 	if suite.Setup == "" || len(ready) < 2 {
 		return f
@@ -117,14 +117,14 @@ func (f *fence) round(ctx context.Context, name string, run func() ([]*bench.Res
 		if err != nil || !measured || ctx.Err() != nil {
 			return results, units, err
 		}
-		bound := max(wall*compare.ForeignCPUBoundPct/100, resolution)
+		bound := max(wall*provenance.ForeignCPUBoundPct/100, resolution)
 		if used <= bound {
 			return results, units, nil
 		}
 		if attempt < maxReruns {
 			f.prov.Rerun++
 			fmt.Fprintf(f.progress, "perfbot: suite %s: the other sides used %s of CPU during %s's round of %s (more than %d%%): running it again\n",
-				f.suite, used.Round(time.Millisecond), name, wall.Round(time.Millisecond), compare.ForeignCPUBoundPct)
+				f.suite, used.Round(time.Millisecond), name, wall.Round(time.Millisecond), provenance.ForeignCPUBoundPct)
 			continue
 		}
 		f.prov.Unfair++
@@ -161,7 +161,7 @@ func (f *fence) finish(results []*bench.Result, out *Outcome) {
 		return
 	}
 	u := Unfair{Suite: f.suite, Why: fmt.Sprintf("in %d round(s) the other sides used more than %d%% of the round's time on the CPU, even when run again %d times",
-		f.prov.Unfair, compare.ForeignCPUBoundPct, maxReruns)}
+		f.prov.Unfair, provenance.ForeignCPUBoundPct, maxReruns)}
 	seen := map[string]bool{}
 	for _, r := range results {
 		if k := r.Key(); !seen[k] {

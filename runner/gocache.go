@@ -16,8 +16,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/sandbox"
 )
 
@@ -177,7 +177,7 @@ func setEnv(env []string, set ...string) []string {
 // module cache writable; no other command of the job may write that cache.
 // It returns a failure when the fetch failed: the build, which has no
 // network, would fail for want of a module.
-func (c *jobCaches) fetchModules(ctx context.Context, suite *config.Suite, s *side, dir string, opts Options) (*compare.Failure, error) {
+func (c *jobCaches) fetchModules(ctx context.Context, suite *config.Suite, s *side, dir string, opts Options) (*provenance.Failure, error) {
 	root := moduleRoot(s.worktree, dir)
 	if root == "" || c.fetched[s.name+"\x00"+root] {
 		return nil, nil
@@ -206,7 +206,7 @@ func (c *jobCaches) fetchModules(ctx context.Context, suite *config.Suite, s *si
 		return nil, nil
 	}
 	rel, _ := filepath.Rel(s.worktree, root)
-	return &compare.Failure{Variant: s.name, Stage: "build", Limit: res.Limit, LogTail: tailOf(res, 30),
+	return &provenance.Failure{Variant: s.name, Stage: "build", Limit: res.Limit, LogTail: tailOf(res, 30),
 		Message: fmt.Sprintf("suite %s: go mod download in %s failed: perfbot fetches the modules before the build, which has no network", suite.Name, rel)}, nil
 }
 
@@ -516,7 +516,7 @@ func copyTree(src, dst string) error {
 // and the repository's module cache writable, in an empty directory of the
 // job's, without the worktree. It is the operator's command from the
 // config, so the module cache may take what it downloads.
-func (c *jobCaches) fetchCommand(ctx context.Context, suite *config.Suite, s *side, vr *variantRun, opts Options) (*compare.Failure, error) {
+func (c *jobCaches) fetchCommand(ctx context.Context, suite *config.Suite, s *side, vr *variantRun, opts Options) (*provenance.Failure, error) {
 	gocache, err := c.sideCache(s.name)
 	if err != nil {
 		return nil, err
@@ -541,7 +541,7 @@ func (c *jobCaches) fetchCommand(ctx context.Context, suite *config.Suite, s *si
 	if res.OK() {
 		return nil, nil
 	}
-	return &compare.Failure{Variant: s.name, Stage: "build", Limit: res.Limit, LogTail: tailOf(res, 30),
+	return &provenance.Failure{Variant: s.name, Stage: "build", Limit: res.Limit, LogTail: tailOf(res, 30),
 		Message: fmt.Sprintf("suite %s: fetch exited with status %d", suite.Name, res.ExitCode)}, nil
 }
 

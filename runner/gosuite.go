@@ -10,11 +10,11 @@ import (
 	"strings"
 
 	"github.com/perfbot/perfbot/bench"
-	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/pkgfile"
 	"github.com/perfbot/perfbot/internal/safefile"
 	"github.com/perfbot/perfbot/parse"
+	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/sandbox"
 )
 
@@ -100,7 +100,7 @@ func prepareGo(ctx context.Context, suite *config.Suite, s *side, vr *variantRun
 	}
 	root, err := suiteWorkDir(suite, s)
 	if err != nil {
-		out.Failures = append(out.Failures, compare.Failure{Variant: s.name, Stage: "build", Message: fmt.Sprintf("suite %s: %v", suite.Name, err)})
+		out.Failures = append(out.Failures, provenance.Failure{Variant: s.name, Stage: "build", Message: fmt.Sprintf("suite %s: %v", suite.Name, err)})
 		return nil, nil, nil
 	}
 	list, err := opts.Sandbox.Run(ctx, sandbox.Spec{
@@ -111,7 +111,7 @@ func prepareGo(ctx context.Context, suite *config.Suite, s *side, vr *variantRun
 		return nil, nil, fmt.Errorf("suite %s: go list on %s: %w", suite.Name, s.name, err)
 	}
 	if !list.OK() {
-		out.Failures = append(out.Failures, compare.Failure{Variant: s.name, Stage: "build", Message: fmt.Sprintf("suite %s: go list %s failed", suite.Name, pattern), LogTail: tailOf(list, 30), Limit: list.Limit})
+		out.Failures = append(out.Failures, provenance.Failure{Variant: s.name, Stage: "build", Message: fmt.Sprintf("suite %s: go list %s failed", suite.Name, pattern), LogTail: tailOf(list, 30), Limit: list.Limit})
 		return nil, nil, nil
 	}
 	binDir := filepath.Join(s.worktree, ".perfbot-bin")
@@ -128,12 +128,12 @@ func prepareGo(ctx context.Context, suite *config.Suite, s *side, vr *variantRun
 		// used only inside the worktree.
 		rel, err := filepath.Rel(s.worktree, f[1])
 		if err != nil || !filepath.IsLocal(rel) {
-			out.Failures = append(out.Failures, compare.Failure{Variant: s.name, Stage: "build", Message: fmt.Sprintf("suite %s: go list put package %s outside the worktree; skipped", suite.Name, f[0])})
+			out.Failures = append(out.Failures, provenance.Failure{Variant: s.name, Stage: "build", Message: fmt.Sprintf("suite %s: go list put package %s outside the worktree; skipped", suite.Name, f[0])})
 			continue
 		}
 		ok, err := hasBenchmarks(s.worktree, rel, f[2])
 		if err != nil {
-			out.Failures = append(out.Failures, compare.Failure{Variant: s.name, Stage: "build", Message: fmt.Sprintf("suite %s: package %s: %v", suite.Name, f[0], err)})
+			out.Failures = append(out.Failures, provenance.Failure{Variant: s.name, Stage: "build", Message: fmt.Sprintf("suite %s: package %s: %v", suite.Name, f[0], err)})
 			continue
 		}
 		if !ok {
@@ -182,7 +182,7 @@ func prepareGo(ctx context.Context, suite *config.Suite, s *side, vr *variantRun
 			addNotes(notes, out, opts.Progress)
 		}
 		if !build.OK() {
-			out.Failures = append(out.Failures, compare.Failure{Variant: s.name, Stage: "build", Message: fmt.Sprintf("suite %s: go test -c %s failed%s", suite.Name, pkg.importPath, also), LogTail: tailOf(build, 30), Limit: build.Limit})
+			out.Failures = append(out.Failures, provenance.Failure{Variant: s.name, Stage: "build", Message: fmt.Sprintf("suite %s: go test -c %s failed%s", suite.Name, pkg.importPath, also), LogTail: tailOf(build, 30), Limit: build.Limit})
 			continue
 		}
 		g.pkgs = append(g.pkgs, pkg)
@@ -190,7 +190,7 @@ func prepareGo(ctx context.Context, suite *config.Suite, s *side, vr *variantRun
 	}
 	if len(g.pkgs) == 0 {
 		if len(out.Failures) == 0 || out.Failures[len(out.Failures)-1].Variant != s.name {
-			out.Failures = append(out.Failures, compare.Failure{Variant: s.name, Stage: "build", Message: fmt.Sprintf("suite %s: no package matching %s has benchmarks", suite.Name, pattern)})
+			out.Failures = append(out.Failures, provenance.Failure{Variant: s.name, Stage: "build", Message: fmt.Sprintf("suite %s: no package matching %s has benchmarks", suite.Name, pattern)})
 		}
 		return nil, commands, nil
 	}
@@ -294,7 +294,7 @@ func (g *goSide) wallRound(ctx context.Context, r int, only map[string]bool) ([]
 			if res.Limit == sandbox.LimitTimeout {
 				msg = fmt.Sprintf("suite %s: benchmarks of %s ran past the %s timeout", g.suite.Name, pkg.importPath, durationOr(g.suite.Timeout, defaultTimeout))
 			}
-			g.out.Failures = append(g.out.Failures, compare.Failure{Variant: g.side.name, Stage: "run", Message: msg, LogTail: tailOf(res, 30), Limit: res.Limit})
+			g.out.Failures = append(g.out.Failures, provenance.Failure{Variant: g.side.name, Stage: "run", Message: msg, LogTail: tailOf(res, 30), Limit: res.Limit})
 		}
 		name := fmt.Sprintf("%s/%s round %d (%s)", g.suite.Name, g.side.name, r+1, pkg.importPath)
 		before := len(results)
@@ -307,7 +307,7 @@ func (g *goSide) wallRound(ctx context.Context, r int, only map[string]bool) ([]
 			return nil
 		})
 		if err != nil {
-			g.out.Failures = append(g.out.Failures, compare.Failure{Variant: g.side.name, Stage: "parse", Message: err.Error()})
+			g.out.Failures = append(g.out.Failures, provenance.Failure{Variant: g.side.name, Stage: "parse", Message: err.Error()})
 		}
 		if res.Limit == sandbox.LimitOutput {
 			g.out.Cuts = append(g.out.Cuts, cutOf(g.side.name, name, res, results[before:]))
@@ -354,8 +354,8 @@ func (g *goSide) profile(ctx context.Context) ([]Profile, error) {
 
 // cutOf describes a run whose output was cut at the output cap: rs are the
 // results read from what was kept.
-func cutOf(variant, run string, res *sandbox.Result, rs []*bench.Result) compare.Cut {
-	c := compare.Cut{Variant: variant, Run: run, Kept: int64(len(res.Stdout) + len(res.Stderr)), Dropped: res.Dropped}
+func cutOf(variant, run string, res *sandbox.Result, rs []*bench.Result) provenance.Cut {
+	c := provenance.Cut{Variant: variant, Run: run, Kept: int64(len(res.Stdout) + len(res.Stderr)), Dropped: res.Dropped}
 	if len(rs) > 0 {
 		c.Last = rs[len(rs)-1].FullName()
 	}

@@ -9,12 +9,12 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/provenance"
 )
 
 // describeHost records the machine the benchmarks run on.
-func describeHost(ctx context.Context) compare.Host {
-	h := compare.Host{OS: runtime.GOOS, Arch: runtime.GOARCH, Cores: runtime.NumCPU()}
+func describeHost(ctx context.Context) provenance.Host {
+	h := provenance.Host{OS: runtime.GOOS, Arch: runtime.GOARCH, Cores: runtime.NumCPU()}
 	h.Name, _ = os.Hostname()
 	var u syscall.Utsname
 	if syscall.Uname(&u) == nil {

@@ -3,8 +3,8 @@ package runner
 import (
 	"fmt"
 
-	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/provenance"
 )
 
 // defaultTargetPct is the change to detect when Options.TargetPct is 0. It
@@ -18,7 +18,7 @@ const defaultTargetPct = 5
 // simMissing says why cpu-sim cannot run here. why says what decided, in
 // words for the report ("wall time on this host varied 57% during the
 // probe, above the 5% to detect").
-func chooseInstrument(noise *compare.HostNoise, minChangePct float64, simMissing string) (instrument, why string) {
+func chooseInstrument(noise *provenance.HostNoise, minChangePct float64, simMissing string) (instrument, why string) {
 	if noise == nil || noise.Runs == 0 || noise.LoopMedian == "" {
 		return config.InstrumentWallTime, "the host's noise could not be probed"
 	}
@@ -44,7 +44,7 @@ func pct(v float64) string {
 // AutoInstrument is the instrument a suite set to auto runs on a host
 // whose noise probe found noise, when the job must detect minChangePct
 // (0: the default, 5%), and why.
-func AutoInstrument(noise *compare.HostNoise, minChangePct float64) (instrument, why string) {
+func AutoInstrument(noise *provenance.HostNoise, minChangePct float64) (instrument, why string) {
 	if minChangePct <= 0 {
 		minChangePct = defaultTargetPct
 	}

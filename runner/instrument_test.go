@@ -6,18 +6,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/gitrepo"
+	"github.com/perfbot/perfbot/provenance"
 )
 
 func TestChooseInstrument(t *testing.T) {
-	probe := func(spread float64) *compare.HostNoise {
-		return &compare.HostNoise{LoopSpreadPct: spread, LoopMedian: "5ms", Runs: probeRuns}
+	probe := func(spread float64) *provenance.HostNoise {
+		return &provenance.HostNoise{LoopSpreadPct: spread, LoopMedian: "5ms", Runs: probeRuns}
 	}
 	for _, tt := range []struct {
 		name        string
-		noise       *compare.HostNoise
+		noise       *provenance.HostNoise
 		min         float64
 		missing     string
 		instr, want string

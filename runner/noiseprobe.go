@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/provenance"
 )
 
 // probeRuns and probeLoop size the host noise probe: 7 runs of a fixed
@@ -26,8 +26,8 @@ var probeSink uint64
 // percent: what a wall-time benchmark of the same work would see), the
 // share of CPU time the hypervisor stole meanwhile (/proc/stat), and the
 // load average.
-func probeNoise(ctx context.Context) *compare.HostNoise {
-	n := &compare.HostNoise{Runs: probeRuns}
+func probeNoise(ctx context.Context) *provenance.HostNoise {
+	n := &provenance.HostNoise{Runs: probeRuns}
 	stealBefore, totalBefore, okBefore := cpuSteal()
 	var times []float64
 	for range probeRuns {

@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/bench"
-	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/sandbox"
 )
 
@@ -117,11 +117,11 @@ type Options struct {
 // Outcome is what a run measured.
 type Outcome struct {
 	Results  []*bench.Result
-	Failures []compare.Failure
+	Failures []provenance.Failure
 	Warnings []string
 	// Cuts are runs whose output was cut at the output cap.
-	Cuts       []compare.Cut
-	Provenance compare.Provenance
+	Cuts       []provenance.Cut
+	Provenance provenance.Record
 	// Variants are the baseline's name and then the candidates' names.
 	Variants []string
 	// Profiles are the CPU profiles of go suites with cpuprofile set.
@@ -148,7 +148,7 @@ func (o *Outcome) commandRan(res *sandbox.Result) {
 
 // lap adds the time since *mark to the stage name of the run's timing and
 // moves *mark to now.
-func (o *Outcome) lap(mark *time.Time, name string, kind compare.StageKind) {
+func (o *Outcome) lap(mark *time.Time, name string, kind provenance.StageKind) {
 	now := time.Now()
 	o.Provenance.Timing.Add(name, kind, now.Sub(*mark))
 	*mark = now
@@ -203,7 +203,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	}
 	out := &Outcome{}
 	out.Provenance.Started = time.Now()
-	out.Provenance.Timing = &compare.Timing{}
+	out.Provenance.Timing = &provenance.Timing{}
 	mark := out.Provenance.Started
 	out.Provenance.Repo = opts.Repo
 	out.Provenance.Sandbox = opts.SandboxName
@@ -275,7 +275,7 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 		return nil, err
 	}
 	sides := []*side{{name: opts.BaseName, worktree: baseDir, commit: baseCommit, settings: opts.BaseSettings}}
-	out.Provenance.Sides = append(out.Provenance.Sides, compare.Side{Variant: opts.BaseName, Ref: baseRef, Commit: baseCommit, Why: baseWhy, Settings: opts.BaseSettings.Settings()})
+	out.Provenance.Sides = append(out.Provenance.Sides, provenance.Side{Variant: opts.BaseName, Ref: baseRef, Commit: baseCommit, Why: baseWhy, Settings: opts.BaseSettings.Settings()})
 	names := map[string]bool{opts.BaseName: true}
 	for _, c := range opts.Candidates {
 		if names[c.Name] {
@@ -296,10 +296,10 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 			b.add(s.worktree)
 		}
 	}
-	out.lap(&mark, "workspace, worktrees and patches", compare.StageOverhead)
+	out.lap(&mark, "workspace, worktrees and patches", provenance.StageOverhead)
 	out.Provenance.Host = describeHost(ctx)
 	out.Provenance.Host.Noise = probeNoise(ctx)
-	out.lap(&mark, "host description and noise probe", compare.StageOverhead)
+	out.lap(&mark, "host description and noise probe", provenance.StageOverhead)
 
 	for i := range opts.Suites {
 		suite := opts.Suites[i]
@@ -321,9 +321,9 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	return out, nil
 }
 
-func prepareCandidate(ctx context.Context, ws *Workspace, c Candidate, base *side, opts Options, progress io.Writer, out *Outcome) (*side, compare.Side, error) {
+func prepareCandidate(ctx context.Context, ws *Workspace, c Candidate, base *side, opts Options, progress io.Writer, out *Outcome) (*side, provenance.Side, error) {
 	baseCommit, baseDir := base.commit, base.worktree
-	prov := compare.Side{Variant: c.Name}
+	prov := provenance.Side{Variant: c.Name}
 	if c.Patch == "" && c.Ref == "" {
 		// Same code, other settings: share the baseline's worktree.
 		prov.Ref, prov.Commit = opts.Base, baseCommit

@@ -12,6 +12,7 @@ import (
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/gitrepo"
+	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/sandbox"
 )
 
@@ -96,12 +97,12 @@ func TestRunPatchTwiceAsFast(t *testing.T) {
 
 // checkTiming checks that a run's timing names its stages, counts every
 // round's commands and adds up to no more than its wall time.
-func checkTiming(t *testing.T, tm *compare.Timing, rounds int) {
+func checkTiming(t *testing.T, tm *provenance.Timing, rounds int) {
 	t.Helper()
 	if tm == nil {
 		t.Fatal("no timing in the provenance")
 	}
-	kinds := map[string]compare.StageKind{}
+	kinds := map[string]provenance.StageKind{}
 	sum := 0.0
 	for _, st := range tm.Stages {
 		kinds[st.Name] = st.Kind
@@ -113,19 +114,19 @@ func checkTiming(t *testing.T, tm *compare.Timing, rounds int) {
 			t.Errorf("benchmark commands counted %d times, want once per round and side (%d)", st.Count, rounds)
 		}
 	}
-	for name, kind := range map[string]compare.StageKind{
-		"workspace, worktrees and patches":               compare.StageOverhead,
-		"host description and noise probe":               compare.StageOverhead,
-		"builds":                                         compare.StageBuild,
-		"benchmark commands":                             compare.StageBenchmark,
-		"rounds outside the commands (sandbox, parsing)": compare.StageOverhead,
+	for name, kind := range map[string]provenance.StageKind{
+		"workspace, worktrees and patches":               provenance.StageOverhead,
+		"host description and noise probe":               provenance.StageOverhead,
+		"builds":                                         provenance.StageBuild,
+		"benchmark commands":                             provenance.StageBenchmark,
+		"rounds outside the commands (sandbox, parsing)": provenance.StageOverhead,
 	} {
 		if kinds[name] != kind {
 			t.Errorf("stage %q: kind %q, want %q (stages %+v)", name, kinds[name], kind, tm.Stages)
 		}
 	}
-	if !(tm.Seconds(compare.StageBenchmark) > 0) {
-		t.Errorf("benchmark commands took %v s", tm.Seconds(compare.StageBenchmark))
+	if !(tm.Seconds(provenance.StageBenchmark) > 0) {
+		t.Errorf("benchmark commands took %v s", tm.Seconds(provenance.StageBenchmark))
 	}
 	// The stages are measured one after another within the wall time.
 	if sum > tm.Wall*1.001 {

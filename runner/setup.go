@@ -6,8 +6,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/sandbox"
 )
 
@@ -51,7 +51,7 @@ func startVariants(ctx context.Context, suite *config.Suite, sides []*side, runs
 	for _, s := range sides {
 		vr := runs[s.name]
 		if err := vr.writeFiles(s); err != nil {
-			out.Failures = append(out.Failures, compare.Failure{Variant: s.name, Stage: "setup", Message: fmt.Sprintf("suite %s: configuration files: %v", suite.Name, err)})
+			out.Failures = append(out.Failures, provenance.Failure{Variant: s.name, Stage: "setup", Message: fmt.Sprintf("suite %s: configuration files: %v", suite.Name, err)})
 			continue
 		}
 		if suite.Setup == "" {
@@ -63,17 +63,17 @@ func startVariants(ctx context.Context, suite *config.Suite, sides []*side, runs
 		}
 		fmt.Fprintf(progress, "perfbot: suite %s: setup %s (port %d, data %s)\n", suite.Name, s.name, vr.port, vr.datadir)
 		if err := startSession(ctx, suite, s, vr, opts); err != nil {
-			out.Failures = append(out.Failures, compare.Failure{Variant: s.name, Stage: "setup", Message: fmt.Sprintf("suite %s: %v", suite.Name, err)})
+			out.Failures = append(out.Failures, provenance.Failure{Variant: s.name, Stage: "setup", Message: fmt.Sprintf("suite %s: %v", suite.Name, err)})
 			continue
 		}
 		started = append(started, s)
 		res, err := runScript(ctx, suite, s, vr, suite.Setup, durationOr(suite.Timeout, defaultSetupTimeout), true, opts)
 		if err != nil {
-			out.Failures = append(out.Failures, compare.Failure{Variant: s.name, Stage: "setup", Message: fmt.Sprintf("suite %s: setup: %v", suite.Name, err)})
+			out.Failures = append(out.Failures, provenance.Failure{Variant: s.name, Stage: "setup", Message: fmt.Sprintf("suite %s: setup: %v", suite.Name, err)})
 			continue
 		}
 		if !res.OK() {
-			out.Failures = append(out.Failures, compare.Failure{Variant: s.name, Stage: "setup", Message: fmt.Sprintf("suite %s: setup exited with status %d", suite.Name, res.ExitCode), LogTail: tailOf(res, 30), Limit: res.Limit})
+			out.Failures = append(out.Failures, provenance.Failure{Variant: s.name, Stage: "setup", Message: fmt.Sprintf("suite %s: setup exited with status %d", suite.Name, res.ExitCode), LogTail: tailOf(res, 30), Limit: res.Limit})
 			continue
 		}
 		ready = append(ready, s)
@@ -92,11 +92,11 @@ func teardown(ctx context.Context, suite *config.Suite, s *side, vr *variantRun,
 	fmt.Fprintf(progress, "perfbot: suite %s: teardown %s\n", suite.Name, s.name)
 	res, err := runScript(tctx, suite, s, vr, suite.Teardown, defaultTeardownTimeout, false, opts)
 	if err != nil {
-		out.Failures = append(out.Failures, compare.Failure{Variant: s.name, Stage: "teardown", Message: fmt.Sprintf("suite %s: teardown: %v", suite.Name, err)})
+		out.Failures = append(out.Failures, provenance.Failure{Variant: s.name, Stage: "teardown", Message: fmt.Sprintf("suite %s: teardown: %v", suite.Name, err)})
 		return
 	}
 	if !res.OK() {
-		out.Failures = append(out.Failures, compare.Failure{Variant: s.name, Stage: "teardown", Message: fmt.Sprintf("suite %s: teardown exited with status %d", suite.Name, res.ExitCode), LogTail: tailOf(res, 30), Limit: res.Limit})
+		out.Failures = append(out.Failures, provenance.Failure{Variant: s.name, Stage: "teardown", Message: fmt.Sprintf("suite %s: teardown exited with status %d", suite.Name, res.ExitCode), LogTail: tailOf(res, 30), Limit: res.Limit})
 	}
 }
 

@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/bench"
-	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/safefile"
 	"github.com/perfbot/perfbot/parse"
+	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/sandbox"
 )
 
@@ -111,7 +111,7 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 		runs[s.name] = vr
 	}
 	mark := time.Now()
-	out.lap(&mark, "suite preparation", compare.StageOverhead)
+	out.lap(&mark, "suite preparation", provenance.StageOverhead)
 	for _, s := range sides {
 		fmt.Fprintf(progress, "perfbot: suite %s: building %s\n", suite.Name, s.name)
 		opts.step(Step{Stage: "build", Suite: suite.Name, Variant: s.name, Sides: len(sides)})
@@ -149,16 +149,16 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 			ready = append(ready, s)
 		}
 	}
-	out.lap(&mark, "builds", compare.StageBuild)
+	out.lap(&mark, "builds", provenance.StageBuild)
 	warmup := suiteWarmup(suite)
-	out.Provenance.Suites = append(out.Provenance.Suites, compare.Suite{Name: suite.Name, Commands: commands, Rounds: count, Warmup: warmup})
+	out.Provenance.Suites = append(out.Provenance.Suites, provenance.Suite{Name: suite.Name, Commands: commands, Rounds: count, Warmup: warmup})
 	prov := &out.Provenance.Suites[len(out.Provenance.Suites)-1]
 	ready, stop := startVariants(ctx, suite, ready, runs, opts, progress, out)
-	out.lap(&mark, "setup and teardown", compare.StageBuild)
+	out.lap(&mark, "setup and teardown", provenance.StageBuild)
 	defer func() {
 		mark := time.Now()
 		stop()
-		out.lap(&mark, "setup and teardown", compare.StageBuild)
+		out.lap(&mark, "setup and teardown", provenance.StageBuild)
 	}()
 	if len(ready) < 2 {
 		fmt.Fprintf(progress, "perfbot: suite %s: fewer than two sides built; nothing to compare\n", suite.Name)
@@ -202,8 +202,8 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 			// The round's time outside its commands is perfbot's:
 			// starting sandboxes, reading the output.
 			spent := time.Since(mark)
-			out.Provenance.Timing.Add("benchmark commands", compare.StageBenchmark, out.commands)
-			out.Provenance.Timing.Add("rounds outside the commands (sandbox, parsing)", compare.StageOverhead, spent-out.commands)
+			out.Provenance.Timing.Add("benchmark commands", provenance.StageBenchmark, out.commands)
+			out.Provenance.Timing.Add("rounds outside the commands (sandbox, parsing)", provenance.StageOverhead, spent-out.commands)
 			if !keep {
 				out.Provenance.RunOrder = append(out.Provenance.RunOrder, name+"(warm-up)")
 				continue
@@ -283,7 +283,7 @@ func runSuite(ctx context.Context, suite *config.Suite, sides []*side, opts Opti
 		}
 	}
 	if suite.Preset == "go" && suite.Go.CPUProfile {
-		out.lap(&mark, "CPU profiles", compare.StageOverhead)
+		out.lap(&mark, "CPU profiles", provenance.StageOverhead)
 	}
 	prov.Rounds = rounds
 	if w := perfStatWarning(suite, runners); w != "" {
@@ -311,7 +311,7 @@ type commandSide struct {
 func prepareCommand(ctx context.Context, suite *config.Suite, s *side, vr *variantRun, opts Options, out *Outcome) (suiteSide, []string, error) {
 	dir, err := suiteWorkDir(suite, s)
 	if err != nil {
-		out.Failures = append(out.Failures, compare.Failure{Variant: s.name, Stage: "build", Message: fmt.Sprintf("suite %s: %v", suite.Name, err)})
+		out.Failures = append(out.Failures, provenance.Failure{Variant: s.name, Stage: "build", Message: fmt.Sprintf("suite %s: %v", suite.Name, err)})
 		return nil, nil, nil
 	}
 	cs := &commandSide{suite: suite, side: s, dir: dir, opts: opts, out: out, failed: map[string]bool{}, vr: vr}
@@ -356,7 +356,7 @@ func prepareCommand(ctx context.Context, suite *config.Suite, s *side, vr *varia
 			}
 		}
 		if !res.OK() {
-			out.Failures = append(out.Failures, compare.Failure{Variant: s.name, Stage: "build", Message: fmt.Sprintf("suite %s: build exited with status %d%s", suite.Name, res.ExitCode, also), LogTail: tailOf(res, 30), Limit: res.Limit})
+			out.Failures = append(out.Failures, provenance.Failure{Variant: s.name, Stage: "build", Message: fmt.Sprintf("suite %s: build exited with status %d%s", suite.Name, res.ExitCode, also), LogTail: tailOf(res, 30), Limit: res.Limit})
 			return nil, commands, nil
 		}
 	}
@@ -396,7 +396,7 @@ func (cs *commandSide) wallRound(ctx context.Context, r int, only map[string]boo
 			if err := safefile.Remove(cs.side.worktree, outFile); err != nil {
 				if !cs.failed["remove "+outFile] {
 					cs.failed["remove "+outFile] = true
-					cs.out.Failures = append(cs.out.Failures, compare.Failure{Variant: cs.side.name, Stage: "run", Message: fmt.Sprintf("suite %s: result file %v", cs.suite.Name, err)})
+					cs.out.Failures = append(cs.out.Failures, provenance.Failure{Variant: cs.side.name, Stage: "run", Message: fmt.Sprintf("suite %s: result file %v", cs.suite.Name, err)})
 				}
 				continue
 			}
@@ -412,13 +412,13 @@ func (cs *commandSide) wallRound(ctx context.Context, r int, only map[string]boo
 		}
 		if !res.OK() && !cs.failed[cmd] {
 			cs.failed[cmd] = true
-			cs.out.Failures = append(cs.out.Failures, compare.Failure{Variant: cs.side.name, Stage: "run", Message: fmt.Sprintf("suite %s: %s exited with status %d", cs.suite.Name, cmd, res.ExitCode), LogTail: tailOf(res, 30), Limit: res.Limit})
+			cs.out.Failures = append(cs.out.Failures, provenance.Failure{Variant: cs.side.name, Stage: "run", Message: fmt.Sprintf("suite %s: %s exited with status %d", cs.suite.Name, cmd, res.ExitCode), LogTail: tailOf(res, 30), Limit: res.Limit})
 		}
 		name := fmt.Sprintf("%s/%s round %d (%s)", cs.suite.Name, cs.side.name, r+1, cmd)
 		if cs.perf != nil {
 			prs, err := cs.perf.results(ctx, cs.suite, pt, name+" perf stat")
 			if err != nil && res.OK() {
-				cs.out.Failures = append(cs.out.Failures, compare.Failure{Variant: cs.side.name, Stage: "parse", Message: err.Error()})
+				cs.out.Failures = append(cs.out.Failures, provenance.Failure{Variant: cs.side.name, Stage: "parse", Message: err.Error()})
 			}
 			counters = append(counters, prs...)
 			// Counters ride along with their point's runs; they never
@@ -434,7 +434,7 @@ func (cs *commandSide) wallRound(ctx context.Context, r int, only map[string]boo
 			if err != nil {
 				var se *safefile.Error
 				if res.OK() || (errors.As(err, &se) && !errors.Is(err, os.ErrNotExist)) {
-					cs.out.Failures = append(cs.out.Failures, compare.Failure{Variant: cs.side.name, Stage: "parse", Message: fmt.Sprintf("suite %s: result file %v", cs.suite.Name, err)})
+					cs.out.Failures = append(cs.out.Failures, provenance.Failure{Variant: cs.side.name, Stage: "parse", Message: fmt.Sprintf("suite %s: result file %v", cs.suite.Name, err)})
 				}
 				continue
 			}
@@ -451,7 +451,7 @@ func (cs *commandSide) wallRound(ctx context.Context, r int, only map[string]boo
 		}
 		if err != nil {
 			if res.OK() {
-				cs.out.Failures = append(cs.out.Failures, compare.Failure{Variant: cs.side.name, Stage: "parse", Message: err.Error(), LogTail: tailOf(res, 10)})
+				cs.out.Failures = append(cs.out.Failures, provenance.Failure{Variant: cs.side.name, Stage: "parse", Message: err.Error(), LogTail: tailOf(res, 10)})
 			}
 			continue
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/parse"
+	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/store"
 )
@@ -49,15 +50,15 @@ func realComparison(t *testing.T) *compare.Comparison {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmp.Provenance = compare.Provenance{
+	cmp.Provenance = provenance.Record{
 		Repo: "https://go.googlesource.com/go",
-		Sides: []compare.Side{
+		Sides: []provenance.Side{
 			{Variant: "base", Ref: "master", Commit: "7f87d66fe45f1d209b404f397b2258d313cae093"},
 			{Variant: "bits64", Ref: "master", Commit: "712aea8b4705aa26cdd0fbe6a4f7be58c5d1bd6f", Patch: "suffixarray-64.patch",
 				PatchSubject: "index/suffixarray: use 64-bit indexes"},
 		},
-		Host:    compare.Host{Name: "bench-1", OS: "linux", Arch: "amd64", CPU: "Intel(R) Core(TM) i7-8665U CPU @ 1.90GHz", Cores: 8},
-		Suites:  []compare.Suite{{Name: "go", Commands: []string{"go test -run ^$ -bench . -count 10 index/suffixarray"}, Rounds: 10}},
+		Host:    provenance.Host{Name: "bench-1", OS: "linux", Arch: "amd64", CPU: "Intel(R) Core(TM) i7-8665U CPU @ 1.90GHz", Cores: 8},
+		Suites:  []provenance.Suite{{Name: "go", Commands: []string{"go test -run ^$ -bench . -count 10 index/suffixarray"}, Rounds: 10}},
 		Started: time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC),
 	}
 	return cmp

@@ -11,6 +11,7 @@ import (
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/internal/storetest"
+	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/store"
 )
@@ -46,8 +47,8 @@ func TestHostileNamesStayText(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmp.Warnings = []string{hostileError}
-	cmp.Failures = []compare.Failure{{Variant: hostileRef, Stage: "build", Message: hostileError, LogTail: hostileError}}
-	cmp.Provenance = compare.Provenance{Repo: hostileRef, Sides: []compare.Side{{Variant: "base", Ref: hostileRef},
+	cmp.Failures = []provenance.Failure{{Variant: hostileRef, Stage: "build", Message: hostileError, LogTail: hostileError}}
+	cmp.Provenance = provenance.Record{Repo: hostileRef, Sides: []provenance.Side{{Variant: "base", Ref: hostileRef},
 		{Variant: hostileRef, Ref: hostileRef, PatchSubject: hostileTitle}}}
 	prov, _ := json.Marshal(cmp.Provenance)
 	run := &store.Run{JobKey: hostileName, Venue: "github", Target: hostileTarget, BaseRef: hostileRef, CandidateRef: hostileRef,

@@ -17,6 +17,7 @@ import (
 	"github.com/perfbot/perfbot/compare"
 	pbconfig "github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/gitrepo"
+	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/runner"
 	"github.com/perfbot/perfbot/sandbox"
 )
@@ -54,9 +55,9 @@ type instrumentEval struct {
 // instrumentRun is what the scenario measured, as -save writes it.
 type instrumentRun struct {
 	// Noise is the host's noise probe at the start of the run.
-	Noise   *compare.HostNoise `json:"host_noise,omitempty"`
-	Busy    int                `json:"busy_loops"`
-	Results []*bench.Result    `json:"results"`
+	Noise   *provenance.HostNoise `json:"host_noise,omitempty"`
+	Busy    int                   `json:"busy_loops"`
+	Results []*bench.Result       `json:"results"`
 }
 
 func (e instrumentEval) run(ctx context.Context, stdout, stderr io.Writer) error {

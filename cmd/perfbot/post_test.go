@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/review"
 )
 
@@ -139,7 +140,7 @@ func TestPostScrubsHostPaths(t *testing.T) {
 	}
 	cache := filepath.Join(t.TempDir(), "cache")
 	wt := filepath.Join(cache, "repos", "0a1b", "wt", "patched")
-	cmp := &compare.Comparison{Base: "base", Candidates: []string{"patched"}, Failures: []compare.Failure{{
+	cmp := &compare.Comparison{Base: "base", Candidates: []string{"patched"}, Failures: []provenance.Failure{{
 		Variant: "patched", Stage: "build", Message: exe + " compare: build failed", LogTail: wt + "/x_test.go:3:1: syntax error"}}}
 	targets := []review.Target{{Venue: "github", Where: "acme/store#7"}}
 	if err := postAll(context.Background(), cmp, nil, targets, "scrub-test", nil, cache, "", io.Discard); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/parse"
+	"github.com/perfbot/perfbot/provenance"
 )
 
 // reportCmd implements "perfbot report": it compares result files already
@@ -102,7 +103,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		})
 	}
 	wg.Wait()
-	var prov compare.Provenance
+	var prov provenance.Record
 	var warnings []string
 	for i, f := range files {
 		if errs[i] != nil {
@@ -115,7 +116,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				dropped++
 			}
 		}
-		prov.Sides = append(prov.Sides, compare.Side{Variant: names[i], Files: []string{f}})
+		prov.Sides = append(prov.Sides, provenance.Side{Variant: names[i], Files: []string{f}})
 	}
 	coll := colls[0]
 	for _, c := range colls[1:] {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/provenance"
 )
 
 // TestCandidateSubject names a saved command-line run by its patch's
@@ -24,20 +25,20 @@ func TestCandidateSubject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sides := func(cand compare.Side) *compare.Comparison {
+	sides := func(cand provenance.Side) *compare.Comparison {
 		cand.Variant = "cand"
-		return &compare.Comparison{Base: "base", Provenance: compare.Provenance{Sides: []compare.Side{{Variant: "base", Commit: "0000"}, cand}}}
+		return &compare.Comparison{Base: "base", Provenance: provenance.Record{Sides: []provenance.Side{{Variant: "base", Commit: "0000"}, cand}}}
 	}
-	if got := candidateSubject(ctx, dir, sides(compare.Side{Commit: strings.TrimSpace(string(head))})); got != "wal: buffer appends <64 KiB>" {
+	if got := candidateSubject(ctx, dir, sides(provenance.Side{Commit: strings.TrimSpace(string(head))})); got != "wal: buffer appends <64 KiB>" {
 		t.Errorf("head's subject = %q", got)
 	}
-	if got := candidateSubject(ctx, dir, sides(compare.Side{Commit: "abc", PatchSubject: "scan: check twice"})); got != "scan: check twice" {
+	if got := candidateSubject(ctx, dir, sides(provenance.Side{Commit: "abc", PatchSubject: "scan: check twice"})); got != "scan: check twice" {
 		t.Errorf("patch's subject = %q", got)
 	}
-	if got := candidateSubject(ctx, dir, sides(compare.Side{Commit: "1234567890abcdef"})); got != "" {
+	if got := candidateSubject(ctx, dir, sides(provenance.Side{Commit: "1234567890abcdef"})); got != "" {
 		t.Errorf("a commit the clone lacks = %q", got)
 	}
-	if got := candidateSubject(ctx, "", sides(compare.Side{Commit: strings.TrimSpace(string(head))})); got != "" {
+	if got := candidateSubject(ctx, "", sides(provenance.Side{Commit: strings.TrimSpace(string(head))})); got != "" {
 		t.Errorf("no local clone = %q", got)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/store"
 )
 
@@ -39,7 +40,7 @@ func TestWebScrubsHostPaths(t *testing.T) {
 		Benchmark: "BenchmarkOpen(" + wt + "/data)\u202e", Params: bench.Params{{Name: "n", Value: "1"}}, Unit: "ns/op",
 		Base:       &compare.Cell{Center: 1200, N: 5},
 		Candidates: []compare.Candidate{{Variant: "patch", Cell: compare.Cell{Center: 1000, N: 5}, DeltaPct: -16.7, Verdict: compare.Better}},
-	}}, Failures: []compare.Failure{{Variant: "patch", Stage: "build", Message: "go build in " + wt + " failed",
+	}}, Failures: []provenance.Failure{{Variant: "patch", Stage: "build", Message: "go build in " + wt + " failed",
 		LogTail: wt + "/wal/wal.go:12:3: undefined: x\n"}}}
 	cmp.Provenance.Repo = clone
 	if err := st.SaveComparison(ctx, r.ID, cmp); err != nil {

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"maps"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -26,7 +28,7 @@ type rule struct {
 
 // Groups of packages by what they do.
 var (
-	statistics = []string{"stats", "compare", "bench"}
+	statistics = []string{"stats", "compare", "bench", "provenance"}
 	processes  = []string{"runner", "sandbox", "job", "bot", "intake", "review", "mail", "web", "cmd"}
 	running    = []string{"runner", "sandbox", "job"}
 	posting    = []string{"review", "mail", "intake"}
@@ -46,6 +48,9 @@ var rules = []rule{
 	{"the runner measures, the job decides", []string{"runner"}, []string{"compare", "stats"},
 		"the runner takes samples; when to stop is the job's decision, handed to the runner as a function, so the " +
 			"stopping rule is chosen in one place and the comparison is computed once"},
+	{"provenance records, it does not judge", []string{"provenance"}, []string{"compare", "stats"},
+		"the runner and compare both record what was run in provenance's types; provenance importing the " +
+			"statistics would bring the runner's dependency on them back"},
 	{"intake hands requests over", []string{"intake"}, service,
 		"intake turns a venue's event into a job spec and hands it to an interface it declares; importing the " +
 			"service would make the service and its intakes one knot"},
@@ -71,13 +76,7 @@ type exception struct {
 	why      string
 }
 
-var exceptions = []exception{
-	// The runner no longer decides (the job hands it a Decide func), but it
-	// still records what it measured in compare's provenance types
-	// (Provenance, Suite, Side, Timing, Host, HostNoise, Failure, Cut): they
-	// belong below both, in bench or a provenance package of their own.
-	{"runner", "compare", "runner records failures and provenance in compare's types"},
-}
+var exceptions = []exception{}
 
 // pkg is the part of go list's output the test reads.
 type pkg struct {
@@ -90,6 +89,50 @@ type pkg struct {
 // packages (not their tests).
 func TestLayers(t *testing.T) {
 	module, graph := importGraph(t)
+	for _, msg := range check(module, graph, exceptions) {
+		t.Error(msg)
+	}
+}
+
+// TestLayersCatchBrokenRules adds forbidden imports to the real graph and
+// checks that each is reported with its chain and rule: the runner importing
+// compare directly, and through provenance.
+func TestLayersCatchBrokenRules(t *testing.T) {
+	module, graph := importGraph(t)
+	withImport := func(from, to string) map[string]pkg {
+		g := maps.Clone(graph)
+		p := g[module+"/"+from]
+		if p.ImportPath == "" {
+			t.Fatalf("%s is not in the import graph", from)
+		}
+		p.Imports = append(slices.Clone(p.Imports), module+"/"+to)
+		g[p.ImportPath] = p
+		return g
+	}
+	for _, tc := range []struct {
+		from, to string
+		want     []string
+	}{
+		{"runner", "compare", []string{`runner imports compare (runner -> compare): breaks "the runner measures, the job decides"`}},
+		{"provenance", "compare", []string{
+			`provenance imports compare (provenance -> compare): breaks "provenance records, it does not judge"`,
+			`runner imports compare (runner -> provenance -> compare): breaks "the runner measures, the job decides"`,
+		}},
+	} {
+		got := check(module, withImport(tc.from, tc.to), exceptions)
+		for _, want := range tc.want {
+			if !slices.ContainsFunc(got, func(msg string) bool { return strings.HasPrefix(msg, want) }) {
+				t.Errorf("with %s importing %s, no report starts with %q; reports:\n%s", tc.from, tc.to, want, strings.Join(got, "\n"))
+			}
+		}
+	}
+}
+
+// check returns a message for each rule the graph breaks, for each rule that
+// names a package no longer in the graph, and for each exception no longer
+// needed.
+func check(module string, graph map[string]pkg, exceptions []exception) []string {
+	var msgs []string
 	rel := func(p string) string { return strings.TrimPrefix(p, module+"/") }
 	abs := func(pattern string) string {
 		if strings.Contains(strings.SplitN(pattern, "/", 2)[0], ".") {
@@ -119,7 +162,7 @@ func TestLayers(t *testing.T) {
 				}
 			}
 			if !found {
-				t.Errorf("rule %q names %s, which is no longer in the import graph: update the rule", r.name, p)
+				msgs = append(msgs, fmt.Sprintf("rule %q names %s, which is no longer in the import graph: update the rule", r.name, p))
 			}
 		}
 	}
@@ -140,15 +183,16 @@ func TestLayers(t *testing.T) {
 				for i, p := range chain {
 					names[i] = rel(p)
 				}
-				t.Errorf("%s imports %s (%s): breaks %q: %s", rel(from), rel(to), strings.Join(names, " -> "), r.name, r.why)
+				msgs = append(msgs, fmt.Sprintf("%s imports %s (%s): breaks %q: %s", rel(from), rel(to), strings.Join(names, " -> "), r.name, r.why))
 			}
 		}
 	}
 	for i, e := range exceptions {
 		if !used[i] {
-			t.Errorf("exception %s -> %s is no longer needed (%s): remove it from the list", e.from, e.to, e.why)
+			msgs = append(msgs, fmt.Sprintf("exception %s -> %s is no longer needed (%s): remove it from the list", e.from, e.to, e.why))
 		}
 	}
+	return msgs
 }
 
 // forbidden walks the packages from depends on, breadth first, and returns
