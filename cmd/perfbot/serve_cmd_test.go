@@ -318,7 +318,7 @@ venues:
 	t.Setenv(mainEnv, "1")
 	t.Setenv("E2E_GH_TOKEN", "e2e-token")
 	t.Setenv("E2E_WEBHOOK_SECRET", "e2e-secret")
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("XDG_CACHE_HOME", sharedCacheHome(t))
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

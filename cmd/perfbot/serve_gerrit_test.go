@@ -69,7 +69,7 @@ venues:
 		t.Fatal(err)
 	}
 	t.Setenv(mainEnv, "1")
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("XDG_CACHE_HOME", sharedCacheHome(t))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var serveErr bytes.Buffer
