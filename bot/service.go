@@ -45,6 +45,9 @@ type Deps struct {
 	// long it has waited); nil means time.Now. Tests move it to ride out
 	// hours of retries.
 	Now func() time.Time
+	// Version is perfbot's version for perfbot_build_info; "" takes the
+	// module version from the binary's build information.
+	Version string
 }
 
 // Service is a running perfbot service process.
@@ -88,7 +91,7 @@ func Open(ctx context.Context, cfg *Config, mode Mode, deps Deps) (*Service, err
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}
-	s := &Service{cfg: cfg, mode: mode, deps: deps, log: deps.Logger, metrics: NewMetrics(), mux: http.NewServeMux(),
+	s := &Service{cfg: cfg, mode: mode, deps: deps, log: deps.Logger, metrics: NewMetrics(deps.Version), mux: http.NewServeMux(),
 		owner: fmt.Sprintf("%s-%d-%d", cfg.Service.Name, os.Getpid(), time.Now().UnixNano()), wake: make(chan struct{}, 1)}
 	st, err := store.Open(ctx, cfg.Store.Driver, cfg.StoreDSN())
 	if err != nil {
@@ -306,16 +309,11 @@ func (s *Service) healthz(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Service) serveMetrics(w http.ResponseWriter, r *http.Request) {
-	gauges := map[string]map[string]float64{"perfbot_queue_jobs": {}}
 	depth, err := s.q.Depth(r.Context())
 	if err != nil {
 		s.log.Error("queue depth", "err", err)
 	}
-	for qs, n := range depth {
-		gauges["perfbot_queue_jobs"][labelString([]string{"queue", qs[0], "state", qs[1]})] = float64(n)
-	}
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	s.metrics.Write(w, gauges)
+	s.metrics.serve(w, r, depth)
 }
 
 func jsonOf(v any) (json.RawMessage, error) { return json.Marshal(v) }

@@ -102,6 +102,7 @@ func runService(ctx context.Context, name string, mode bot.Mode, args []string, 
 		Poster:      post.NewRouter(venues, post.Options{ServiceURL: cfg.Service.URL}),
 		Render:      func(cmp *compare.Comparison) answer.Answer { return renderReport(cmp, cfg.TemplateDir()) },
 		Logger:      log,
+		Version:     version,
 		Digest: func(ctx context.Context, job bot.DigestJob) (answer.Answer, error) {
 			length, err := bot.DigestPeriod(job.Period)
 			if err != nil {

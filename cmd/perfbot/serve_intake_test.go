@@ -336,7 +336,7 @@ venues:
 		`perfbot_webhook_deliveries_total{result="bad_signature"} 1`,
 		`perfbot_webhook_deliveries_total{result="queued"} 3`,
 		`perfbot_webhook_deliveries_total{result="answered"} 3`,
-		`perfbot_requests_total{source="github",result="queued"} 3`,
+		`perfbot_requests_total{result="queued",source="github"} 3`, // client_golang sorts the labels
 		`perfbot_jobs_cancelled_total 1`,
 	} {
 		if !bytes.Contains(metrics, []byte(want)) {
