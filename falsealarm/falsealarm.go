@@ -17,7 +17,6 @@ import (
 
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/provenance"
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/stats"
 	"github.com/perfbot/perfbot/store"
 )
@@ -261,20 +260,4 @@ func MarkLatest(ctx context.Context, st *store.Store, venue, where, who string, 
 		fmt.Fprintf(&b, "- %s\n", l)
 	}
 	return b.String(), marks, nil
-}
-
-// Marker marks false alarms in Store for a target ("gitlab:GROUP/PROJECT!N",
-// "gerrit:CHANGE/PS"), as MarkLatest; it is intake.Marker without the
-// service's shorthands.
-type Marker struct{ Store *store.Store }
-
-// MarkFalseAlarm marks, for who, the verdicts of benches in the latest
-// finished run answered to target, and returns the acknowledgement.
-func (m Marker) MarkFalseAlarm(ctx context.Context, target, who string, benches []string, reason string) (string, error) {
-	t, err := review.ParseTarget(target)
-	if err != nil {
-		return "", err
-	}
-	reply, _, err := MarkLatest(ctx, m.Store, t.Venue, t.Where, who, benches, reason)
-	return reply, err
 }

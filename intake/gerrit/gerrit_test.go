@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfbot/perfbot/falsealarm"
 	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/review"
@@ -280,7 +279,7 @@ func TestFalseAlarmComment(t *testing.T) {
 	s := newSite(t)
 	run := storetest.AnsweredRun(t, s.st, "gerrit", "1234/1", "ci-1")
 	p := s.poller(false, true)
-	p.FalseAlarms = falsealarm.Marker{Store: s.st}
+	p.FalseAlarms = storetest.Marker{Store: s.st}
 	s.f.Tick(time.Minute)
 	before := time.Now().Add(-time.Second)
 	s.f.Comment(1234, 1, mallory, "/perfbot false-alarm Checksum")

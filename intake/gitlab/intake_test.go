@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfbot/perfbot/falsealarm"
 	"github.com/perfbot/perfbot/internal/gitlabfake"
 	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/job"
@@ -406,7 +405,7 @@ func TestMergeHookRecordsLanding(t *testing.T) {
 func TestFalseAlarmNote(t *testing.T) {
 	f := newFixture(t)
 	st := f.in.Seen.(*store.Store)
-	f.in.Marks = falsealarm.Marker{Store: st}
+	f.in.Marks = storetest.Marker{Store: st}
 	run := storetest.AnsweredRun(t, st, "gitlab", "acme/db/store!12", "ci-1")
 	before := time.Now().Add(-time.Second)
 
