@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"github.com/perfbot/perfbot/config"
 	"math"
 	"runtime"
 	"sync"
@@ -34,13 +35,13 @@ type Options struct {
 
 func (o *Options) defaults() {
 	if o.Alpha == 0 {
-		o.Alpha = 0.05
+		o.Alpha = config.DefaultAlpha
 	}
 	if o.Confidence == 0 {
 		o.Confidence = 0.95
 	}
 	if o.NoiseFloorPct == 0 {
-		o.NoiseFloorPct = 5
+		o.NoiseFloorPct = config.DefaultNoiseFloorPct
 	}
 }
 

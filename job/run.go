@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/perfbot/perfbot/config"
 	"math"
 	"os"
 	"path/filepath"
@@ -55,10 +56,10 @@ func Run(ctx context.Context, spec Spec, o Options) (*Outcome, error) {
 	tr := newTracker(o.Progress, o.Config, spec.Suites)
 	tr.stage("prepare")
 	if o.Alpha == 0 {
-		o.Alpha = 0.05
+		o.Alpha = config.DefaultAlpha
 	}
 	if o.NoiseFloorPct == 0 {
-		o.NoiseFloorPct = 5
+		o.NoiseFloorPct = config.DefaultNoiseFloorPct
 	}
 	if o.Method == "" {
 		o.Method = compare.MethodPerfbot

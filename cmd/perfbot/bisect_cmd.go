@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/perfbot/perfbot/config"
 	"io"
 	"strings"
 
@@ -24,8 +25,8 @@ func bisectCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	head := fs.String("head", "", "the series' last commit (required)")
 	format := fs.String("format", "text", "output format: text or json")
 	minChange := fs.Float64("min-change", 0, "bisect only changes at least this large, in percent either way (default: the config's service.bisect.min_change, else every significant change)")
-	fs.Float64Var(&f.alpha, "alpha", 0.05, "significance level")
-	fs.Float64Var(&f.floor, "noise-floor", 5, "percent: as in perfbot compare")
+	fs.Float64Var(&f.alpha, "alpha", config.DefaultAlpha, "significance level")
+	fs.Float64Var(&f.floor, "noise-floor", config.DefaultNoiseFloorPct, "percent: as in perfbot compare")
 	fs.StringVar(&f.method, "method", "perfbot", "verdict method: perfbot or benchstat")
 	fs.IntVar(&f.tune.MaxCount, "max-count", 0, "adaptive sampling: add rounds while a benchmark is undecided, up to this many per side (default: as in perfbot compare)")
 	fs.Var(&f.tune.Budget, "budget", "adaptive sampling: as in perfbot compare, for each comparison")

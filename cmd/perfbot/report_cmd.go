@@ -23,8 +23,8 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	format := fs.String("format", "text", "output format: text, markdown, jira or json")
 	inFormat := fs.String("input-format", "auto", "format of the input files (auto detects it)")
 	outDir := fs.String("out", "", "also write every rendering into this directory")
-	alpha := fs.Float64("alpha", 0.05, "significance level")
-	floor := fs.Float64("noise-floor", 5, "percent: a row without a significant change is same only when its change's interval rules out changes this large, else noisy")
+	alpha := fs.Float64("alpha", config.DefaultAlpha, "significance level")
+	floor := fs.Float64("noise-floor", config.DefaultNoiseFloorPct, "percent: a row without a significant change is same only when its change's interval rules out changes this large, else noisy")
 	method := fs.String("method", "perfbot", "verdict method: perfbot (tests by data kind, false-discovery control) or benchstat (Mann-Whitney per row, as benchstat)")
 	var posts multiFlag
 	fs.Var(&posts, "post", "post the report: github:OWNER/REPO#N, gitlab:GROUP/PROJECT!N, jira:KEY-123, reviewboard:ID, gerrit:CHANGE[/PS] or mail:ADDRESS[,ADDRESS][?cc=ADDRESS] (repeatable)")

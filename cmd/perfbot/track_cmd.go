@@ -67,7 +67,7 @@ func trackCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer f.showProgress(&opts, stderr)()
 	// Each commit's comparison with its parent is stored as a run, with
 	// compare's default verdicts.
-	opts.Alpha, opts.NoiseFloorPct = 0.05, 5
+	opts.Alpha, opts.NoiseFloorPct = config.DefaultAlpha, config.DefaultNoiseFloorPct
 	opts.NoConfirm = f.noConfirm
 	tb, err := trackedBranch(f.cfg, *branch)
 	if err != nil {
