@@ -26,8 +26,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 
+	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
 )
 
@@ -296,10 +296,8 @@ func topNames(benchmarks []string) []string {
 // GOMAXPROCS suffix go test appends ("BenchmarkScan/small-8" gives
 // "Scan/small"): the same on hosts with different numbers of cores.
 func Name(benchmark string) string {
-	return procsSuffix().ReplaceAllString(strings.TrimPrefix(benchmark, "Benchmark"), "")
+	return bench.TrimProcs(strings.TrimPrefix(benchmark, "Benchmark"))
 }
-
-var procsSuffix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-\d+$`) })
 
 // BenchFilter is a go test -bench regexp that selects exactly the
 // top-level benchmarks of names (Name's form: "Scan/small" selects Scan).

@@ -3,10 +3,8 @@ package report
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/bench"
@@ -42,9 +40,6 @@ const (
 	headlineChanges    = 3
 	headlineUnchanged  = 2
 )
-
-// gomaxprocsSuffix is the "-8" Go appends to a benchmark's name.
-var gomaxprocsSuffix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`-\d+$`) })
 
 // headlineOf sums a comparison up in one line.
 func headlineOf(c *compare.Comparison) Headline {
@@ -305,7 +300,7 @@ func commitsOf(c *compare.Comparison) string {
 // GOMAXPROCS suffix ("Append" for "Append-2"), and a long dotted Java
 // name by its last two parts ("MemFetchTasksBenchmark.run").
 func shortBenchmark(name string) string {
-	name = gomaxprocsSuffix().ReplaceAllString(name, "")
+	name = bench.TrimProcs(name)
 	if parts := strings.Split(name, "."); len(parts) > 2 && len(name) > 24 {
 		name = strings.Join(parts[len(parts)-2:], ".")
 	}
