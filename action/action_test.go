@@ -372,3 +372,24 @@ func writeFile(t *testing.T, p, s string) {
 		t.Fatal(err)
 	}
 }
+
+// TestForkPullRequestTargetIsRefused: pull_request_target runs with a write
+// token, so a fork's pull request is refused before its code is built or run,
+// and nothing is posted.
+func TestForkPullRequestTargetIsRefused(t *testing.T) {
+	r, _, baseTip, head := pullRequestRepo(t)
+	gh := newFakeGitHub(t, "ghs_write")
+	bin := filepath.Join(t.TempDir(), "perfbot")
+	j := newJob(t, "pull_request_target", pullRequestEvent(9, baseTip, head, "contributor/work"), r.Dir, gh,
+		"PERFBOT_BIN="+bin)
+	out, err := j.run("compare.sh")
+	if err == nil || !strings.Contains(out, "pull_request_target would run its code with a write token") {
+		t.Fatalf("compare.sh on a fork's pull_request_target: err %v, want a refusal naming the write token\n%s", err, out)
+	}
+	if _, err := os.Stat(bin); err == nil {
+		t.Errorf("perfbot was built for a refused pull request")
+	}
+	if comments, runs, writes := gh.state(); len(comments)+len(runs)+len(writes) != 0 {
+		t.Errorf("a refused pull request posted: comments %v, check runs %v, writes %v", comments, runs, writes)
+	}
+}

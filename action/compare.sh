@@ -47,6 +47,12 @@ fork=false
 if [[ $head_repo != "$base_repo" ]]; then
 	fork=true
 fi
+# pull_request_target gives the job a write token and the base repository's
+# secrets; measuring a fork's head there would build and run the fork's code
+# beside them. Refuse before anything is built.
+if [[ $fork == true && $event_name == pull_request_target ]]; then
+	die "pull request #$pr comes from ${head_repo:-a deleted fork}: pull_request_target would run its code with a write token; run the action on pull_request and post with the workflow_run companion (docs/ci.md)"
+fi
 
 key=gha-$pr
 if [[ -n ${PERFBOT_INPUT_KEY:-} ]]; then
