@@ -205,7 +205,7 @@ func Build(ctx context.Context, st *store.Store, from, to time.Time, opts Option
 	if err != nil {
 		return nil, err
 	}
-	runs, err := st.RunsFinishedBetween(ctx, from, to)
+	runs, err := st.RunSummariesFinishedBetween(ctx, from, to)
 	if err != nil {
 		return nil, err
 	}
@@ -601,11 +601,11 @@ func (d *Digest) tracked(ctx context.Context, st *store.Store, from, to time.Tim
 	// Stopped: measured by a tracked branch in the period before, not in
 	// this one.
 	length := to.Sub(from)
-	before, err := st.SeriesMeasuredBetween(ctx, from.Add(-length), from)
+	before, err := st.SeriesMeasuredBetween(ctx, from.Add(-length), from, opts.Branches)
 	if err != nil {
 		return err
 	}
-	now, err := st.SeriesMeasuredBetween(ctx, from, to)
+	now, err := st.SeriesMeasuredBetween(ctx, from, to, opts.Branches)
 	if err != nil {
 		return err
 	}
