@@ -210,7 +210,7 @@ func Build(ctx context.Context, st *store.Store, from, to time.Time, opts Option
 		return nil, err
 	}
 	moves := movesByRun(changes)
-	var all []Request
+	all := make([]Request, 0, len(runs))
 	for _, r := range runs {
 		if tracked(r.Venue, r.CandidateRef, r.Patch) || r.JobKey == releaseKey {
 			continue
