@@ -189,7 +189,7 @@ func (c *jobCaches) fetchModules(ctx context.Context, suite *config.Suite, s *si
 	}
 	if c.warm(ctx, opts) && !c.seeded[s.name] {
 		c.seeded[s.name] = true
-		if err := copyTree(c.std, gocache); err != nil {
+		if err := c.copyLayer(gocache); err != nil {
 			return nil, fmt.Errorf("build cache of %s: %w", s.name, err)
 		}
 	}
@@ -405,7 +405,7 @@ func (c *jobCaches) warm(ctx context.Context, opts Options) bool {
 	// A layer that is fine is kept and added to, so that two
 	// environments (GOAMD64 levels, compilers) share it.
 	if why == "" {
-		if err := copyTree(c.std, cache); err != nil {
+		if err := c.copyLayer(cache); err != nil {
 			return false
 		}
 	}
@@ -422,14 +422,55 @@ func (c *jobCaches) warm(ctx context.Context, opts Options) bool {
 	if err := os.WriteFile(filepath.Join(cache, "perfbot-"+key), nil, 0o644); err != nil {
 		return false
 	}
-	old := staging + "-old"
-	os.Rename(c.std, old)
-	if err := os.Rename(cache, c.std); err != nil {
+	if err := c.replaceLayer(cache, staging+"-old"); err != nil {
 		return false
 	}
-	removeTree(old)
 	ok = true
 	return true
+}
+
+// lockLayer takes the trusted layer's lock, shared (syscall.LOCK_SH) to
+// copy from the layer or exclusive (syscall.LOCK_EX) to replace it, waiting
+// for it. Go trusts a build cache's index, so a copy that read half of the
+// old layer and half of the new one would point at outputs it never got:
+// jobs that share a cache folder copy and replace the layer under this lock.
+func (c *jobCaches) lockLayer(how int) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(filepath.Dir(c.std), "."+filepath.Base(c.std)+".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("trusted build cache: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), how); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock the trusted build cache: %w", err)
+	}
+	return f, nil
+}
+
+// copyLayer copies the trusted layer into dst, holding its lock shared.
+func (c *jobCaches) copyLayer(dst string) error {
+	lock, err := c.lockLayer(syscall.LOCK_SH)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	return copyTree(c.std, dst)
+}
+
+// replaceLayer makes the built cache the trusted layer, holding its lock
+// exclusive so that no job copies from the layer meanwhile; the old layer
+// goes to old and is removed after the lock is released.
+func (c *jobCaches) replaceLayer(cache, old string) error {
+	lock, err := c.lockLayer(syscall.LOCK_EX)
+	if err != nil {
+		return err
+	}
+	os.Rename(c.std, old)
+	if err = os.Rename(cache, c.std); err != nil {
+		os.Rename(old, c.std) // keep the layer there was
+	}
+	lock.Close()
+	removeTree(old)
+	return err
 }
 
 // checkLayer says why the trusted layer at dir cannot be kept ("" keeps
