@@ -234,11 +234,15 @@ func candidateOf(row *compare.Row, variant string) *compare.Candidate {
 }
 
 // metricLabel names what a row measures in a few letters: "time" for
-// sec/op, the metric when the row has one, else the unit.
+// sec/op, what was counted for a simulated row ("instructions",
+// "est-cycles"), the metric when the row has one, else the unit.
 func metricLabel(row *compare.Row) string {
 	switch row.Unit {
 	case "ns/op", "sec/op", "s/op":
 		return "time"
+	}
+	if row.Metric == bench.Simulated && row.Unit != "" {
+		return strings.TrimSuffix(row.Unit, "/op")
 	}
 	if row.Metric != "" {
 		return row.Metric
