@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/provenance"
@@ -110,8 +111,8 @@ func regressedGoBenchmarks(cmp *compare.Comparison) string {
 			if !sub {
 				// go test appends -GOMAXPROCS to the last part of a name
 				// (Work-2) but matches -bench against the name without it.
-				if i := strings.LastIndexByte(top, '-'); i > 0 && i < len(top)-1 && strings.Trim(top[i+1:], "0123456789") == "" {
-					tops = append(tops, top[:i])
+				if t := bench.TrimProcs(top); t != top {
+					tops = append(tops, t)
 				}
 			}
 			for _, t := range tops {
