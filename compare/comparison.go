@@ -194,6 +194,20 @@ type Tally struct {
 	Removed int    `json:"removed"`
 }
 
+// Total sums the tallies of every candidate; its Variant is empty.
+func (c *Comparison) Total() Tally {
+	var sum Tally
+	for _, t := range c.Summary {
+		sum.Better += t.Better
+		sum.Worse += t.Worse
+		sum.Same += t.Same
+		sum.Noisy += t.Noisy
+		sum.Added += t.Added
+		sum.Removed += t.Removed
+	}
+	return sum
+}
+
 // Key identifies the row as bench.Result.Key identifies the results it
 // came from.
 func (r *Row) Key() string {

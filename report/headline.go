@@ -75,12 +75,8 @@ func overallMark(c *compare.Comparison) string {
 		}
 		return MarkNone
 	}
-	better, worse, noisy := 0, 0, 0
-	for _, t := range c.Summary {
-		better += t.Better
-		worse += t.Worse
-		noisy += t.Noisy
-	}
+	total := c.Total()
+	better, worse, noisy := total.Better, total.Worse, total.Noisy
 	switch {
 	case better > 0 && worse > 0:
 		return MarkMixed

@@ -132,11 +132,8 @@ func chartsFor(cmp *compare.Comparison, doc *Document) ([]answer.Attachment, err
 
 // messageSubject is "perfbot: <subject>: 2 better, 1 worse".
 func messageSubject(cmp *compare.Comparison) string {
-	better, worse := 0, 0
-	for _, t := range cmp.Summary {
-		better += t.Better
-		worse += t.Worse
-	}
+	total := cmp.Total()
+	better, worse := total.Better, total.Worse
 	var verdict string
 	switch {
 	case len(cmp.Failures) > 0 && State(cmp) == answer.StateError:

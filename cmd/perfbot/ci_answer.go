@@ -61,15 +61,9 @@ func writeAnswerDir(dir string, msg answer.Answer, cmp *compare.Comparison) erro
 	if err != nil {
 		return fmt.Errorf("--answer-out: %w", err)
 	}
-	res := answerResult{Key: msg.Key, State: string(msg.State), Summary: msg.Summary, Commit: msg.Commit}
-	for _, t := range cmp.Summary {
-		res.Better += t.Better
-		res.Worse += t.Worse
-		res.Same += t.Same
-		res.Noisy += t.Noisy
-		res.Added += t.Added
-		res.Removed += t.Removed
-	}
+	t := cmp.Total()
+	res := answerResult{Key: msg.Key, State: string(msg.State), Summary: msg.Summary, Commit: msg.Commit,
+		Better: t.Better, Worse: t.Worse, Same: t.Same, Noisy: t.Noisy, Added: t.Added, Removed: t.Removed}
 	result, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return fmt.Errorf("--answer-out: %w", err)
