@@ -101,6 +101,12 @@ func (e instrumentEval) run(ctx context.Context, stdout, stderr io.Writer) error
 		}
 		pools[r.Unit][r.Variant] = append(pools[r.Unit][r.Variant], r.Samples...)
 	}
+	if e.rounds == 0 {
+		// -load alone: the rounds are the file's, and wall time is
+		// compared over half of them as when they were measured.
+		e.rounds = len(pools["ns/op"]["base"])
+		e.wallRounds = max(e.rounds/2, 3)
+	}
 	fmt.Fprintf(stdout, "## Instruments on this host (%d rounds a side", e.rounds)
 	if elapsed > 0 {
 		fmt.Fprintf(stdout, ", measured in %s", elapsed.Round(time.Second))

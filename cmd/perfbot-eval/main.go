@@ -64,7 +64,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	only := fs.String("methods", "", "comma-separated methods to run (default all)")
 	real := fs.String("real", "cmd/perfbot-eval/testdata/bent-go1.17.txt,cmd/perfbot-eval/testdata/sort.txt",
 		"comma-separated Go benchmark outputs with many runs per benchmark, one scenario each")
-	instr := fs.Int("instruments", 0, "run only the instruments scenario: measure a real Go benchmark with changes of 0.5-5% in CPU work, this many rounds a side under both wall time and cpu-sim (6: about 25 minutes on a 2-core host loaded 15-fold); wall time is compared over half the rounds, cpu-sim over 3")
+	instr := fs.Int("instruments", 0, "run only the instruments scenario: measure a real Go benchmark with changes of 0.5-5% in CPU work, this many rounds a side under both wall time and cpu-sim (6: about 1 minute on an idle 2-core host, 25 minutes loaded 15-fold); wall time is compared over half the rounds, cpu-sim over 3")
 	draws := fs.Int("draws", 100, "instruments scenario: comparisons drawn per instrument and change")
 	save := fs.String("save", "", "instruments scenario: write the measured results to this JSON file")
 	load := fs.String("load", "", "instruments scenario: read the results from this JSON file instead of measuring")

@@ -74,3 +74,30 @@ func TestDefaultMeetsTargets(t *testing.T) {
 		t.Errorf("adaptive detects %.1f%% of 5%% changes, no more than 10 fixed rounds (%.1f%%)", 100*adaptive.detected[2], 100*fixed.detected[2])
 	}
 }
+
+// TestInstrumentsLoad re-reads results the instruments scenario saved on an
+// idle 2-core host and checks the table names the file's rounds and draws
+// each instrument as measured: cpu-sim's counts repeat within 0.2%, so a
+// 5% change is found in every draw and nothing is flagged unchanged.
+func TestInstrumentsLoad(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"-load", "testdata/instruments-idle.json", "-draws", "20"}, &out, &errb); err != nil {
+		t.Fatalf("run: %v\n%s", err, errb.String())
+	}
+	text := out.String()
+	for _, want := range []string{
+		"(6 rounds a side; 20 draws per cell)",
+		"| walltime | 3 |",
+		"| cpu-sim | 3 | 0.14% | 0.0 |",
+		"| auto (cpu-sim: wall time on this host varied 11% during the probe",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q:\n%s", want, text)
+		}
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "| cpu-sim |") && !strings.HasSuffix(line, "| 100% |") {
+			t.Errorf("cpu-sim does not detect every 5%% change: %s", line)
+		}
+	}
+}
