@@ -2,7 +2,7 @@
 // requests through the Web API 2.0 (plain net/http): one published review
 // whose body_top is Markdown, found again on a rerun by a marker; and it
 // lists a repository's review requests with their latest diff revision,
-// for intake.
+// and the reviews and replies on one, for intake.
 package reviewboard
 
 import (

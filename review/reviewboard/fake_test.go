@@ -43,6 +43,10 @@ type fakeReview struct {
 	ExtraData map[string]string
 	// User wrote it (default: perfbot's account, "perfbot").
 	User string
+	// BodyBottom and its BottomType ("plain" when empty).
+	BodyBottom, BottomType string
+	// At is when it was published (default 2026-11-30 09:00 UTC).
+	At time.Time
 }
 
 func newFakeRB(t *testing.T) *fakeRB {
@@ -140,9 +144,16 @@ func (f *fakeRB) reviewJSON(rv fakeReview, kind string) map[string]any {
 	for k, v := range rv.ExtraData {
 		extra[k] = v
 	}
+	bottomType, at := rv.BottomType, rv.At
+	if bottomType == "" {
+		bottomType = "plain"
+	}
+	if at.IsZero() {
+		at = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	}
 	return map[string]any{
-		"id": rv.ID, "body_top": rv.BodyTop, "body_top_text_type": rv.TextType, "body_bottom": "", "body_bottom_text_type": "plain",
-		"public": rv.Public, "ship_it": false, "extra_data": extra, "timestamp": "2026-11-30T09:00:00Z",
+		"id": rv.ID, "body_top": rv.BodyTop, "body_top_text_type": rv.TextType, "body_bottom": rv.BodyBottom, "body_bottom_text_type": bottomType,
+		"public": rv.Public, "ship_it": false, "extra_data": extra, "timestamp": at.Format(time.RFC3339),
 		"absolute_url": fmt.Sprintf("%sr/42/#%s%d", f.url(), kind, rv.ID),
 		"links":        map[string]any{"self": map[string]string{"href": href, "method": "GET"}, "user": f.userLink(rv.User)},
 	}
@@ -269,11 +280,18 @@ func (f *fakeRB) listReplies(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	rid, _ := strconv.Atoi(r.PathValue("rid"))
-	out := []map[string]any{}
+	var public []fakeReview
 	for _, rp := range f.replies[rid] {
+		if rp.Public { // draft replies are not listed
+			public = append(public, rp)
+		}
+	}
+	lo, hi, links := f.page(r, len(public))
+	out := []map[string]any{}
+	for _, rp := range public[lo:hi] {
 		out = append(out, f.reviewJSON(rp, "reply"))
 	}
-	writeJSON(w, 200, map[string]any{"replies": out, "total_results": len(out), "links": map[string]any{}})
+	writeJSON(w, 200, map[string]any{"replies": out, "total_results": len(public), "links": links})
 }
 
 func (f *fakeRB) createReply(w http.ResponseWriter, r *http.Request) {
