@@ -1,5 +1,6 @@
 // Package reviewboard queues benchmark jobs for new diff revisions of the
-// review requests of one Review Board repository.
+// review requests of one Review Board repository, and reads the reviews
+// and replies on them for "/perfbot false-alarm" commands.
 package reviewboard
 
 import (
@@ -59,6 +60,17 @@ type Poller struct {
 	Poster intake.Poster
 	// Metrics, when set, counts requests and trigger decisions.
 	Metrics intake.Metrics
+	// Reviews, when set, reads the reviews and replies of each listed
+	// review request for "/perfbot false-alarm" commands (see commands.go).
+	Reviews Reviewer
+	// FalseAlarms records the marks; nil answers that the command is not
+	// available.
+	FalseAlarms intake.Marker
+	// Marks keeps, across restarts, the time from which commands are
+	// obeyed; nil obeys every command not taken in before.
+	Marks Marks
+	// Now is the clock (default time.Now).
+	Now func() time.Time
 
 	mu sync.Mutex
 	// since is the latest last_updated seen: the next poll lists only
@@ -108,10 +120,20 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 	if p.Policy != nil {
 		policy = *p.Policy
 	}
-	adm := &intake.Admitter{Queue: p.Queue, Tested: p.Tested, Poster: p.Poster, Metrics: p.Metrics, Log: log}
+	adm := &intake.Admitter{Queue: p.Queue, Tested: p.Tested, Claims: claimsOf(p.Tested), Poster: p.Poster, Metrics: p.Metrics, Log: log}
+	commandsFrom, err := p.commandsFrom(ctx)
+	if err != nil {
+		return 0, err
+	}
 	queued := 0
 	var errs []error
 	for _, r := range reqs {
+		if p.Reviews != nil {
+			if err := p.commands(ctx, adm, r, commandsFrom); err != nil {
+				retryLater(r)
+				errs = append(errs, fmt.Errorf("reviews of review request %d: %w", r.ID, err))
+			}
+		}
 		if r.DiffRevision <= 0 {
 			continue
 		}

@@ -22,6 +22,15 @@ type fakeList struct {
 	since    []time.Time
 	notPatch map[int]bool
 	fetched  []string
+	// reviews are each request's published reviews and replies, and
+	// read the requests whose reviews were read.
+	reviews map[int][]rrb.Review
+	read    []int
+}
+
+func (f *fakeList) Reviews(ctx context.Context, id int) ([]rrb.Review, error) {
+	f.read = append(f.read, id)
+	return f.reviews[id], nil
 }
 
 func (f *fakeList) ListRequests(ctx context.Context, repository, status string, since time.Time) ([]rrb.Request, error) {
