@@ -296,7 +296,7 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues config.Venues, log *sl
 		if err != nil {
 			return fmt.Errorf("review board intake: %w", err)
 		}
-		p := &rbintake.Poller{List: c, Diffs: c, Queue: svc, Tested: svc.Store(),
+		p := &rbintake.Poller{List: c, Diffs: c, Reviews: c, FalseAlarms: svc, Marks: svc.Store(), Queue: svc, Tested: svc.Store(),
 			Repository: v.ReviewBoard.Repository, Log: log.With("intake", "reviewboard"),
 			Policy: &policy, Poster: svc.Poster(), Metrics: svc.Metrics()}
 		svc.AddPoller("reviewboard", every, func(ctx context.Context) error { _, err := p.Poll(ctx); return err })
