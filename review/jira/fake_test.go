@@ -32,6 +32,9 @@ type fakeJIRA struct {
 	fail        []int    // statuses served, in order, before real answers
 	requests    []string
 	nextID      int
+	// embedMax caps the comments a search embeds in an issue's comment
+	// field (0: all), as a site may, so that the rest are paged in.
+	embedMax int
 }
 
 type fakeComment struct {
@@ -39,6 +42,11 @@ type fakeComment struct {
 	Properties []map[string]any
 	// Author is who wrote it (default: perfbot's account).
 	Author string
+	// ADF is the body as Cloud's REST API v3 returns it; nil: Body's
+	// lines as paragraphs.
+	ADF map[string]any
+	// Created is when it was written (default 2026-11-30T09:00).
+	Created string
 }
 
 type fakeAttachment struct {
@@ -60,6 +68,7 @@ func newFakeJIRA(t *testing.T) *fakeJIRA {
 	mux.HandleFunc("GET /rest/api/2/myself", f.auth(f.myself))
 	mux.HandleFunc("DELETE /rest/api/2/attachment/{id}", f.auth(f.deleteAttachment))
 	mux.HandleFunc("GET /secure/attachment/{id}/{name}", f.auth(f.attachmentContent))
+	mux.HandleFunc("GET /rest/api/3/issue/{key}/comment", f.auth(f.listCommentsV3))
 	mux.HandleFunc("GET /rest/api/2/search", f.auth(f.searchV2))
 	mux.HandleFunc("GET /rest/api/3/search/jql", f.auth(f.searchJQL))
 	f.srv = httptest.NewServer(mux)
@@ -140,10 +149,14 @@ func (f *fakeJIRA) commentJSON(r *http.Request, c fakeComment) map[string]any {
 	if f.cloud {
 		body = anchorMacro.ReplaceAllString(body, "")
 	}
+	created := c.Created
+	if created == "" {
+		created = "2026-11-30T09:00:00.000+0000"
+	}
 	out := map[string]any{
 		"self": f.srv.URL + "/rest/api/2/issue/10010/comment/" + c.ID, "id": c.ID,
 		"author": author, "updateAuthor": author, "body": body,
-		"created": "2026-11-30T09:00:00.000+0000", "updated": "2026-11-30T09:00:00.000+0000",
+		"created": created, "updated": created,
 	}
 	if slices.Contains(strings.Split(r.URL.Query().Get("expand"), ","), "properties") {
 		props := c.Properties
@@ -165,6 +178,50 @@ func (f *fakeJIRA) checkIssue(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
+// adfComment is a comment as Cloud's REST API v3 returns it: the body an
+// Atlassian Document Format document, the self link under /rest/api/3.
+func (f *fakeJIRA) adfComment(r *http.Request, c fakeComment) map[string]any {
+	out := f.commentJSON(r, c)
+	out["self"] = f.srv.URL + "/rest/api/3/issue/10010/comment/" + c.ID
+	doc := c.ADF
+	if doc == nil {
+		var paras []any
+		for _, l := range strings.Split(c.Body, "\n") {
+			if l = anchorMacro.ReplaceAllString(l, ""); strings.TrimSpace(l) != "" {
+				paras = append(paras, map[string]any{"type": "paragraph", "content": []any{map[string]any{"type": "text", "text": l}}})
+			}
+		}
+		doc = map[string]any{"type": "doc", "version": 1, "content": paras}
+	}
+	out["body"] = doc
+	return out
+}
+
+// listCommentsV3 is Cloud's GET /rest/api/3/issue/{key}/comment; Server
+// and Data Center have no REST API v3.
+func (f *fakeJIRA) listCommentsV3(w http.ResponseWriter, r *http.Request) {
+	if !f.cloud {
+		w.WriteHeader(http.StatusNotFound)
+		return
+	}
+	f.listComments(w, r)
+}
+
+// commentPage is a page of comments as GET .../issue/{key}/comment and the
+// search's comment field return it.
+func (f *fakeJIRA) commentPage(r *http.Request, all []fakeComment, start, max int) map[string]any {
+	lo, hi := min(start, len(all)), min(start+max, len(all))
+	out := []map[string]any{}
+	for _, c := range all[lo:hi] {
+		if strings.HasPrefix(r.URL.Path, "/rest/api/3/") {
+			out = append(out, f.adfComment(r, c))
+		} else {
+			out = append(out, f.commentJSON(r, c))
+		}
+	}
+	return map[string]any{"startAt": start, "maxResults": max, "total": len(all), "comments": out}
+}
+
 func (f *fakeJIRA) listComments(w http.ResponseWriter, r *http.Request) {
 	if !f.checkIssue(w, r) {
 		return
@@ -177,12 +234,7 @@ func (f *fakeJIRA) listComments(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	all := append([]fakeComment(nil), f.comments...)
 	f.mu.Unlock()
-	lo, hi := min(start, len(all)), min(start+max, len(all))
-	out := []map[string]any{}
-	for _, c := range all[lo:hi] {
-		out = append(out, f.commentJSON(r, c))
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"startAt": start, "maxResults": max, "total": len(all), "comments": out})
+	writeJSON(w, http.StatusOK, f.commentPage(r, all, start, max))
 }
 
 func (f *fakeJIRA) readBody(w http.ResponseWriter, r *http.Request) (string, []map[string]any, bool) {
@@ -359,10 +411,25 @@ func (f *fakeJIRA) addAttachment(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-func (f *fakeJIRA) issueJSON(key string) map[string]any {
-	return map[string]any{"expand": "", "id": "1" + key[len("STORE-"):], "self": f.srv.URL + "/rest/api/2/issue/" + key, "key": key,
-		"fields": map[string]any{"summary": "Patch for " + key, "updated": "2026-11-29T10:11:12.000+0000",
-			"attachment": []map[string]any{f.attachmentJSON(fakeAttachment{ID: "9", Filename: key + ".patch", MimeType: "text/x-diff", Data: []byte("diff")})}}}
+// issueJSON is a search hit: with the comment field when the search asks
+// for it (the comments are STORE-1's; up to embedMax of them).
+func (f *fakeJIRA) issueJSON(r *http.Request, key string) map[string]any {
+	fields := map[string]any{"summary": "Patch for " + key, "updated": "2026-11-29T10:11:12.000+0000",
+		"attachment": []map[string]any{f.attachmentJSON(fakeAttachment{ID: "9", Filename: key + ".patch", MimeType: "text/x-diff", Data: []byte("diff")})}}
+	if slices.Contains(strings.Split(r.URL.Query().Get("fields"), ","), "comment") {
+		var all []fakeComment
+		if key == "STORE-1" {
+			f.mu.Lock()
+			all = append(all, f.comments...)
+			f.mu.Unlock()
+		}
+		max := len(all)
+		if f.embedMax > 0 {
+			max = min(max, f.embedMax)
+		}
+		fields["comment"] = f.commentPage(r, all, 0, max)
+	}
+	return map[string]any{"expand": "", "id": "1" + key[len("STORE-"):], "self": f.srv.URL + "/rest/api/2/issue/" + key, "key": key, "fields": fields}
 }
 
 // searchV2 is Server's GET /rest/api/2/search; Cloud answers 410 Gone.
@@ -377,7 +444,7 @@ func (f *fakeJIRA) searchV2(w http.ResponseWriter, r *http.Request) {
 	lo, hi := min(start, len(f.issues)), min(start+max, len(f.issues))
 	var out []map[string]any
 	for _, k := range f.issues[lo:hi] {
-		out = append(out, f.issueJSON(k))
+		out = append(out, f.issueJSON(r, k))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"expand": "schema,names", "startAt": start, "maxResults": max, "total": len(f.issues), "issues": out})
 }
@@ -400,7 +467,7 @@ func (f *fakeJIRA) searchJQL(w http.ResponseWriter, r *http.Request) {
 	hi := min(start+min(max, 2), len(f.issues))
 	var out []map[string]any
 	for _, k := range f.issues[start:hi] {
-		out = append(out, f.issueJSON(k))
+		out = append(out, f.issueJSON(r, k))
 	}
 	page := map[string]any{"issues": out, "isLast": hi >= len(f.issues)}
 	if hi < len(f.issues) {

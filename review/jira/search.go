@@ -15,6 +15,8 @@ type Issue struct {
 	Summary     string
 	Updated     time.Time
 	Attachments []Attachment
+	// Comments are the issue's comments, oldest first.
+	Comments []Comment
 }
 
 // Attachment is a file on an issue.
@@ -50,6 +52,7 @@ type apiIssue struct {
 				AccountID string `json:"accountId"`
 			} `json:"author"`
 		} `json:"attachment"`
+		Comment commentPage `json:"comment"`
 	} `json:"fields"`
 }
 
@@ -64,12 +67,16 @@ func (a apiIssue) issue() Issue {
 	return is
 }
 
-const searchFields = "summary,updated,attachment"
+const searchFields = "summary,updated,attachment,comment"
 
-// Search returns up to max issues matching jql (max <= 0: all). On Cloud it
-// uses GET /rest/api/3/search/jql, paged by nextPageToken (Cloud removed
-// /rest/api/2/search); on Server and Data Center GET /rest/api/2/search,
-// paged by startAt.
+// Search returns up to max issues matching jql (max <= 0: all), with
+// their attachments and comments. On Cloud it uses GET
+// /rest/api/3/search/jql, paged by nextPageToken (Cloud removed
+// /rest/api/2/search), whose comment bodies are Atlassian Document Format;
+// on Server and Data Center GET /rest/api/2/search, paged by startAt, whose
+// comment bodies are wiki markup. An issue whose comment field holds only
+// the first of its comments has the rest read from the issue's comment
+// list.
 func (c *Client) Search(ctx context.Context, jql string, max int) ([]Issue, error) {
 	d, err := c.deployment(ctx)
 	if err != nil {
@@ -98,7 +105,11 @@ func (c *Client) Search(ctx context.Context, jql string, max int) ([]Issue, erro
 				return nil, err
 			}
 			for _, a := range page.Issues {
-				out = append(out, a.issue())
+				is, err := c.issue(ctx, d, a)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, is)
 			}
 			if page.IsLast || page.NextPageToken == "" || len(page.Issues) == 0 || (max > 0 && len(out) >= max) {
 				return clip(out, max), nil
@@ -118,12 +129,24 @@ func (c *Client) Search(ctx context.Context, jql string, max int) ([]Issue, erro
 			return nil, err
 		}
 		for _, a := range page.Issues {
-			out = append(out, a.issue())
+			is, err := c.issue(ctx, d, a)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, is)
 		}
 		if len(page.Issues) == 0 || len(out) >= page.Total || (max > 0 && len(out) >= max) {
 			return clip(out, max), nil
 		}
 	}
+}
+
+// issue reads a search hit, with all its comments.
+func (c *Client) issue(ctx context.Context, d Deployment, a apiIssue) (Issue, error) {
+	is := a.issue()
+	var err error
+	is.Comments, err = c.comments(ctx, d, a.Key, a.Fields.Comment)
+	return is, err
 }
 
 func (c *Client) get(ctx context.Context, path string, v any) error {
