@@ -2,7 +2,9 @@
 // it polls a JQL filter (by default the issues in "Patch Available") and
 // queues each issue's newest .patch or .diff attachment that has not been
 // tested yet, remembering tested issue and attachment pairs as Apache
-// Yetus does.
+// Yetus does. It also reads the comments of the issues it polls for
+// "/perfbot false-alarm BENCH... [-- REASON]", which marks verdicts of
+// the latest run answered on the issue, once per comment.
 package jira
 
 import (
@@ -11,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/perfbot/perfbot/intake"
 	"github.com/perfbot/perfbot/job"
@@ -56,6 +59,31 @@ type Poller struct {
 	Poster intake.Poster
 	// Metrics, when set, counts requests and trigger decisions.
 	Metrics intake.Metrics
+	// FalseAlarms records "/perfbot false-alarm" marks from comments, by
+	// users the Policy lets have patches run; nil answers that the
+	// command is not available.
+	FalseAlarms intake.Marker
+	// Marks keeps the time from which comments are obeyed (the first
+	// poll's, less an hour); nil obeys every comment not taken in yet.
+	Marks Marks
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// policy is the trigger policy in force.
+func (p *Poller) policy() trigger.Policy {
+	if p.Policy != nil {
+		return *p.Policy
+	}
+	return trigger.Default()
+}
+
+// log is the poller's logger.
+func (p *Poller) log() *slog.Logger {
+	if p.Log != nil {
+		return p.Log
+	}
+	return slog.Default()
 }
 
 // IsPatch reports whether an attachment's name marks it as a patch.
@@ -93,8 +121,14 @@ func JobKey(issue, attachment string) string {
 	return fmt.Sprintf("jira:%s/attachment/%s", issue, attachment)
 }
 
-// Poll queues the new patches. It returns how many jobs it queued.
+// Poll queues the new patches and acts on the new commands among the
+// issues' comments. It returns how many jobs it queued.
 func (p *Poller) Poll(ctx context.Context) (int, error) {
+	now := time.Now
+	if p.Now != nil {
+		now = p.Now
+	}
+	started := now()
 	jql := p.JQL
 	if jql == "" {
 		jql = DefaultJQL
@@ -107,18 +141,20 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("jira poll: %w", err)
 	}
-	log := p.Log
-	if log == nil {
-		log = slog.Default()
+	since, err := p.since(ctx, started)
+	if err != nil {
+		return 0, fmt.Errorf("jira poll: read the comments' mark: %w", err)
 	}
-	policy := trigger.Default()
-	if p.Policy != nil {
-		policy = *p.Policy
-	}
-	adm := &intake.Admitter{Queue: p.Queue, Tested: p.Tested, Poster: p.Poster, Metrics: p.Metrics, Log: log}
+	log := p.log()
+	policy := p.policy()
+	claims, _ := p.Tested.(intake.Claims)
+	adm := &intake.Admitter{Queue: p.Queue, Tested: p.Tested, Claims: claims, Poster: p.Poster, Metrics: p.Metrics, Log: log}
 	queued := 0
 	var errs []error
 	for _, is := range issues {
+		if err := p.comments(ctx, adm, is, since); err != nil {
+			errs = append(errs, err)
+		}
 		a, ok := Newest(is)
 		if !ok {
 			continue
