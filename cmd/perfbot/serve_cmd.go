@@ -272,7 +272,7 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues config.Venues, log *sl
 			return fmt.Errorf("jira intake: %w", err)
 		}
 		p := &jiraintake.Poller{Search: c, Queue: svc, Tested: svc.Store(), JQL: v.JIRA.JQL, Log: log.With("intake", "jira"),
-			Policy: &policy, Poster: svc.Poster(), Metrics: svc.Metrics(),
+			Policy: &policy, Poster: svc.Poster(), Metrics: svc.Metrics(), FalseAlarms: svc, Marks: svc.Store(),
 			Fetch: func(ctx context.Context, url string) (string, error) {
 				if err := onSite(url, venues.JIRA.URL); err != nil {
 					return "", err
