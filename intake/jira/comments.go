@@ -150,7 +150,9 @@ func (p *Poller) falseAlarm(ctx context.Context, adm *intake.Admitter, is rjira.
 		p.log().Info("false alarm refused", "issue", is.Key, "user", c.Author, "reason", d.Reason)
 		adm.Count("perfbot_requests_total", "source", "jira", "result", string(intake.Refused))
 		posted, err := adm.Rationed(ctx, fmt.Sprintf("refusal:jira:%s:comment:%s", is.Key, c.Author),
-			func(ctx context.Context) error { return p.post(ctx, is, c, "refused", "false alarm not marked", d.Refusal) })
+			func(ctx context.Context) error {
+				return p.post(ctx, is, c, "refused", "false alarm not marked", d.Refusal)
+			})
 		if err != nil || !posted {
 			return intake.Throttled, err
 		}
