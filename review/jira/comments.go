@@ -100,7 +100,7 @@ func (c *Client) comments(ctx context.Context, d Deployment, key string, first c
 	}
 	var out []Comment
 	page := first
-	for {
+	for fetched := false; ; fetched = true {
 		for _, ac := range page.Comments {
 			cm, err := ac.comment(me)
 			if err != nil {
@@ -108,8 +108,10 @@ func (c *Client) comments(ctx context.Context, d Deployment, key string, first c
 			}
 			out = append(out, cm)
 		}
+		// A site may embed none of the comments in the search; a page
+		// fetched empty ends the list.
 		next := page.StartAt + len(page.Comments)
-		if len(page.Comments) == 0 || next >= page.Total {
+		if (fetched && len(page.Comments) == 0) || next >= page.Total {
 			return out, nil
 		}
 		q := url.Values{"startAt": {strconv.Itoa(next)}, "maxResults": {"100"}, "orderBy": {"created"}}

@@ -95,6 +95,20 @@ func TestSearchComments(t *testing.T) {
 	}
 }
 
+// TestSearchCommentsNoneEmbedded: a search that embeds none of an issue's
+// comments, only their count, has them all read from the comment list.
+func TestSearchCommentsNoneEmbedded(t *testing.T) {
+	f := newFakeJIRA(t)
+	f.embedMax = -1
+	f.issues = []string{"STORE-1"}
+	f.comments = []fakeComment{{ID: "100", Author: "alice", Body: "/perfbot false-alarm Checksum"}}
+	var waits []time.Duration
+	got, err := newClient(t, f, Config{User: f.user, Token: f.token}, &waits).Search(context.Background(), "project = STORE", 0)
+	if err != nil || len(got) != 1 || len(got[0].Comments) != 1 || got[0].Comments[0].Lines[0] != "/perfbot false-alarm Checksum" {
+		t.Fatalf("%+v, %v", got, err)
+	}
+}
+
 func TestCommentBodyErrors(t *testing.T) {
 	for _, body := range []string{`42`, `{"type":`, `"unterminated`} {
 		_, err := apiComment{ID: "7", Body: json.RawMessage(body)}.comment(identity{})

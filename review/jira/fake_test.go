@@ -33,7 +33,8 @@ type fakeJIRA struct {
 	requests    []string
 	nextID      int
 	// embedMax caps the comments a search embeds in an issue's comment
-	// field (0: all), as a site may, so that the rest are paged in.
+	// field (0: all; negative: none), as a site may, so that the rest are
+	// paged in.
 	embedMax int
 }
 
@@ -423,11 +424,11 @@ func (f *fakeJIRA) issueJSON(r *http.Request, key string) map[string]any {
 			all = append(all, f.comments...)
 			f.mu.Unlock()
 		}
-		max := len(all)
-		if f.embedMax > 0 {
-			max = min(max, f.embedMax)
+		n := len(all)
+		if f.embedMax != 0 {
+			n = max(0, min(n, f.embedMax))
 		}
-		fields["comment"] = f.commentPage(r, all, 0, max)
+		fields["comment"] = f.commentPage(r, all, 0, n)
 	}
 	return map[string]any{"expand": "", "id": "1" + key[len("STORE-"):], "self": f.srv.URL + "/rest/api/2/issue/" + key, "key": key, "fields": fields}
 }
