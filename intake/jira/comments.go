@@ -69,6 +69,9 @@ func (p *Poller) comments(ctx context.Context, adm *intake.Admitter, is rjira.Is
 		if !ok || c.Created.Before(since) {
 			continue
 		}
+		if p.Tested == nil {
+			return fmt.Errorf("jira %s comment %s: not read: no store to remember handled comments in (Poller.Tested)", is.Key, c.ID)
+		}
 		var err error
 		if perr == nil && cmd.Verb == command.VerbFalseAlarm {
 			_, err = p.falseAlarm(ctx, adm, is, c, cmd)
