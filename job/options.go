@@ -176,7 +176,7 @@ func runnerOptions(ctx context.Context, spec Spec, o *Options, patch string) (ru
 	if opts.CacheDir, err = realDir(opts.CacheDir); err != nil {
 		return opts, "", fmt.Errorf("cache directory: %w", err)
 	}
-	opts.Progress, opts.Seed = o.Log, o.Seed
+	opts.Progress, opts.Seed, opts.Keep = o.Log, o.Seed, spec.KeepInstruments
 	warning, err := setupSandbox(ctx, &opts, cfg, o.NoSandbox, o.Hidden...)
 	if err != nil {
 		return opts, "", err

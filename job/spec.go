@@ -19,7 +19,11 @@
 // which a hostile patch's build could otherwise read from the worker.
 package job
 
-import "time"
+import (
+	"time"
+
+	"github.com/perfbot/perfbot/runner"
+)
 
 // Spec is one benchmark job: what to compare and where the answer goes.
 // The service stores it as its queue job's arguments, as JSON.
@@ -70,6 +74,10 @@ type Spec struct {
 	// joins ("REPO@BRANCH", see package track).
 	Repo  string `json:"repo,omitempty"`
 	Track string `json:"track,omitempty"`
+	// KeepInstruments are instruments chosen before that suites set to
+	// auto keep instead of probing the host: a tracked branch's runs keep
+	// the one its first tracked commit chose (see track.KeptInstruments).
+	KeepInstruments []runner.KeptInstrument `json:"keep_instruments,omitempty"`
 	// Bench, when set, narrows Go suites to the benchmarks matching this
 	// go test -bench regexp (a bisect measures only those that moved).
 	Bench string `json:"bench,omitempty"`

@@ -103,6 +103,12 @@ type Suite struct {
 	// (auto), why: "wall time on this host varied 57% during the probe,
 	// above the 5% to detect".
 	InstrumentWhy string `json:"instrument_why,omitempty"`
+	// InstrumentBranch and InstrumentSince, when set, say that the
+	// instrument was not chosen by this run but kept for a tracked branch:
+	// the branch, and the commit whose run chose it (InstrumentWhy is that
+	// run's reason).
+	InstrumentBranch string `json:"instrument_branch,omitempty"`
+	InstrumentSince  string `json:"instrument_since,omitempty"`
 	// Warmup is the number of discarded rounds per side before them.
 	Warmup int `json:"warmup,omitempty"`
 	// Stopped says why adaptive sampling added no more rounds: "decided"

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/provenance"
 )
 
 // noisyHostPct is the smallest change wall time must be able to detect
@@ -46,14 +47,14 @@ func instrumentSummary(cmp *compare.Comparison, variant string) string {
 // Suites that chose alike for the same reason share one note; when they
 // differ, each note names its suite.
 func autoInstrumentNote(cmp *compare.Comparison) string {
-	type choice struct{ instrument, why string }
+	type choice struct{ instrument, label, why string }
 	var order []choice
 	suites := map[choice][]string{}
 	for _, s := range cmp.Provenance.Suites {
 		if s.InstrumentWhy == "" {
 			continue
 		}
-		c := choice{s.Instrument, s.InstrumentWhy}
+		c := choice{s.Instrument, autoLabel(s), s.InstrumentWhy}
 		if suites[c] == nil {
 			order = append(order, c)
 		}
@@ -61,7 +62,7 @@ func autoInstrumentNote(cmp *compare.Comparison) string {
 	}
 	var notes []string
 	for _, c := range order {
-		note := "instrument " + c.instrument + " (auto)"
+		note := "instrument " + c.instrument + " (" + c.label + ")"
 		if len(order) > 1 {
 			note += " for suite " + strings.Join(suites[c], ", ")
 		}
@@ -107,4 +108,18 @@ func noisyHostNote(cmp *compare.Comparison) string {
 	note := fmt.Sprintf("this host is too noisy for wall time to detect changes below %.0f%% (calibration loop spread %.1f%%, CPU steal %.1f%%, load %.2f)",
 		math.Ceil(med), n.LoopSpreadPct, n.StealPct, n.Load1)
 	return note + "; instrument: cpu-sim counts instructions, which such noise does not move"
+}
+
+// autoLabel says how an auto instrument was had: "auto" when the run chose
+// it, "auto, kept for branch main since 1a2b3c4d5e6f" when a tracked
+// branch kept the choice of an earlier commit.
+func autoLabel(s provenance.Suite) string {
+	if s.InstrumentSince == "" {
+		return "auto"
+	}
+	since := s.InstrumentSince
+	if len(since) > 12 {
+		since = since[:12]
+	}
+	return "auto, kept for branch " + s.InstrumentBranch + " since " + since
 }

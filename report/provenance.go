@@ -68,7 +68,7 @@ func provenanceFacts(p *provenance.Record) []Fact {
 	for _, s := range p.Suites {
 		var notes []string
 		if s.InstrumentWhy != "" {
-			notes = append(notes, "instrument "+s.Instrument+" (auto): "+s.InstrumentWhy)
+			notes = append(notes, "instrument "+s.Instrument+" ("+autoLabel(s)+"): "+s.InstrumentWhy)
 		}
 		if s.Warmup > 0 {
 			notes = append(notes, fmt.Sprintf("%d warm-up round(s) per side discarded", s.Warmup))

@@ -50,3 +50,35 @@ func AutoInstrument(noise *provenance.HostNoise, minChangePct float64) (instrume
 	}
 	return chooseInstrument(noise, minChangePct, valgrindMissing())
 }
+
+// KeptInstrument is an instrument a suite set to auto keeps instead of
+// choosing it from the run's noise probe: the one a tracked branch's first
+// commit chose, so that the branch's history is measured in one unit.
+type KeptInstrument struct {
+	// Suite names the suite; Instrument is walltime, cpu-sim or both.
+	Suite      string `json:"suite"`
+	Instrument string `json:"instrument"`
+	// Why is the reason of the run that chose it.
+	Why string `json:"why"`
+	// Branch is the tracked branch, Since the commit whose run chose it.
+	Branch string `json:"branch"`
+	Since  string `json:"since"`
+}
+
+// keptInstrument returns the instrument keep holds for suite, when it
+// names one this host can measure with.
+func keptInstrument(keep []KeptInstrument, suite string) (KeptInstrument, bool) {
+	for _, k := range keep {
+		if k.Suite != suite {
+			continue
+		}
+		switch k.Instrument {
+		case config.InstrumentWallTime:
+			return k, true
+		case config.InstrumentCPUSim, config.InstrumentBoth:
+			return k, valgrindMissing() == ""
+		}
+		return k, false
+	}
+	return KeptInstrument{}, false
+}

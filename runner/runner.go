@@ -104,6 +104,10 @@ type Options struct {
 	// TargetPct is the smallest change the job must detect (default 5):
 	// an auto instrument chooses cpu-sim when the host's noise is larger.
 	TargetPct float64
+	// Keep are instruments chosen before, which suites set to auto keep
+	// instead of choosing from this run's noise probe: a tracked branch
+	// measures every commit with the instrument its first commit chose.
+	Keep []KeptInstrument
 	// Decide tells adaptive sampling (a suite's max_count or budget)
 	// which benchmarks are still undecided; the job supplies it from how
 	// its verdicts will be reached. Without it a suite runs its count
@@ -304,16 +308,25 @@ func Run(ctx context.Context, opts Options) (*Outcome, error) {
 	for i := range opts.Suites {
 		suite := opts.Suites[i]
 		var why string
+		var kept KeptInstrument
 		if suite.AutoInstrument() {
-			suite.Instrument, why = chooseInstrument(out.Provenance.Host.Noise, cmp.Or(opts.TargetPct, defaultTargetPct), valgrindMissing())
-			fmt.Fprintf(progress, "perfbot: suite %s: instrument %s (auto): %s\n", suite.Name, suite.Instrument, why)
+			if k, ok := keptInstrument(opts.Keep, suite.Name); ok {
+				kept, suite.Instrument, why = k, k.Instrument, k.Why
+				fmt.Fprintf(progress, "perfbot: suite %s: instrument %s (auto, kept for branch %s since %s): %s\n",
+					suite.Name, suite.Instrument, k.Branch, short(k.Since), why)
+			} else {
+				suite.Instrument, why = chooseInstrument(out.Provenance.Host.Noise, cmp.Or(opts.TargetPct, defaultTargetPct), valgrindMissing())
+				fmt.Fprintf(progress, "perfbot: suite %s: instrument %s (auto): %s\n", suite.Name, suite.Instrument, why)
+			}
 		}
 		first := len(out.Provenance.Suites)
 		if err := runSuite(ctx, &suite, sides, opts, progress, out); err != nil {
 			return nil, err
 		}
 		for j := first; j < len(out.Provenance.Suites) && why != ""; j++ {
-			out.Provenance.Suites[j].Instrument, out.Provenance.Suites[j].InstrumentWhy = suite.Instrument, why
+			p := &out.Provenance.Suites[j]
+			p.Instrument, p.InstrumentWhy = suite.Instrument, why
+			p.InstrumentBranch, p.InstrumentSince = kept.Branch, kept.Since
 		}
 	}
 	out.Provenance.Finished = time.Now()
