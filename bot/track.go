@@ -150,6 +150,28 @@ func lsRemote(ctx context.Context, repo, branch string) (string, error) {
 	return "", fmt.Errorf("no branch %s in %s", branch, repo)
 }
 
+// keepTrackInstruments has a tracked run's suites set to auto keep the
+// instrument the branch's earlier runs chose (track.KeptInstruments), so
+// the branch's history is measured in one unit. A store that cannot say
+// is logged, and the run chooses for itself.
+func (s *Service) keepTrackInstruments(ctx context.Context, log *slog.Logger, spec *JobSpec) {
+	branch := ""
+	for _, b := range s.cfg.Track.Branches {
+		if track.Name(s.trackedRepo(b), b.Branch) == spec.Track {
+			branch = b.Branch
+		}
+	}
+	if branch == "" {
+		return
+	}
+	keep, err := track.KeptInstruments(ctx, s.st, spec.Track, branch)
+	if err != nil {
+		log.Error("instruments kept for the tracked branch", "track", spec.Track, "err", err)
+		return
+	}
+	spec.KeepInstruments = keep
+}
+
 // afterTrackedRun searches a track's history for change points once a run
 // of it finished, and announces the new ones where the config says, once
 // each. Failures are logged: the measurement stands without them.

@@ -66,6 +66,7 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[benchArgs]) error
 	}
 	if spec.Track != "" {
 		run.Venue, run.Target = store.VenueTrack, spec.Track
+		s.keepTrackInstruments(ctx, log, &spec)
 	}
 	if _, err := s.st.StartRun(ctx, run); err != nil {
 		return err

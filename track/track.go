@@ -52,6 +52,8 @@ type Options struct {
 
 // Result is what one detection over a track found.
 type Result struct {
+	// Track names the tracked branch ("REPO@BRANCH").
+	Track string
 	// Series counts the benchmark series searched; Commits the commits in
 	// the track's history.
 	Series, Commits int
@@ -96,7 +98,7 @@ func Detect(ctx context.Context, st *store.Store, track string, o Options) (*Res
 		return nil, err
 	}
 	h := History(runs, points)
-	res := &Result{Series: len(h.Series), Commits: len(h.Commits)}
+	res := &Result{Track: track, Series: len(h.Series), Commits: len(h.Commits)}
 	ev := newEvidence(st, runs)
 	index := map[string]int{}
 	for i, c := range h.Commits {

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/track"
+)
+
+// changesCmd implements "perfbot changes": the stored change points of
+// tracked branches, newest first.
+func changesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("changes", stderr)
+	db := fs.String("db", "perfbot.db", "history database: a SQLite file, or a postgres:// URL")
+	driver := fs.String("driver", "", "store driver: sqlite or postgres (default: from --db)")
+	format := fs.String("format", "text", "output format: text or json")
+	trackName := fs.String("track", "", "only this tracked branch (REPO@BRANCH, as perfbot track names it)")
+	bench := fs.String("benchmark", "", "only this benchmark")
+	limit := fs.Int("limit", 0, "print at most this many (0: all)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: perfbot changes [--db FILE|URL] [--format text|json] [--track REPO@BRANCH] [--benchmark NAME]\n")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if *format != "text" && *format != "json" {
+		return usagef("--format %q: want text or json", *format)
+	}
+	if *limit < 0 {
+		return usagef("--limit %d: want 0 or more", *limit)
+	}
+	st, err := store.Open(ctx, storeDriver(*driver, *db), *db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	cps, err := st.ChangePoints(ctx, store.ChangePointFilter{Track: *trackName, Benchmark: *bench, Limit: *limit})
+	if err != nil {
+		return err
+	}
+	if *format == "json" {
+		return track.WriteJSON(stdout, cps)
+	}
+	return track.WriteText(stdout, cps)
+}
