@@ -50,6 +50,8 @@ func TestAutoInstrumentInEveryFormat(t *testing.T) {
 		{Name: "go", Instrument: "walltime", InstrumentWhy: "wall time on this host varied 1.2% during the probe, below the 5% to detect"},
 		{Name: "go", Instrument: "walltime", InstrumentWhy: "wall time on this host varied 57% during the probe, above the 5% to detect, but valgrind is not installed"},
 		{Name: "go", Instrument: "cpu-sim", InstrumentWhy: "wall time on this host varied 57% during the probe, above the 5% to detect"},
+		{Name: "go", Instrument: "cpu-sim", InstrumentWhy: "wall time on this host varied 57% during the probe, above the 5% to detect",
+			InstrumentBranch: "main", InstrumentSince: "1a2b3c4d5e6f7a8b9c0d1a2b3c4d5e6f7a8b9c0d"},
 	} {
 		cmp, err := compare.Compare(rs, compare.Options{Base: "base"})
 		if err != nil {
@@ -58,6 +60,9 @@ func TestAutoInstrumentInEveryFormat(t *testing.T) {
 		choice.Commands, choice.Rounds = []string{"go test -bench ."}, 6
 		cmp.Provenance.Suites = []provenance.Suite{choice}
 		want := "instrument " + choice.Instrument + " (auto): " + choice.InstrumentWhy
+		if choice.InstrumentSince != "" {
+			want = "instrument cpu-sim (auto, kept for branch main since 1a2b3c4d5e6f): " + choice.InstrumentWhy
+		}
 		for _, format := range AllFormats {
 			var b bytes.Buffer
 			if err := Render(&b, format, cmp); err != nil {

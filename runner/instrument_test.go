@@ -92,3 +92,24 @@ func TestAutoInstrumentMeasuresWithItsChoice(t *testing.T) {
 		t.Errorf("instrument %q", s.Instrument)
 	}
 }
+
+// TestKeptInstrument: a suite keeps the instrument named for it, and not
+// one it cannot measure with or that is no instrument.
+func TestKeptInstrument(t *testing.T) {
+	keep := []KeptInstrument{
+		{Suite: "a", Instrument: config.InstrumentWallTime, Branch: "main", Since: "c1"},
+		{Suite: "b", Instrument: config.InstrumentCPUSim, Branch: "main", Since: "c1"},
+		{Suite: "c", Instrument: config.InstrumentAuto},
+	}
+	if k, ok := keptInstrument(keep, "a"); !ok || k.Instrument != config.InstrumentWallTime || k.Since != "c1" {
+		t.Errorf("suite a keeps %+v, %v", k, ok)
+	}
+	if _, ok := keptInstrument(keep, "b"); ok != (valgrindMissing() == "") {
+		t.Errorf("suite b keeps cpu-sim: %v, with valgrind missing %q", ok, valgrindMissing())
+	}
+	for _, s := range []string{"c", "d"} {
+		if k, ok := keptInstrument(keep, s); ok {
+			t.Errorf("suite %s keeps %+v", s, k)
+		}
+	}
+}
