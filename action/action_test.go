@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfbot/perfbot/internal/fake/githubfake"
 	"github.com/perfbot/perfbot/internal/gitrepo"
 )
 
@@ -48,9 +49,18 @@ type job struct {
 	env                   []string
 }
 
+// newFakeGitHub is a GitHub Enterprise Server whose token is a workflow's
+// GITHUB_TOKEN: comments are written by github-actions[bot], and GET /user
+// answers 403.
+func newFakeGitHub(t *testing.T, token string) *githubfake.Server {
+	gh := githubfake.New(t, token)
+	gh.Login, gh.Integration = "github-actions[bot]", true
+	return gh
+}
+
 // newJob writes payload as the event and sets up GitHub's environment for
 // one step, with GITHUB_API_URL at gh.
-func newJob(t *testing.T, eventName string, payload any, workspace string, gh *fakeGitHub, extra ...string) *job {
+func newJob(t *testing.T, eventName string, payload any, workspace string, gh *githubfake.Server, extra ...string) *job {
 	t.Helper()
 	dir := t.TempDir()
 	j := &job{t: t, event: filepath.Join(dir, "event.json"), summary: filepath.Join(dir, "summary.md"), outFn: filepath.Join(dir, "output")}
@@ -78,7 +88,7 @@ func newJob(t *testing.T, eventName string, payload any, workspace string, gh *f
 		"GITHUB_EVENT_NAME="+eventName, "GITHUB_EVENT_PATH="+j.event,
 		"GITHUB_WORKSPACE="+workspace, "GITHUB_ACTION_PATH="+actionPath(t),
 		"GITHUB_STEP_SUMMARY="+j.summary, "GITHUB_OUTPUT="+j.outFn,
-		"GITHUB_API_URL="+gh.apiURL(), "GITHUB_TOKEN="+gh.token,
+		"GITHUB_API_URL="+gh.APIURL(), "GITHUB_TOKEN="+gh.Token,
 		"GITHUB_REPOSITORY=acme/work", "RUNNER_TEMP="+runnerTemp,
 	)
 	j.env = append(j.env, extra...)
@@ -220,14 +230,14 @@ func cheap(t *testing.T) string {
 func TestSameRepositoryPullRequestCommentsOnceAndEditsOnPush(t *testing.T) {
 	r, _, baseTip, head := pullRequestRepo(t)
 	gh := newFakeGitHub(t, "ghs_workflowtoken")
-	gh.heads[7] = head
+	gh.Heads[7] = head
 	j := newJob(t, "pull_request", pullRequestEvent(7, baseTip, head, "acme/work"), r.Dir, gh,
 		cheap(t), "PERFBOT_INPUT_INSTRUMENT=walltime", "PERFBOT_INPUT_ARTIFACT_DIR="+filepath.Join(t.TempDir(), "answer"))
 	out, err := j.run("compare.sh")
 	if err != nil {
 		t.Fatalf("compare.sh: %v\n%s", err, out)
 	}
-	comments, runs, _ := gh.state()
+	comments, runs, _ := gh.Snapshot()
 	if len(comments) != 1 {
 		t.Fatalf("%d comments after the first run, want 1: %+v\n%s", len(comments), comments, out)
 	}
@@ -235,7 +245,7 @@ func TestSameRepositoryPullRequestCommentsOnceAndEditsOnPush(t *testing.T) {
 	if c.Issue != 7 || !strings.Contains(c.Body, "gha-7") || !strings.Contains(c.Body, "Work") {
 		t.Errorf("comment on #%d without the key gha-7 or the benchmark Work:\n%s", c.Issue, c.Body)
 	}
-	if len(runs) != 1 || runs[0].HeadSHA != head || runs[0].Name != "perfbot" || runs[0].Status != "completed" || runs[0].Conclusion == "" {
+	if len(runs) != 1 || runs[0]["head_sha"] != head || runs[0]["name"] != "perfbot" || runs[0]["status"] != "completed" || runs[0]["conclusion"] == nil {
 		t.Errorf("check runs %+v: want one completed perfbot run on the head %s", runs, head)
 	}
 	o := j.outputs()
@@ -254,19 +264,19 @@ func TestSameRepositoryPullRequestCommentsOnceAndEditsOnPush(t *testing.T) {
 
 	// A second push: the same comment is edited, a check run goes on the new head.
 	head2 := r.Commit("work: a third off", map[string]string{"work/work.go": gitrepo.WorkSource(130000)})
-	gh.mu.Lock()
-	gh.heads[7] = head2
-	gh.mu.Unlock()
+	gh.Mu.Lock()
+	gh.Heads[7] = head2
+	gh.Mu.Unlock()
 	j2 := newJob(t, "pull_request", pullRequestEvent(7, baseTip, head2, "acme/work"), r.Dir, gh,
 		cheap(t), "PERFBOT_INPUT_INSTRUMENT=walltime", "PERFBOT_INPUT_ARTIFACT_DIR="+filepath.Join(t.TempDir(), "answer"))
 	if out, err := j2.run("compare.sh"); err != nil {
 		t.Fatalf("compare.sh after a push: %v\n%s", err, out)
 	}
-	comments, runs, writes := gh.state()
+	comments, runs, writes := gh.Snapshot()
 	if len(comments) != 1 || comments[0].ID != c.ID || comments[0].Edits != 1 || comments[0].Body == c.Body {
 		t.Fatalf("after a push: comments %+v, want comment %d edited once with a new body; writes %v", comments, c.ID, writes)
 	}
-	if len(runs) != 2 || runs[1].HeadSHA != head2 {
+	if len(runs) != 2 || runs[1]["head_sha"] != head2 {
 		t.Errorf("check runs after a push %+v: want a second on %s", runs, head2)
 	}
 }
@@ -274,7 +284,7 @@ func TestSameRepositoryPullRequestCommentsOnceAndEditsOnPush(t *testing.T) {
 func TestForkPullRequestLeavesArtifactAndCompanionPostsIt(t *testing.T) {
 	r, _, baseTip, head := pullRequestRepo(t)
 	gh := newFakeGitHub(t, "ghs_readonly")
-	gh.heads[9] = head
+	gh.Heads[9] = head
 	artifact := filepath.Join(t.TempDir(), "perfbot-answer")
 	j := newJob(t, "pull_request", pullRequestEvent(9, baseTip, head, "contributor/work"), r.Dir, gh,
 		cheap(t), "PERFBOT_INPUT_INSTRUMENT=walltime", "PERFBOT_INPUT_ARTIFACT_DIR="+artifact)
@@ -282,7 +292,7 @@ func TestForkPullRequestLeavesArtifactAndCompanionPostsIt(t *testing.T) {
 	if err != nil {
 		t.Fatalf("compare.sh: %v\n%s", err, out)
 	}
-	if comments, runs, writes := gh.state(); len(comments)+len(runs)+len(writes) != 0 {
+	if comments, runs, writes := gh.Snapshot(); len(comments)+len(runs)+len(writes) != 0 {
 		t.Fatalf("a fork's pull request posted: comments %v, check runs %v, writes %v", comments, runs, writes)
 	}
 	if o := j.outputs(); o["fork"] != "true" || o["posted"] != "false" || o["verdict"] == "" {
@@ -313,7 +323,7 @@ func TestForkPullRequestLeavesArtifactAndCompanionPostsIt(t *testing.T) {
 	// commit is refused, and nothing is posted.
 	wrong := copyDir(t, artifact)
 	writeFile(t, filepath.Join(wrong, "meta.json"), `{"pr": 10, "head_sha": "`+head+`", "key": "gha-10"}`)
-	gh.heads[10] = strings.Repeat("a", 40)
+	gh.Heads[10] = strings.Repeat("a", 40)
 	writeFile(t, filepath.Join(wrong, "answer.json"), strings.Replace(readFile(t, filepath.Join(wrong, "answer.json")), `"gha-9"`, `"gha-10"`, 1))
 	bad := newJob(t, "workflow_run", workflowRunEvent(head, "contributor/work"), r.Dir, gh, "PERFBOT_INPUT_ARTIFACT_DIR="+wrong)
 	if out, err := bad.run("post-artifact.sh"); err == nil || !strings.Contains(out, "not posted") {
@@ -323,7 +333,7 @@ func TestForkPullRequestLeavesArtifactAndCompanionPostsIt(t *testing.T) {
 	if out, err := other.run("post-artifact.sh"); err == nil || !strings.Contains(out, "is not the workflow run's head") {
 		t.Errorf("an artifact for another commit than the workflow run's was not refused: %v\n%s", err, out)
 	}
-	if comments, runs, _ := gh.state(); len(comments)+len(runs) != 0 {
+	if comments, runs, _ := gh.Snapshot(); len(comments)+len(runs) != 0 {
 		t.Fatalf("refused artifacts posted: %v %v", comments, runs)
 	}
 
@@ -331,11 +341,11 @@ func TestForkPullRequestLeavesArtifactAndCompanionPostsIt(t *testing.T) {
 	if out, err := post.run("post-artifact.sh"); err != nil {
 		t.Fatalf("post-artifact.sh: %v\n%s", err, out)
 	}
-	comments, runs, _ := gh.state()
+	comments, runs, _ := gh.Snapshot()
 	if len(comments) != 1 || comments[0].Issue != 9 || !strings.Contains(comments[0].Body, strings.TrimSpace(string(md))) || !strings.Contains(comments[0].Body, "gha-9") {
 		t.Fatalf("companion: comments %+v, want one on #9 holding the artifact's answer", comments)
 	}
-	if len(runs) != 1 || runs[0].HeadSHA != head {
+	if len(runs) != 1 || runs[0]["head_sha"] != head {
 		t.Errorf("companion: check runs %+v, want one on %s", runs, head)
 	}
 	// Run again (a re-run of the companion): the comment is kept, not doubled.
@@ -343,7 +353,7 @@ func TestForkPullRequestLeavesArtifactAndCompanionPostsIt(t *testing.T) {
 	if out, err := again.run("post-artifact.sh"); err != nil {
 		t.Fatalf("post-artifact.sh again: %v\n%s", err, out)
 	}
-	if comments, _, _ := gh.state(); len(comments) != 1 {
+	if comments, _, _ := gh.Snapshot(); len(comments) != 1 {
 		t.Errorf("a second companion run left %d comments, want 1", len(comments))
 	}
 }
@@ -389,7 +399,7 @@ func TestForkPullRequestTargetIsRefused(t *testing.T) {
 	if _, err := os.Stat(bin); err == nil {
 		t.Errorf("perfbot was built for a refused pull request")
 	}
-	if comments, runs, writes := gh.state(); len(comments)+len(runs)+len(writes) != 0 {
+	if comments, runs, writes := gh.Snapshot(); len(comments)+len(runs)+len(writes) != 0 {
 		t.Errorf("a refused pull request posted: comments %v, check runs %v, writes %v", comments, runs, writes)
 	}
 }

@@ -5,13 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfbot/perfbot/review/gerrit/gerrittest"
+	"github.com/perfbot/perfbot/internal/fake/gerritfake"
 )
 
 // TestGerritSignIn checks the Gerrit account with GET /a/accounts/self:
 // the right HTTP password signs in, a wrong one fails without showing it.
 func TestGerritSignIn(t *testing.T) {
-	f := gerrittest.New(t)
+	f := gerritfake.New(t)
 	cfg := parse(t, "venues:\n  gerrit: {url: "+f.URL+", user: perfbot, password_env: T_GERRIT}\n")
 	got := byName(Venues(context.Background(), cfg, envOf(map[string]string{"T_GERRIT": f.Password})))
 	if r := got["gerrit"]; r.Status != OK || r.Reason != "signed in as perfbot" {

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbot/perfbot/internal/fake/gerritfake"
 	"github.com/perfbot/perfbot/internal/gitrepo"
-	"github.com/perfbot/perfbot/review/gerrit/gerrittest"
 	"github.com/perfbot/perfbot/store"
 )
 
@@ -38,15 +38,15 @@ func TestServeGerrit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := gerrittest.New(t)
+	f := gerritfake.New(t)
 	// The site's clock at this host's: the first poll obeys only comments
 	// of the last hour.
 	f.Tick(time.Since(f.Now()))
-	alice := gerrittest.Account{ID: 1001, Username: "alice"}
-	mallory := gerrittest.Account{ID: 1666, Username: "mallory"}
-	f.AddChange(gerrittest.Change{Number: 4711, Project: "work", Branch: "main", ChangeID: "I0123456789abcdef0123456789abcdef01234567",
+	alice := gerritfake.Account{ID: 1001, Username: "alice"}
+	mallory := gerritfake.Account{ID: 1666, Username: "mallory"}
+	f.AddChange(gerritfake.Change{Number: 4711, Project: "work", Branch: "main", ChangeID: "I0123456789abcdef0123456789abcdef01234567",
 		Subject: "work: halve the loop", Owner: alice})
-	f.AddPatchSet(4711, gerrittest.PatchSet{SHA: "aaaa111122223333444455556666777788889999", Uploader: alice, Patch: string(patch)})
+	f.AddPatchSet(4711, gerritfake.PatchSet{SHA: "aaaa111122223333444455556666777788889999", Uploader: alice, Patch: string(patch)})
 
 	dir := t.TempDir()
 	addr := freeAddr(t)

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfbot/perfbot/internal/gitlabfake"
+	"github.com/perfbot/perfbot/internal/fake/gitlabfake"
 	"github.com/perfbot/perfbot/internal/gitrepo"
 	"github.com/perfbot/perfbot/store"
 )

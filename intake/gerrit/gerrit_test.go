@@ -2,16 +2,17 @@ package gerrit
 
 import (
 	"context"
-	"github.com/perfbot/perfbot/answer"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/perfbot/perfbot/answer"
+
+	"github.com/perfbot/perfbot/internal/fake/gerritfake"
 	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/review"
 	rg "github.com/perfbot/perfbot/review/gerrit"
-	"github.com/perfbot/perfbot/review/gerrit/gerrittest"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/trigger"
 )
@@ -19,9 +20,9 @@ import (
 const patch = "From 1111 Mon Sep 17 00:00:00 2001\nSubject: [PATCH] wal: batch fsync\n\n---\ndiff --git a/wal.go b/wal.go\n--- a/wal.go\n+++ b/wal.go\n@@ -1 +1 @@\n-a\n+b\n"
 
 var (
-	alice   = gerrittest.Account{ID: 1001, Username: "alice", Email: "alice@example.org"}
-	mallory = gerrittest.Account{ID: 1666, Username: "mallory"}
-	carol   = gerrittest.Account{ID: 1003, Username: "carol"}
+	alice   = gerritfake.Account{ID: 1001, Username: "alice", Email: "alice@example.org"}
+	mallory = gerritfake.Account{ID: 1666, Username: "mallory"}
+	carol   = gerritfake.Account{ID: 1003, Username: "carol"}
 )
 
 type fakeQueue struct{ jobs []job.Spec }
@@ -45,21 +46,21 @@ func (p clientPoster) Post(ctx context.Context, to review.Target, msg answer.Ans
 }
 
 type site struct {
-	f  *gerrittest.Server
+	f  *gerritfake.Server
 	c  *rg.Client
 	st *store.Store
 	q  *fakeQueue
 }
 
 func newSite(t *testing.T) *site {
-	f := gerrittest.New(t)
+	f := gerritfake.New(t)
 	c, err := rg.New(rg.Config{BaseURL: f.URL, User: f.User, Password: f.Password})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.AddChange(gerrittest.Change{Number: 1234, Project: "store", Branch: "main", ChangeID: "I8473b95934b5732ac55d26311a706c9c2bde9940",
+	f.AddChange(gerritfake.Change{Number: 1234, Project: "store", Branch: "main", ChangeID: "I8473b95934b5732ac55d26311a706c9c2bde9940",
 		Subject: "wal: batch fsync", Owner: alice})
-	f.AddPatchSet(1234, gerrittest.PatchSet{SHA: "aaaa111122223333444455556666777788889999", Uploader: alice, Patch: patch})
+	f.AddPatchSet(1234, gerritfake.PatchSet{SHA: "aaaa111122223333444455556666777788889999", Uploader: alice, Patch: patch})
 	f.Groups["perf-team"] = []int{}
 	return &site{f: f, c: c, st: storetest.SQLite(t), q: &fakeQueue{}}
 }
@@ -98,7 +99,7 @@ func TestNewPatchSets(t *testing.T) {
 		t.Fatalf("second poll queued %d, want 0", n)
 	}
 	s.f.Tick(time.Minute)
-	s.f.AddPatchSet(1234, gerrittest.PatchSet{SHA: "bbbb111122223333444455556666777788889999", Uploader: alice, Patch: patch})
+	s.f.AddPatchSet(1234, gerritfake.PatchSet{SHA: "bbbb111122223333444455556666777788889999", Uploader: alice, Patch: patch})
 	// A restart: a new poller reads the mark from the store.
 	p = s.poller(true, true)
 	if n := poll(t, p); n != 1 || s.q.jobs[1].Key != "gerrit:1234/2" {
@@ -163,7 +164,7 @@ func TestSameCode(t *testing.T) {
 	p := s.poller(true, true)
 	poll(t, p)
 	s.f.Tick(time.Minute)
-	s.f.AddPatchSet(1234, gerrittest.PatchSet{SHA: "bbbb111122223333444455556666777788889999", Uploader: alice, Patch: patch, Kind: "NO_CODE_CHANGE"})
+	s.f.AddPatchSet(1234, gerritfake.PatchSet{SHA: "bbbb111122223333444455556666777788889999", Uploader: alice, Patch: patch, Kind: "NO_CODE_CHANGE"})
 	if n := poll(t, p); n != 0 {
 		t.Errorf("a message-only patch set queued %d", n)
 	}
@@ -179,7 +180,7 @@ func TestSameCode(t *testing.T) {
 func TestPatchSetRefused(t *testing.T) {
 	s := newSite(t)
 	s.f.Tick(time.Minute)
-	s.f.AddPatchSet(1234, gerrittest.PatchSet{SHA: "bbbb111122223333444455556666777788889999", Uploader: mallory, Patch: patch})
+	s.f.AddPatchSet(1234, gerritfake.PatchSet{SHA: "bbbb111122223333444455556666777788889999", Uploader: mallory, Patch: patch})
 	p := s.poller(true, false)
 	if n := poll(t, p); n != 0 {
 		t.Fatalf("queued %d", n)
@@ -195,7 +196,7 @@ func TestPatchSetRefused(t *testing.T) {
 func TestNotAPatch(t *testing.T) {
 	s := newSite(t)
 	s.f.Tick(time.Minute)
-	s.f.AddPatchSet(1234, gerrittest.PatchSet{SHA: "bbbb111122223333444455556666777788889999", Uploader: alice, Patch: "<html>Sign in</html>"})
+	s.f.AddPatchSet(1234, gerritfake.PatchSet{SHA: "bbbb111122223333444455556666777788889999", Uploader: alice, Patch: "<html>Sign in</html>"})
 	if n := poll(t, s.poller(true, false)); n != 0 || len(s.f.ByPerfbot(1234)) != 0 {
 		t.Errorf("queued %d, messages %d", n, len(s.f.ByPerfbot(1234)))
 	}

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfbot/perfbot/internal/gitlabfake"
+	"github.com/perfbot/perfbot/internal/fake/gitlabfake"
 	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/job"
 	rgitlab "github.com/perfbot/perfbot/review/gitlab"

@@ -4,30 +4,31 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/perfbot/perfbot/answer"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/perfbot/perfbot/answer"
+
+	"github.com/perfbot/perfbot/internal/fake/gerritfake"
 	"github.com/perfbot/perfbot/review/gerrit"
-	"github.com/perfbot/perfbot/review/gerrit/gerrittest"
 )
 
 const patch = "From 1111 Mon Sep 17 00:00:00 2001\nSubject: [PATCH] wal: batch fsync\n\n---\ndiff --git a/wal.go b/wal.go\n--- a/wal.go\n+++ b/wal.go\n@@ -1 +1 @@\n-a\n+b\n"
 
-var alice = gerrittest.Account{ID: 1001, Name: "Alice", Username: "alice", Email: "alice@example.org"}
+var alice = gerritfake.Account{ID: 1001, Name: "Alice", Username: "alice", Email: "alice@example.org"}
 
-func newSite(t *testing.T) *gerrittest.Server {
-	f := gerrittest.New(t)
-	f.AddChange(gerrittest.Change{Number: 1234, Project: "platform/store", Branch: "main", ChangeID: "I8473b95934b5732ac55d26311a706c9c2bde9940",
+func newSite(t *testing.T) *gerritfake.Server {
+	f := gerritfake.New(t)
+	f.AddChange(gerritfake.Change{Number: 1234, Project: "platform/store", Branch: "main", ChangeID: "I8473b95934b5732ac55d26311a706c9c2bde9940",
 		Subject: "wal: batch fsync", Owner: alice})
-	f.AddPatchSet(1234, gerrittest.PatchSet{SHA: "aaaa111122223333444455556666777788889999", Uploader: alice, Patch: patch})
-	f.AddPatchSet(1234, gerrittest.PatchSet{SHA: "bbbb111122223333444455556666777788889999", Uploader: alice, Patch: patch})
+	f.AddPatchSet(1234, gerritfake.PatchSet{SHA: "aaaa111122223333444455556666777788889999", Uploader: alice, Patch: patch})
+	f.AddPatchSet(1234, gerritfake.PatchSet{SHA: "bbbb111122223333444455556666777788889999", Uploader: alice, Patch: patch})
 	return f
 }
 
-func newClient(t *testing.T, f *gerrittest.Server, label string) *gerrit.Client {
+func newClient(t *testing.T, f *gerritfake.Server, label string) *gerrit.Client {
 	c, err := gerrit.New(gerrit.Config{BaseURL: f.URL, User: f.User, Password: f.Password, Label: label})
 	if err != nil {
 		t.Fatal(err)
@@ -206,7 +207,7 @@ func TestParseWhere(t *testing.T) {
 
 func TestPatch(t *testing.T) {
 	f := newSite(t)
-	f.AddPatchSet(1234, gerrittest.PatchSet{SHA: "cccc111122223333444455556666777788889999", Uploader: alice, Patch: "<html><body>Sign in</body></html>"})
+	f.AddPatchSet(1234, gerritfake.PatchSet{SHA: "cccc111122223333444455556666777788889999", Uploader: alice, Patch: "<html><body>Sign in</body></html>"})
 	c := newClient(t, f, "")
 	ctx := context.Background()
 	got, err := c.Patch(ctx, "1234", 2)
@@ -246,13 +247,13 @@ func TestBody(t *testing.T) {
 // TestQueryPages reads a query's answer page by page (n=, S=, and
 // _more_changes on the last change of a page).
 func TestQueryPages(t *testing.T) {
-	f := gerrittest.New(t)
+	f := gerritfake.New(t)
 	for i := 1; i <= 230; i++ {
 		f.Tick(time.Second)
-		f.AddChange(gerrittest.Change{Number: i, Project: "store", Branch: "main", Subject: "c", Owner: alice})
-		f.AddPatchSet(i, gerrittest.PatchSet{SHA: fmt.Sprintf("%040x", i), Uploader: alice})
+		f.AddChange(gerritfake.Change{Number: i, Project: "store", Branch: "main", Subject: "c", Owner: alice})
+		f.AddPatchSet(i, gerritfake.PatchSet{SHA: fmt.Sprintf("%040x", i), Uploader: alice})
 	}
-	f.AddChange(gerrittest.Change{Number: 999, Project: "store", Branch: "main", Status: "MERGED"})
+	f.AddChange(gerritfake.Change{Number: 999, Project: "store", Branch: "main", Status: "MERGED"})
 	cs, err := newClient(t, f, "").Query(context.Background(), "status:open", 500)
 	if err != nil {
 		t.Fatal(err)

@@ -18,13 +18,14 @@ import (
 	gh "github.com/google/go-github/v60/github"
 
 	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/internal/fake/githubfake"
 	"github.com/perfbot/perfbot/review/retry"
 )
 
 const testToken = "ghp_TESTtoken0123456789abcdefABCDEF"
 
 // fakeHead is the fake pull request's head commit, which message measured.
-const fakeHead = "6dcb09b5b57875f334f61aebed695e2e4193db5e"
+const fakeHead = githubfake.Head
 
 type waits struct{ d []time.Duration }
 
@@ -35,9 +36,9 @@ func (w *waits) policy() retry.Policy {
 	}}
 }
 
-func newPoster(t *testing.T, f *fakeGitHub, w *waits, token string) *Poster {
+func newPoster(t *testing.T, f *githubfake.Server, w *waits, token string) *Poster {
 	t.Helper()
-	p, err := New(Config{BaseURL: f.url(), Token: token, Retry: w.policy()})
+	p, err := New(Config{BaseURL: f.URL(), Token: token, Retry: w.policy()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,8 +55,8 @@ func message(key, summary string) answer.Answer {
 }
 
 func TestPostCreatesThenEdits(t *testing.T) {
-	f := newFakeGitHub(t, testToken)
-	f.comments = []fakeComment{{ID: 1, Body: "LGTM", User: "alice"}}
+	f := githubfake.New(t, testToken)
+	f.Comments = []githubfake.Comment{{ID: 1, Body: "LGTM", User: "alice"}}
 	var w waits
 	p := newPoster(t, f, &w, testToken)
 	ctx := context.Background()
@@ -76,16 +77,16 @@ func TestPostCreatesThenEdits(t *testing.T) {
 	if link2 != link {
 		t.Errorf("rerun link %q, want the first %q", link2, link)
 	}
-	if len(f.comments) != 2 {
-		t.Fatalf("%d comments after a rerun, want 2 (one foreign, one perfbot)", len(f.comments))
+	if len(f.Comments) != 2 {
+		t.Fatalf("%d comments after a rerun, want 2 (one foreign, one perfbot)", len(f.Comments))
 	}
-	if got := f.comments[1].Body; got != "<!-- perfbot:job-1 -->\n**rerun**\n" {
+	if got := f.Comments[1].Body; got != "<!-- perfbot:job-1 -->\n**rerun**\n" {
 		t.Errorf("edited body = %q", got)
 	}
-	if len(f.statuses) != 2 {
-		t.Fatalf("statuses = %v", f.statuses)
+	if len(f.Statuses) != 2 {
+		t.Fatalf("statuses = %v", f.Statuses)
 	}
-	st := f.statuses[1]
+	st := f.Statuses[1]
 	if st["context"] != "perfbot" || st["state"] != "failure" || st["sha"] != "6dcb09b5b57875f334f61aebed695e2e4193db5e" || st["target_url"] != link {
 		t.Errorf("status = %v", st)
 	}
@@ -93,11 +94,11 @@ func TestPostCreatesThenEdits(t *testing.T) {
 		t.Errorf("description %q not cut to %d", d, StatusDescriptionLimit)
 	}
 	// A retry of the same answer changes nothing.
-	before := len(f.requests)
+	before := len(f.Requests)
 	if _, err := p.Post(ctx, "acme/store#7", msg2); err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range f.requests[before:] {
+	for _, r := range f.Requests[before:] {
 		if strings.HasPrefix(r, "PATCH") || strings.HasPrefix(r, "POST /api/v3/repos/acme/store/issues") {
 			t.Errorf("identical retry wrote: %s", r)
 		}
@@ -105,36 +106,36 @@ func TestPostCreatesThenEdits(t *testing.T) {
 }
 
 func TestPostFindsCommentOnLaterPage(t *testing.T) {
-	f := newFakeGitHub(t, testToken)
+	f := githubfake.New(t, testToken)
 	for i := range 250 {
-		f.comments = append(f.comments, fakeComment{ID: int64(i + 1), Body: "comment", User: "bob"})
+		f.Comments = append(f.Comments, githubfake.Comment{ID: int64(i + 1), Issue: 7, Body: "comment", User: "bob"})
 	}
-	f.comments[230].Body = "<!-- perfbot:job-9 -->\nold"
-	f.comments[230].User = "perfbot-ci"
+	f.Comments[230].Body = "<!-- perfbot:job-9 -->\nold"
+	f.Comments[230].User = "perfbot-ci"
 	// Someone quoting the marker is not perfbot.
-	f.comments[10].Body = "<!-- perfbot:job-9 -->\nfake"
-	p, err := New(Config{BaseURL: f.url(), Token: testToken, Login: "perfbot-ci"})
+	f.Comments[10].Body = "<!-- perfbot:job-9 -->\nfake"
+	p, err := New(Config{BaseURL: f.URL(), Token: testToken, Login: "perfbot-ci"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := p.Post(context.Background(), "acme/store#7", message("job-9", "s")); err != nil {
 		t.Fatal(err)
 	}
-	if len(f.comments) != 250 || !strings.Contains(f.comments[230].Body, "Threads") || f.comments[10].Body != "<!-- perfbot:job-9 -->\nfake" {
+	if len(f.Comments) != 250 || !strings.Contains(f.Comments[230].Body, "Threads") || f.Comments[10].Body != "<!-- perfbot:job-9 -->\nfake" {
 		t.Errorf("wrong comment edited")
 	}
 }
 
 func TestPostRidesOutStorm(t *testing.T) {
-	f := newFakeGitHub(t, testToken)
-	f.fail = []func(http.ResponseWriter){status502, status429, primaryLimit, secondaryLimit, status502, status502}
+	f := githubfake.New(t, testToken)
+	f.Fail = []func(http.ResponseWriter){githubfake.Status502, githubfake.Status429, githubfake.PrimaryLimit, githubfake.SecondaryLimit, githubfake.Status502, githubfake.Status502}
 	var w waits
 	p := newPoster(t, f, &w, testToken)
 	if _, err := p.Post(context.Background(), "acme/store#7", message("job-2", "ok")); err != nil {
 		t.Fatal(err)
 	}
-	if len(f.comments) != 1 || len(f.statuses) != 1 {
-		t.Fatalf("comments %d statuses %d", len(f.comments), len(f.statuses))
+	if len(f.Comments) != 1 || len(f.Statuses) != 1 {
+		t.Fatalf("comments %d statuses %d", len(f.Comments), len(f.Statuses))
 	}
 	var saw2, saw60 bool
 	for _, d := range w.d {
@@ -147,9 +148,6 @@ func TestPostRidesOutStorm(t *testing.T) {
 }
 
 func TestPostFailsFast(t *testing.T) {
-	notFound := func(w http.ResponseWriter) {
-		writeJSON(w, http.StatusNotFound, map[string]string{"message": "Not Found", "documentation_url": "https://docs.github.com/rest"})
-	}
 	tests := []struct {
 		name  string
 		token string
@@ -157,15 +155,15 @@ func TestPostFailsFast(t *testing.T) {
 		want  string
 	}{
 		{"401 bad credentials", "ghp_wrongTOKENwrongTOKENwrong", nil, "401 Bad credentials"},
-		{"404", testToken, notFound, "404 Not Found"},
-		{"403 integration token without login", testToken, forbidden, "set venues.github.login"},
+		{"404", testToken, githubfake.NotFound, "404 Not Found"},
+		{"403 integration token without login", testToken, githubfake.Forbidden, "set venues.github.login"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFakeGitHub(t, testToken)
-			f.echoAuth = true
+			f := githubfake.New(t, testToken)
+			f.EchoAuth = true
 			if tc.fail != nil {
-				f.fail = []func(http.ResponseWriter){tc.fail}
+				f.Fail = []func(http.ResponseWriter){tc.fail}
 			}
 			var w waits
 			p := newPoster(t, f, &w, tc.token)
@@ -173,8 +171,8 @@ func TestPostFailsFast(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
 			}
-			if len(f.requests) != 1 || len(w.d) != 0 {
-				t.Errorf("requests %v waits %v: want one request, no retry", f.requests, w.d)
+			if len(f.Requests) != 1 || len(w.d) != 0 {
+				t.Errorf("requests %v waits %v: want one request, no retry", f.Requests, w.d)
 			}
 			if strings.Contains(err.Error(), tc.token) || strings.Contains(err.Error(), testToken) {
 				t.Errorf("token in error: %v", err)
@@ -184,9 +182,9 @@ func TestPostFailsFast(t *testing.T) {
 }
 
 func TestPostGivesUp(t *testing.T) {
-	f := newFakeGitHub(t, testToken)
+	f := githubfake.New(t, testToken)
 	for range 20 {
-		f.fail = append(f.fail, status502)
+		f.Fail = append(f.Fail, githubfake.Status502)
 	}
 	var w waits
 	p := newPoster(t, f, &w, testToken)
@@ -203,12 +201,12 @@ func TestPostAsApp(t *testing.T) {
 		t.Fatal(err)
 	}
 	pemKey := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
-	f := newFakeGitHub(t, "")
-	f.appKey = &key.PublicKey
-	f.appTok = "ghs_INSTALLATIONtoken0123456789"
-	f.login = "perfbot[bot]" // the App's bot user writes its comments
+	f := githubfake.New(t, "")
+	f.AppKey = &key.PublicKey
+	f.AppToken = "ghs_INSTALLATIONtoken0123456789"
+	f.Login = "perfbot[bot]" // the App's bot user writes its comments
 	var w waits
-	p, err := New(Config{BaseURL: f.url(), App: &App{ID: "12345", InstallationID: 99, PrivateKey: pemKey}, Retry: w.policy()})
+	p, err := New(Config{BaseURL: f.URL(), App: &App{ID: "12345", InstallationID: 99, PrivateKey: pemKey}, Retry: w.policy()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,12 +215,12 @@ func TestPostAsApp(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if f.tokens != 1 || len(f.comments) != 1 {
-		t.Errorf("minted %d tokens, %d comments; want 1 and 1", f.tokens, len(f.comments))
+	if f.Tokens != 1 || len(f.Comments) != 1 {
+		t.Errorf("minted %d tokens, %d comments; want 1 and 1", f.Tokens, len(f.Comments))
 	}
 
 	// A wrong installation is a permanent failure without the token.
-	p2, _ := New(Config{BaseURL: f.url(), App: &App{ID: "12345", InstallationID: 98, PrivateKey: pemKey}, Retry: w.policy()})
+	p2, _ := New(Config{BaseURL: f.URL(), App: &App{ID: "12345", InstallationID: 98, PrivateKey: pemKey}, Retry: w.policy()})
 	if _, err := p2.Post(context.Background(), "acme/store#7", message("job-5", "s")); err == nil || !strings.Contains(err.Error(), "installation 98") {
 		t.Errorf("err = %v", err)
 	}
@@ -297,9 +295,9 @@ func TestSignJWTClaims(t *testing.T) {
 // cancelled request completes it as cancelled), and GitHub's refusal of a plain token is a
 // clear error.
 func TestPostCheckRun(t *testing.T) {
-	f := newFakeGitHub(t, testToken)
+	f := githubfake.New(t, testToken)
 	var w waits
-	p, err := New(Config{BaseURL: f.url(), Token: testToken, Checks: true, StatusContext: "perfbot/wal", Retry: w.policy()})
+	p, err := New(Config{BaseURL: f.URL(), Token: testToken, Checks: true, StatusContext: "perfbot/wal", Retry: w.policy()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,25 +307,25 @@ func TestPostCheckRun(t *testing.T) {
 	if _, err := p.Post(ctx, "acme/store#7", queued); err != nil {
 		t.Fatal(err)
 	}
-	if len(f.checkRuns) != 1 || f.checkRuns[0]["status"] != "queued" || f.checkRuns[0]["conclusion"] != nil {
-		t.Fatalf("queued: check runs %v, want one queued", f.checkRuns)
+	if len(f.CheckRuns) != 1 || f.CheckRuns[0]["status"] != "queued" || f.CheckRuns[0]["conclusion"] != nil {
+		t.Fatalf("queued: check runs %v, want one queued", f.CheckRuns)
 	}
 	pending := message("job-9", "benchmarking 2 suites")
 	pending.State = answer.StatePending
 	if _, err := p.Post(ctx, "acme/store#7", pending); err != nil {
 		t.Fatal(err)
 	}
-	if len(f.checkRuns) != 1 || f.checkRuns[0]["status"] != "in_progress" || f.checkRuns[0]["conclusion"] != nil {
-		t.Fatalf("pending: check runs %v, want one in progress", f.checkRuns)
+	if len(f.CheckRuns) != 1 || f.CheckRuns[0]["status"] != "in_progress" || f.CheckRuns[0]["conclusion"] != nil {
+		t.Fatalf("pending: check runs %v, want one in progress", f.CheckRuns)
 	}
 	link, err := p.Post(ctx, "acme/store#7", message("job-9", "2 better, 1 worse"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.checkRuns) != 1 || len(f.statuses) != 0 {
-		t.Fatalf("%d check runs and %d statuses, want the one run updated and no status", len(f.checkRuns), len(f.statuses))
+	if len(f.CheckRuns) != 1 || len(f.Statuses) != 0 {
+		t.Fatalf("%d check runs and %d statuses, want the one run updated and no status", len(f.CheckRuns), len(f.Statuses))
 	}
-	c := f.checkRuns[0]
+	c := f.CheckRuns[0]
 	out, _ := c["output"].(map[string]any)
 	if c["name"] != "perfbot/wal" || c["head_sha"] != "6dcb09b5b57875f334f61aebed695e2e4193db5e" ||
 		c["status"] != "completed" || c["conclusion"] != "failure" || c["details_url"] != link ||
@@ -341,8 +339,8 @@ func TestPostCheckRun(t *testing.T) {
 	if _, err := p.Post(ctx, "acme/store#7", long); err != nil {
 		t.Fatal(err)
 	}
-	if out := f.checkRuns[0]["output"].(map[string]any); out["summary"] != long.Short(answer.MarkdownGFM) || f.checkRuns[0]["conclusion"] != "neutral" {
-		t.Errorf("long report: output %v, conclusion %v", out, f.checkRuns[0]["conclusion"])
+	if out := f.CheckRuns[0]["output"].(map[string]any); out["summary"] != long.Short(answer.MarkdownGFM) || f.CheckRuns[0]["conclusion"] != "neutral" {
+		t.Errorf("long report: output %v, conclusion %v", out, f.CheckRuns[0]["conclusion"])
 	}
 
 	cancelled := message("job-9", "cancelled by alice")
@@ -350,11 +348,11 @@ func TestPostCheckRun(t *testing.T) {
 	if _, err := p.Post(ctx, "acme/store#7", cancelled); err != nil {
 		t.Fatal(err)
 	}
-	if len(f.checkRuns) != 1 || f.checkRuns[0]["status"] != "completed" || f.checkRuns[0]["conclusion"] != "cancelled" {
-		t.Errorf("cancelled: check runs %v", f.checkRuns)
+	if len(f.CheckRuns) != 1 || f.CheckRuns[0]["status"] != "completed" || f.CheckRuns[0]["conclusion"] != "cancelled" {
+		t.Errorf("cancelled: check runs %v", f.CheckRuns)
 	}
 
-	f.checksDenied = true
+	f.ChecksDenied = true
 	_, err = p.Post(ctx, "acme/store#7", message("job-9", "s"))
 	if err == nil || !strings.Contains(err.Error(), "GitHub App") || strings.Contains(err.Error(), testToken) {
 		t.Errorf("token refused: err = %v, want GitHub's message without the token", err)
@@ -382,9 +380,9 @@ func TestCheckSummary(t *testing.T) {
 // answer is a pending commit status and a cancelled one an error, the only
 // states GitHub's statuses know.
 func TestCommitStatusLiveStates(t *testing.T) {
-	f := newFakeGitHub(t, testToken)
+	f := githubfake.New(t, testToken)
 	var w waits
-	p, err := New(Config{BaseURL: f.url(), Token: testToken, Retry: w.policy()})
+	p, err := New(Config{BaseURL: f.URL(), Token: testToken, Retry: w.policy()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,11 +395,11 @@ func TestCommitStatusLiveStates(t *testing.T) {
 		if _, err := p.Post(context.Background(), "acme/store#7", msg); err != nil {
 			t.Fatalf("%s: %v", c.state, err)
 		}
-		if got := f.statuses[len(f.statuses)-1]["state"]; got != c.want {
+		if got := f.Statuses[len(f.Statuses)-1]["state"]; got != c.want {
 			t.Errorf("%s: status state %v, want %s", c.state, got, c.want)
 		}
 	}
-	if len(f.comments) != 1 {
-		t.Errorf("%d comments, want the one answer edited", len(f.comments))
+	if len(f.Comments) != 1 {
+		t.Errorf("%d comments, want the one answer edited", len(f.Comments))
 	}
 }

@@ -5,15 +5,16 @@ import (
 	"testing"
 
 	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/internal/fake/githubfake"
 	"github.com/perfbot/perfbot/review/internal/wiretest"
 )
 
 // TestWire records what a first post and a rerun send to GitHub.
 func TestWire(t *testing.T) {
-	f := newFakeGitHub(t, testToken)
-	f.comments = []fakeComment{{ID: 1, Body: "LGTM", User: "alice"}}
+	f := githubfake.New(t, testToken)
+	f.Comments = []githubfake.Comment{{ID: 1, Body: "LGTM", User: "alice"}}
 	var rec wiretest.Recorder
-	f.srv.Config.Handler = rec.Wrap(f.srv.Config.Handler)
+	f.HTTPServer().Config.Handler = rec.Wrap(f.HTTPServer().Config.Handler)
 	var w waits
 	p := newPoster(t, f, &w, testToken)
 	m := message("job-1", "1 better, 0 worse, 3 same")

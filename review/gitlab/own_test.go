@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/perfbot/perfbot/answer"
-	"github.com/perfbot/perfbot/internal/gitlabfake"
+	"github.com/perfbot/perfbot/internal/fake/gitlabfake"
 )
 
 // TestPostIgnoresPlantedMarker: with no login configured, a note another

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/answer"
-	"github.com/perfbot/perfbot/internal/gitlabfake"
+	"github.com/perfbot/perfbot/internal/fake/gitlabfake"
 	"github.com/perfbot/perfbot/review/retry"
 )
 

@@ -2,16 +2,17 @@ package post_test
 
 import (
 	"context"
-	"github.com/perfbot/perfbot/answer"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/perfbot/perfbot/answer"
+
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/internal/fake/gerritfake"
 	"github.com/perfbot/perfbot/review"
-	"github.com/perfbot/perfbot/review/gerrit/gerrittest"
 	"github.com/perfbot/perfbot/review/post"
 )
 
@@ -27,9 +28,9 @@ func TestGerritDocExample(t *testing.T) {
 	if m == nil {
 		t.Fatal("docs/gerrit.md has no yaml example")
 	}
-	f := gerrittest.New(t)
-	f.AddChange(gerrittest.Change{Number: 1234, Project: "store", Branch: "main", ChangeID: "I1", Subject: "x"})
-	f.AddPatchSet(1234, gerrittest.PatchSet{SHA: "aaaa111122223333444455556666777788889999"})
+	f := gerritfake.New(t)
+	f.AddChange(gerritfake.Change{Number: 1234, Project: "store", Branch: "main", ChangeID: "I1", Subject: "x"})
+	f.AddPatchSet(1234, gerritfake.PatchSet{SHA: "aaaa111122223333444455556666777788889999"})
 	dir := t.TempDir()
 	src := strings.ReplaceAll(string(m[1]), "https://review.example.org", f.URL)
 	src = strings.ReplaceAll(src, "/etc/perfbot/gerrit-password", filepath.Join(dir, "pw"))

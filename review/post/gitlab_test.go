@@ -11,7 +11,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/config"
-	"github.com/perfbot/perfbot/internal/gitlabfake"
+	"github.com/perfbot/perfbot/internal/fake/gitlabfake"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/retry"
 )

@@ -1,9 +1,9 @@
-// Package gerrittest is a fake Gerrit REST API for tests: the endpoints
+// Package gerritfake is a fake Gerrit REST API for tests: the endpoints
 // perfbot uses, with the request and answer shapes of Gerrit's REST
 // documentation (the ")]}'" line on every JSON answer, the /a/ paths with
 // basic auth, change ids as a number, "project~number" or
 // "project~branch~Change-Id", the patch as base64 text).
-package gerrittest
+package gerritfake
 
 import (
 	"encoding/base64"
