@@ -15,6 +15,7 @@ import (
 	"github.com/perfbot/perfbot/bisect"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/runner"
@@ -24,8 +25,8 @@ import (
 // RunID of Spec) moved a benchmark by at least service.bisect.min_change:
 // the answer to Spec then gets a section naming the commit responsible.
 type bisectArgs struct {
-	Spec  job.Spec `json:"spec" river:"unique"`
-	RunID int64    `json:"run_id" river:"unique"`
+	Spec  jobspec.Spec `json:"spec" river:"unique"`
+	RunID int64        `json:"run_id" river:"unique"`
 	// Base and Head are the series' ends as commits.
 	Base string `json:"base"`
 	Head string `json:"head"`

@@ -16,6 +16,7 @@ import (
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/gitrepo"
 	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/github"
@@ -68,7 +69,7 @@ sandbox: {mode: none}
 		t.Fatal(err)
 	}
 	if bench == nil {
-		bench = BenchmarkerFunc(func(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
+		bench = BenchmarkerFunc(func(ctx context.Context, spec jobspec.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
 			out, err := job.Run(ctx, spec, job.Options{Config: cfg, NoSandbox: true, Progress: progress})
 			if err != nil {
 				return nil, err
@@ -151,7 +152,7 @@ func TestBisectNotQueued(t *testing.T) {
 	moved := &compare.Comparison{Base: "base", Candidates: []string{"main"}, Rows: []compare.Row{{Benchmark: "Level", Unit: "ns/op",
 		Base: &compare.Cell{Center: 100}, Candidates: []compare.Candidate{{Variant: "main", Cell: compare.Cell{Center: 120},
 			DeltaPct: 20, Ratio: 1.2, P: 0.002, Significant: true, Verdict: compare.Worse}}}}}
-	svc, err := Open(context.Background(), cfg, ModeServe, Deps{Benchmarker: BenchmarkerFunc(func(context.Context, job.Spec, job.ProgressFunc) (*compare.Comparison, error) {
+	svc, err := Open(context.Background(), cfg, ModeServe, Deps{Benchmarker: BenchmarkerFunc(func(context.Context, jobspec.Spec, job.ProgressFunc) (*compare.Comparison, error) {
 		return moved, nil
 	}), Poster: PosterFunc(func(context.Context, review.Target, answer.Answer) (string, error) { return "", nil })})
 	if err != nil {
@@ -198,7 +199,7 @@ func TestBisectFails(t *testing.T) {
 		Base: &compare.Cell{Center: 100}, Candidates: []compare.Candidate{{Variant: "pr", Cell: compare.Cell{Center: 300},
 			DeltaPct: 200, Ratio: 3, P: 0.002, Significant: true, Verdict: compare.Worse}}}}}
 	var head atomic.Value // the series' head commit, set once the repository exists
-	svc, r, commits := bisectService(t, f, []int{1000, 1000, 3000, 3000}, BenchmarkerFunc(func(_ context.Context, spec job.Spec, _ job.ProgressFunc) (*compare.Comparison, error) {
+	svc, r, commits := bisectService(t, f, []int{1000, 1000, 3000, 3000}, BenchmarkerFunc(func(_ context.Context, spec jobspec.Spec, _ job.ProgressFunc) (*compare.Comparison, error) {
 		if spec.Source == "bisect" {
 			return nil, fmt.Errorf("the build of %.12s ran out of disk", spec.CandidateRef)
 		}

@@ -15,13 +15,14 @@ import (
 	"github.com/perfbot/perfbot/bisect"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 )
 
 // confirmArgs asks a second host to measure again the benchmarks that run
 // RunID of Spec found worse, before the verdict is posted.
 type confirmArgs struct {
-	Spec  job.Spec `json:"spec" river:"unique"`
-	RunID int64    `json:"run_id" river:"unique"`
+	Spec  jobspec.Spec `json:"spec" river:"unique"`
+	RunID int64        `json:"run_id" river:"unique"`
 	// Bench names the benchmarks found worse.
 	Bench []string `json:"bench"`
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/gitrepo"
 	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/github"
 	"github.com/perfbot/perfbot/review/retry"
@@ -84,7 +85,7 @@ sandbox: {mode: none}
 		return gp.Post(ctx, to.Where, msg)
 	})
 	run := func(cfg *Config, mark bool) Benchmarker {
-		return BenchmarkerFunc(func(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
+		return BenchmarkerFunc(func(ctx context.Context, spec jobspec.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
 			if mark {
 				if err := os.WriteFile(marker, nil, 0o644); err != nil {
 					return nil, err
@@ -163,7 +164,7 @@ func TestConfirmNotQueued(t *testing.T) {
 			Base: &compare.Cell{Center: 100}, Candidates: []compare.Candidate{{Variant: "pr", Cell: compare.Cell{Center: 100 + pct},
 				DeltaPct: pct, Ratio: 1 + pct/100, P: 0.002, Significant: true, Verdict: v, Presence: compare.Both}}}}}
 	}
-	svc, err := Open(context.Background(), cfg, ModeServe, Deps{Benchmarker: BenchmarkerFunc(func(context.Context, job.Spec, job.ProgressFunc) (*compare.Comparison, error) {
+	svc, err := Open(context.Background(), cfg, ModeServe, Deps{Benchmarker: BenchmarkerFunc(func(context.Context, jobspec.Spec, job.ProgressFunc) (*compare.Comparison, error) {
 		return nil, nil
 	}), Poster: PosterFunc(func(context.Context, review.Target, answer.Answer) (string, error) { return "", nil })})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/review"
 )
 
@@ -14,7 +15,7 @@ import (
 // error means the job itself could not be done and should be retried.
 type Benchmarker interface {
 	// Run reports its progress to progress, which may be nil.
-	Run(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, error)
+	Run(ctx context.Context, spec jobspec.Spec, progress job.ProgressFunc) (*compare.Comparison, error)
 }
 
 // FileBenchmarker is a Benchmarker that also returns files to keep with
@@ -22,7 +23,7 @@ type Benchmarker interface {
 // shows and offers for download.
 type FileBenchmarker interface {
 	Benchmarker
-	RunWithFiles(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, []answer.Attachment, error)
+	RunWithFiles(ctx context.Context, spec jobspec.Spec, progress job.ProgressFunc) (*compare.Comparison, []answer.Attachment, error)
 }
 
 // Poster posts an answer to a target. Posting the same Message.Key to the
@@ -39,10 +40,10 @@ type Renderer func(*compare.Comparison) answer.Answer
 type Digester func(ctx context.Context, job DigestJob) (answer.Answer, error)
 
 // BenchmarkerFunc adapts a function to Benchmarker.
-type BenchmarkerFunc func(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, error)
+type BenchmarkerFunc func(ctx context.Context, spec jobspec.Spec, progress job.ProgressFunc) (*compare.Comparison, error)
 
 // Run calls f.
-func (f BenchmarkerFunc) Run(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
+func (f BenchmarkerFunc) Run(ctx context.Context, spec jobspec.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
 	return f(ctx, spec, progress)
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/redact"
 	"github.com/perfbot/perfbot/sandbox"
@@ -53,7 +54,7 @@ type ExecBenchmarker struct {
 
 // Run runs the command for job and decodes its output, handing the
 // progress lines of the command to progress (when not nil).
-func (e *ExecBenchmarker) Run(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
+func (e *ExecBenchmarker) Run(ctx context.Context, spec jobspec.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
 	o, err := e.RunOutcome(ctx, spec, progress)
 	if err != nil {
 		return nil, err
@@ -63,7 +64,7 @@ func (e *ExecBenchmarker) Run(ctx context.Context, spec job.Spec, progress job.P
 
 // RunOutcome is Run returning the whole outcome the command printed (its
 // profiles too), or an outcome holding just the comparison.
-func (e *ExecBenchmarker) RunOutcome(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*job.Outcome, error) {
+func (e *ExecBenchmarker) RunOutcome(ctx context.Context, spec jobspec.Spec, progress job.ProgressFunc) (*job.Outcome, error) {
 	if len(e.Argv) == 0 {
 		return nil, fmt.Errorf("benchmark command is empty")
 	}

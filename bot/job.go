@@ -14,15 +14,15 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
-	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 )
 
-// JobSpec is one benchmark job; see job.Spec.
-type JobSpec = job.Spec
+// JobSpec is one benchmark job; see jobspec.Spec.
+type JobSpec = jobspec.Spec
 
-// benchArgs is a job.Spec as the queue's job arguments: the same JSON,
+// benchArgs is a jobspec.Spec as the queue's job arguments: the same JSON,
 // with the queue's kind and uniqueness.
-type benchArgs job.Spec
+type benchArgs jobspec.Spec
 
 // Kind is the queue's name for benchmark jobs.
 func (benchArgs) Kind() string { return "perfbot_benchmark" }

@@ -16,6 +16,7 @@ import (
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/internal/testwait"
 	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/github"
 	"github.com/perfbot/perfbot/review/retry"
@@ -81,7 +82,7 @@ func waitComment(t *testing.T, f *fakeGitHubComments, want string) string {
 func TestLiveAnswer(t *testing.T) {
 	f := &fakeGitHubComments{comments: map[int64]string{}}
 	release := map[string]chan struct{}{"first": make(chan struct{}), "second": make(chan struct{})}
-	svc, _ := liveService(t, f, BenchmarkerFunc(func(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
+	svc, _ := liveService(t, f, BenchmarkerFunc(func(ctx context.Context, spec jobspec.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
 		progress(job.Progress{Stage: "run", Suite: "wal", Variant: "candidate", Round: 2, Rounds: 5,
 			Elapsed: 90 * time.Second, Remaining: 4 * time.Minute})
 		select {

@@ -12,6 +12,7 @@ import (
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/store"
 )
@@ -50,12 +51,12 @@ func TestLinkRun(t *testing.T) {
 // fileBenchmarker returns a comparison and a flame graph to keep.
 type fileBenchmarker struct{ cmp *compare.Comparison }
 
-func (b fileBenchmarker) Run(ctx context.Context, spec job.Spec, p job.ProgressFunc) (*compare.Comparison, error) {
+func (b fileBenchmarker) Run(ctx context.Context, spec jobspec.Spec, p job.ProgressFunc) (*compare.Comparison, error) {
 	cmp, _, err := b.RunWithFiles(ctx, spec, p)
 	return cmp, err
 }
 
-func (b fileBenchmarker) RunWithFiles(context.Context, job.Spec, job.ProgressFunc) (*compare.Comparison, []answer.Attachment, error) {
+func (b fileBenchmarker) RunWithFiles(context.Context, jobspec.Spec, job.ProgressFunc) (*compare.Comparison, []answer.Attachment, error) {
 	return b.cmp, []answer.Attachment{{Name: "flame-go-wal-patch-vs-base.svg", ContentType: "image/svg+xml", Data: []byte("<svg/>")}}, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/internal/testwait"
 	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/review/github"
 )
@@ -26,7 +27,7 @@ func TestAnswerOwnCommentOnMeasuredCommit(t *testing.T) {
 	planted := github.Marker(spec.Key) + "\n**perfbot: running**"
 	f := &fakeGitHubComments{comments: map[int64]string{1: planted}, authors: map[int64]string{1: "mallory"}, nextID: 1, head: measured}
 	release := make(chan struct{})
-	svc, _ := liveService(t, f, BenchmarkerFunc(func(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
+	svc, _ := liveService(t, f, BenchmarkerFunc(func(ctx context.Context, spec jobspec.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
 		progress(job.Progress{Stage: "run", Suite: "wal", Variant: "candidate", Round: 1, Rounds: 4})
 		select {
 		case <-release:

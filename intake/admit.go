@@ -4,7 +4,7 @@
 // de-duplicates it, asks the trigger policy, and either answers a refusal
 // (throttled) or queues the job, and counts and logs the outcome once.
 //
-// The package knows neither the service nor its queue: it hands a job.Spec
+// The package knows neither the service nor its queue: it hands a jobspec.Spec
 // to the Enqueuer it declares, posts through a Poster and counts through
 // Metrics; the service satisfies all three.
 package intake
@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/answer"
-	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/trigger"
 )
@@ -26,7 +26,7 @@ import (
 // Enqueuer queues benchmark jobs. duplicate is true when a job with the
 // same key exists already and nothing new was queued.
 type Enqueuer interface {
-	Enqueue(ctx context.Context, job job.Spec) (id int64, duplicate bool, err error)
+	Enqueue(ctx context.Context, job jobspec.Spec) (id int64, duplicate bool, err error)
 }
 
 // Tested remembers the (venue, item, revision) triples already taken in;
@@ -106,7 +106,7 @@ type Once struct {
 // Request is one request for a benchmark job.
 type Request struct {
 	// Job is the job to queue; Job.Source labels the metrics.
-	Job job.Spec
+	Job jobspec.Spec
 	// Once, when set, is recorded before anything else: a request already
 	// recorded is Seen. It is forgotten again when the request fails, so
 	// that the next delivery or poll takes it in afresh.
@@ -122,7 +122,7 @@ type Request struct {
 	Throttle string
 	// Prepare completes an allowed job before it is queued (downloads the
 	// patch); an error wrapping ErrSkip ends the request as Skipped.
-	Prepare func(ctx context.Context, spec *job.Spec) error
+	Prepare func(ctx context.Context, spec *jobspec.Spec) error
 }
 
 // Admitter admits requests. Queue is required; the rest may be nil.

@@ -10,18 +10,18 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/internal/storetest"
-	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/trigger"
 )
 
 type fakeQueue struct {
 	keys map[string]bool
-	jobs []job.Spec
+	jobs []jobspec.Spec
 	fail error
 }
 
-func (q *fakeQueue) Enqueue(ctx context.Context, spec job.Spec) (int64, bool, error) {
+func (q *fakeQueue) Enqueue(ctx context.Context, spec jobspec.Spec) (int64, bool, error) {
 	if q.fail != nil {
 		return 0, false, q.fail
 	}
@@ -65,7 +65,7 @@ func TestAdmit(t *testing.T) {
 	req := func(user, rev string) Request {
 		key := "jira:STORE-1/attachment/" + rev
 		return Request{
-			Job:  job.Spec{Key: key, Targets: []string{"jira:STORE-1"}, Requester: user, Source: "jira"},
+			Job:  jobspec.Spec{Key: key, Targets: []string{"jira:STORE-1"}, Requester: user, Source: "jira"},
 			Once: &Once{Venue: "jira", Item: "STORE-1", Revision: rev},
 			Decide: func(context.Context) (trigger.Decision, error) {
 				return policy.Tracker(trigger.JIRA, user), nil
@@ -86,21 +86,21 @@ func TestAdmit(t *testing.T) {
 		{"refused again, another revision", req("mallory", "3"), Throttled, false},
 		{"prepare fails", func() Request {
 			r := req("dev", "4")
-			r.Prepare = func(context.Context, *job.Spec) error { return errors.New("download: 503") }
+			r.Prepare = func(context.Context, *jobspec.Spec) error { return errors.New("download: 503") }
 			return r
 		}(), "", true},
 		{"prepare succeeds on the next poll", func() Request {
 			r := req("dev", "4")
-			r.Prepare = func(_ context.Context, s *job.Spec) error { s.Patch = "diff"; return nil }
+			r.Prepare = func(_ context.Context, s *jobspec.Spec) error { s.Patch = "diff"; return nil }
 			return r
 		}(), Queued, false},
 		{"not a patch", func() Request {
 			r := req("dev", "5")
-			r.Prepare = func(context.Context, *job.Spec) error { return fmt.Errorf("%w: login page", ErrSkip) }
+			r.Prepare = func(context.Context, *jobspec.Spec) error { return fmt.Errorf("%w: login page", ErrSkip) }
 			return r
 		}(), Skipped, false},
-		{"merged code, no policy", Request{Job: job.Spec{Key: "schedule:nightly@1", Source: "schedule"}}, Queued, false},
-		{"merged code, same firing", Request{Job: job.Spec{Key: "schedule:nightly@1", Source: "schedule"}}, Duplicate, false},
+		{"merged code, no policy", Request{Job: jobspec.Spec{Key: "schedule:nightly@1", Source: "schedule"}}, Queued, false},
+		{"merged code, same firing", Request{Job: jobspec.Spec{Key: "schedule:nightly@1", Source: "schedule"}}, Duplicate, false},
 	}
 	for _, s := range steps {
 		got, err := a.Admit(ctx, s.req)

@@ -9,13 +9,14 @@ import (
 
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/gitrepo"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/runner"
 )
 
 // TestRunSeriesBaseCommit: a mailed series whose cover letter names an
-// older commit as its base (Spec.BaseCommit) is measured against it, even
+// older commit as its base (jobspec.Spec.BaseCommit) is measured against it, even
 // though its patches no longer apply on the branch head; a baseline asked
-// for (Spec.BaseRef) wins over it.
+// for (jobspec.Spec.BaseRef) wins over it.
 func TestRunSeriesBaseCommit(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("go is not on PATH")
@@ -30,7 +31,7 @@ func TestRunSeriesBaseCommit(t *testing.T) {
 		t.Fatal("the patch names its base itself; the test needs the cover letter's")
 	}
 	opts := Options{Repo: r.Dir, CacheDir: t.TempDir(), NoSandbox: true, Tune: Tuning{Instrument: config.InstrumentWallTime, Count: 2, Benchtime: "20x"}}
-	spec := Spec{Key: "mail:cover@example.org/v1", Patch: patch, BaseCommit: older, Source: "mail"}
+	spec := jobspec.Spec{Key: "mail:cover@example.org/v1", Patch: patch, BaseCommit: older, Source: "mail"}
 	out, err := Run(context.Background(), spec, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/gitrepo"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/runner"
 )
 
@@ -89,10 +90,10 @@ func TestHostileCgoHeaderDoesNotReachLaterJob(t *testing.T) {
 	cache := openDir(t, visibleRoot(t))
 	opts := Options{Repo: r.Dir, CacheDir: cache, Tune: Tuning{Instrument: config.InstrumentWallTime, Count: 2, Benchtime: "20x"}}
 
-	if _, err := Run(context.Background(), Spec{Key: "hostile", Patch: hostile, Source: "cli"}, opts); err != nil {
+	if _, err := Run(context.Background(), jobspec.Spec{Key: "hostile", Patch: hostile, Source: "cli"}, opts); err != nil {
 		t.Fatalf("hostile job: %v", err)
 	}
-	out, err := Run(context.Background(), Spec{Key: "trusted", Patch: noop, Source: "cli"}, opts)
+	out, err := Run(context.Background(), jobspec.Spec{Key: "trusted", Patch: noop, Source: "cli"}, opts)
 	if err != nil {
 		t.Fatalf("trusted job: %v", err)
 	}
@@ -139,7 +140,7 @@ func TestDeepCacheChainDoesNotBreakNextJob(t *testing.T) {
 	cache := openDir(t, visibleRoot(t))
 	opts := Options{Repo: r.Dir, CacheDir: cache, Config: cfg, Tune: Tuning{Count: 2}}
 	noop := patchOf(r, "README", map[string]string{"README": "y\n"})
-	out, err := Run(context.Background(), Spec{Key: "deep", Patch: noop, Source: "cli"}, opts)
+	out, err := Run(context.Background(), jobspec.Spec{Key: "deep", Patch: noop, Source: "cli"}, opts)
 	if err != nil {
 		t.Fatalf("job that plants the chain: %v", err)
 	}
@@ -150,7 +151,7 @@ func TestDeepCacheChainDoesNotBreakNextJob(t *testing.T) {
 	}
 	cfg2 := shConfig(t, r.Dir, "echo built")
 	opts.Config = cfg2
-	out, err = Run(context.Background(), Spec{Key: "next", Patch: noop, Source: "cli"}, opts)
+	out, err = Run(context.Background(), jobspec.Spec{Key: "next", Patch: noop, Source: "cli"}, opts)
 	if err != nil {
 		t.Fatalf("next job: %v", err)
 	}
@@ -179,7 +180,7 @@ func TestBuildStepCannotPoisonCaches(t *testing.T) {
 	cache := openDir(t, visibleRoot(t))
 	noop := patchOf(r, "README", map[string]string{"README": "y\n"})
 	opts := Options{Repo: r.Dir, CacheDir: cache, Config: shConfig(t, r.Dir, plant), Tune: Tuning{Count: 2}}
-	out, err := Run(context.Background(), Spec{Key: "plant", Patch: noop, Source: "cli"}, opts)
+	out, err := Run(context.Background(), jobspec.Spec{Key: "plant", Patch: noop, Source: "cli"}, opts)
 	if err != nil {
 		t.Fatalf("planting job: %v", err)
 	}
@@ -187,7 +188,7 @@ func TestBuildStepCannotPoisonCaches(t *testing.T) {
 		t.Errorf("a side of the planting job found the other side's file: %+v", out.Comparison.Failures)
 	}
 	opts.Config = shConfig(t, r.Dir, look)
-	out, err = Run(context.Background(), Spec{Key: "trusted", Patch: noop, Source: "cli"}, opts)
+	out, err = Run(context.Background(), jobspec.Spec{Key: "trusted", Patch: noop, Source: "cli"}, opts)
 	if err != nil {
 		t.Fatalf("later job: %v", err)
 	}
@@ -224,7 +225,7 @@ func TestBuildStepCannotReachHostLoopback(t *testing.T) {
 	cfg := shConfig(t, r.Dir, build)
 	opts := Options{Repo: r.Dir, CacheDir: openDir(t, visibleRoot(t)), Config: cfg, Tune: Tuning{Count: 2}}
 	noop := patchOf(r, "README", map[string]string{"README": "y\n"})
-	if _, err := Run(context.Background(), Spec{Key: "net", Patch: noop, Source: "cli"}, opts); err != nil {
+	if _, err := Run(context.Background(), jobspec.Spec{Key: "net", Patch: noop, Source: "cli"}, opts); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(100 * time.Millisecond) // let the accept loop count a late connection
@@ -242,7 +243,7 @@ func TestDiskBudget(t *testing.T) {
 	cfg := shConfig(t, r.Dir, "head -c 40000000 /dev/urandom > big && echo wrote", "disk: 30MiB")
 	opts := Options{Repo: r.Dir, CacheDir: openDir(t, visibleRoot(t)), Config: cfg, Tune: Tuning{Count: 2}}
 	noop := patchOf(r, "README", map[string]string{"README": "y\n"})
-	_, err := Run(context.Background(), Spec{Key: "disk", Patch: noop, Source: "cli"}, opts)
+	_, err := Run(context.Background(), jobspec.Spec{Key: "disk", Patch: noop, Source: "cli"}, opts)
 	var de *runner.DiskBudgetError
 	if !errors.As(err, &de) || !strings.Contains(err.Error(), "sandbox.disk") {
 		t.Fatalf("err = %v, want the disk budget (sandbox.disk) named", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/gitrepo"
+	"github.com/perfbot/perfbot/job/jobspec"
 )
 
 // TestRunConfirmsRegressions: a benchmark the first run calls worse is run
@@ -46,7 +47,7 @@ func TestRunConfirmsRegressions(t *testing.T) {
 			t.Fatal(err)
 		}
 		opts := Options{Config: cfg, Repo: "file://" + r.Dir, CacheDir: t.TempDir(), NoSandbox: true, Seed: 7, NoConfirm: noConfirm}
-		out, err := Run(context.Background(), Spec{CandidateRef: "slower", Source: "cli"}, opts)
+		out, err := Run(context.Background(), jobspec.Spec{CandidateRef: "slower", Source: "cli"}, opts)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/runner"
 	"github.com/perfbot/perfbot/store"
 )
@@ -144,7 +145,7 @@ func realDir(dir string) (string, error) {
 // runnerOptions turns the spec and options into the runner's: the sides,
 // the suites and the sandbox. patch is the file holding the spec's patch,
 // if any. The warning says when runs are not sandboxed.
-func runnerOptions(ctx context.Context, spec Spec, o *Options, patch string) (runner.Options, string, error) {
+func runnerOptions(ctx context.Context, spec jobspec.Spec, o *Options, patch string) (runner.Options, string, error) {
 	var opts runner.Options
 	cfg := o.Config
 	opts.Repo = o.RepoSource()

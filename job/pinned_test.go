@@ -10,11 +10,12 @@ import (
 
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/gitrepo"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/runner"
 )
 
 // TestRunPinnedCandidateCommit: a job whose candidate was pinned to a
-// commit (Spec.CandidateCommit) measures that commit after its pull
+// commit (jobspec.Spec.CandidateCommit) measures that commit after its pull
 // request's ref was force-pushed elsewhere, from a remote source that no
 // longer names it (fetched by its id), and fails with a request error
 // naming it when the source does not have it.
@@ -37,7 +38,7 @@ func TestRunPinnedCandidateCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := Options{Config: cfg, Repo: "file://" + r.Dir, CacheDir: t.TempDir(), NoSandbox: true}
-	spec := Spec{Key: "github:acme/store#1/comment/1", CandidateRef: "pull/1/head", CandidateCommit: approved, Source: "github"}
+	spec := jobspec.Spec{Key: "github:acme/store#1/comment/1", CandidateRef: "pull/1/head", CandidateCommit: approved, Source: "github"}
 	out, err := Run(context.Background(), spec, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/perfbot/perfbot/config"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +11,9 @@ import (
 
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/internal/gitpatch"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/runner"
 	"github.com/perfbot/perfbot/store"
@@ -51,7 +53,7 @@ func (o *Outcome) Compared() bool {
 // calibrating, records the noise. A failed build or benchmark is reported
 // in the comparison's failures; an error means the job could not be done:
 // a *RequestError or *runner.PatchError when it cannot be done as asked.
-func Run(ctx context.Context, spec Spec, o Options) (*Outcome, error) {
+func Run(ctx context.Context, spec jobspec.Spec, o Options) (*Outcome, error) {
 	start := time.Now()
 	tr := newTracker(o.Progress, o.Config, spec.Suites)
 	tr.stage("prepare")
@@ -160,7 +162,7 @@ func countPreparation(p *provenance.Record, start time.Time) {
 
 // patchFile writes the spec's patch, fetched first when the spec only
 // names its URL, into a file for the runner; "" when the spec has none.
-func patchFile(ctx context.Context, spec Spec) (string, func(), error) {
+func patchFile(ctx context.Context, spec jobspec.Spec) (string, func(), error) {
 	none := func() {}
 	text := spec.Patch
 	if text == "" && spec.PatchURL != "" {
@@ -198,7 +200,7 @@ type Calibration struct {
 }
 
 // calibrate runs the baseline against itself and records the noise.
-func calibrate(ctx context.Context, spec Spec, o Options, tr *tracker) (*Outcome, error) {
+func calibrate(ctx context.Context, spec jobspec.Spec, o Options, tr *tracker) (*Outcome, error) {
 	if o.NoiseDB == "" {
 		return nil, requestf("calibrate: no history database to record the noise in")
 	}
@@ -290,7 +292,7 @@ func hasVariants(opts runner.Options) bool {
 func IsRequestError(err error) bool {
 	var re *RequestError
 	var pe *runner.PatchError
-	var be *runner.BaseCommitError
+	var be *gitpatch.BaseCommitError
 	var me *runner.MissingCommitError
 	return errors.As(err, &re) || errors.As(err, &pe) || errors.As(err, &be) || errors.As(err, &me)
 }

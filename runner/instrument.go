@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/provenance"
 )
 
@@ -52,18 +53,8 @@ func AutoInstrument(noise *provenance.HostNoise, minChangePct float64) (instrume
 }
 
 // KeptInstrument is an instrument a suite set to auto keeps instead of
-// choosing it from the run's noise probe: the one a tracked branch's first
-// commit chose, so that the branch's history is measured in one unit.
-type KeptInstrument struct {
-	// Suite names the suite; Instrument is walltime, cpu-sim or both.
-	Suite      string `json:"suite"`
-	Instrument string `json:"instrument"`
-	// Why is the reason of the run that chose it.
-	Why string `json:"why"`
-	// Branch is the tracked branch, Since the commit whose run chose it.
-	Branch string `json:"branch"`
-	Since  string `json:"since"`
-}
+// choosing one from the host's noise probe (a job spec carries it).
+type KeptInstrument = jobspec.KeptInstrument
 
 // keptInstrument returns the instrument keep holds for suite, when it
 // names one this host can measure with.

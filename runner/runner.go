@@ -18,6 +18,7 @@ import (
 
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/internal/gitpatch"
 	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/sandbox"
 )
@@ -57,7 +58,7 @@ type Options struct {
 	// --base), or PatchBase does, and the repository has it (fetched from
 	// a remote source if needed), it is the baseline instead of Base. A
 	// commit the repository lacks leaves Base, with a warning; a
-	// malformed one is a *BaseCommitError.
+	// malformed one is a *gitpatch.BaseCommitError.
 	BaseFromPatch bool
 	// PatchBase is a base commit named outside the patch files, such as
 	// in a mailed series' cover letter.
@@ -347,7 +348,7 @@ func prepareCandidate(ctx context.Context, ws *Workspace, c Candidate, base *sid
 		commit, err := ws.Resolve(ctx, c.Ref)
 		if c.Commit != "" {
 			moved := commit
-			if !commitHash().MatchString(c.Commit) {
+			if !gitpatch.IsCommitHash(c.Commit) {
 				return nil, prov, fmt.Errorf("candidate %s: commit %q is not a full commit id", c.Name, c.Commit)
 			}
 			if commit = ws.resolveBase(ctx, c.Commit); commit == "" {

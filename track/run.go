@@ -13,6 +13,7 @@ import (
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/runner"
@@ -84,7 +85,7 @@ func Run(ctx context.Context, st *store.Store, o RunOptions) (*Result, error) {
 			if err != nil {
 				return nil, err
 			}
-			spec := job.Spec{Key: KeyPrefix(name) + commit, Suites: suites, BaseRef: parent, Source: "track", KeepInstruments: keep}
+			spec := jobspec.Spec{Key: KeyPrefix(name) + commit, Suites: suites, BaseRef: parent, Source: "track", KeepInstruments: keep}
 			jo := opts
 			jo.Candidates = []runner.Candidate{{Name: "commit", Ref: commit}}
 			return measureCommit(ctx, spec, jo, o.Failures)
@@ -224,7 +225,7 @@ func DetectOptions(cfg *config.Config, alpha, minChange float64) (changepoint.Op
 
 // measureCommit runs one tracked commit against its parent and compares
 // them; the failures of builds and benchmarks go to failures.
-func measureCommit(ctx context.Context, spec job.Spec, opts job.Options, failures io.Writer) (*compare.Comparison, error) {
+func measureCommit(ctx context.Context, spec jobspec.Spec, opts job.Options, failures io.Writer) (*compare.Comparison, error) {
 	outcome, err := job.Run(ctx, spec, opts)
 	if err != nil {
 		return nil, err

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/perfbot/perfbot/config"
 	"io"
 	"strings"
 
 	"github.com/perfbot/perfbot/bisect"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/runner"
 )
 
@@ -105,7 +106,7 @@ func bisectCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			o.Tune.Bench = filter
 		}
 		o.Candidates = []runner.Candidate{{Name: "after", Ref: to}}
-		outcome, err := job.Run(ctx, job.Spec{Suites: f.suites, BaseRef: from, Source: "cli"}, o)
+		outcome, err := job.Run(ctx, jobspec.Spec{Suites: f.suites, BaseRef: from, Source: "cli"}, o)
 		if err != nil {
 			return nil, jobError(err)
 		}

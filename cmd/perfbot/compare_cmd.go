@@ -15,6 +15,7 @@ import (
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/runner"
 )
@@ -207,8 +208,8 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 // spec is the job the flags ask for.
-func (f *compareFlags) spec() job.Spec {
-	return job.Spec{Key: f.key, Targets: f.posts, Suites: f.suites, BaseRef: f.base, Source: "cli"}
+func (f *compareFlags) spec() jobspec.Spec {
+	return jobspec.Spec{Key: f.key, Targets: f.posts, Suites: f.suites, BaseRef: f.base, Source: "cli"}
 }
 
 // jobOptions loads the config and turns the flags shared by compare and

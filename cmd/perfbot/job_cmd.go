@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 )
 
 // jobCmd implements "perfbot job", which the service's workers run as a
@@ -36,7 +37,7 @@ func jobCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	var spec job.Spec
+	var spec jobspec.Spec
 	if err := json.Unmarshal(data, &spec); err != nil {
 		return fmt.Errorf("%s: not a job in JSON: %w", *specFile, err)
 	}

@@ -22,6 +22,7 @@ import (
 	mailintake "github.com/perfbot/perfbot/intake/mail"
 	rbintake "github.com/perfbot/perfbot/intake/reviewboard"
 	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/review/gerrit"
 	ghreview "github.com/perfbot/perfbot/review/github"
@@ -376,13 +377,13 @@ type jobBenchmarker struct{ exec *bot.ExecBenchmarker }
 var _ bot.FileBenchmarker = jobBenchmarker{}
 
 // Run runs the comparison a job asks for.
-func (b jobBenchmarker) Run(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
+func (b jobBenchmarker) Run(ctx context.Context, spec jobspec.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
 	return b.exec.Run(ctx, spec, progress)
 }
 
 // RunWithFiles runs the comparison a job asks for and returns the flame
 // graphs and profiles of its outcome, to be kept with the run.
-func (b jobBenchmarker) RunWithFiles(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, []answer.Attachment, error) {
+func (b jobBenchmarker) RunWithFiles(ctx context.Context, spec jobspec.Spec, progress job.ProgressFunc) (*compare.Comparison, []answer.Attachment, error) {
 	o, err := b.exec.RunOutcome(ctx, spec, progress)
 	if err != nil {
 		return nil, nil, err

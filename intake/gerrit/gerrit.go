@@ -24,7 +24,7 @@ import (
 
 	"github.com/perfbot/perfbot/intake"
 	"github.com/perfbot/perfbot/intake/command"
-	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/review"
 	rg "github.com/perfbot/perfbot/review/gerrit"
 	"github.com/perfbot/perfbot/trigger"
@@ -255,7 +255,7 @@ func (p *Poller) admit(ctx context.Context, adm *intake.Admitter, ch rg.Change, 
 	title := fmt.Sprintf("%s %d/%d: %s", ch.Project, ch.Number, ps, oneLine(ch.Subject))
 	login := who.Login()
 	return adm.Admit(ctx, intake.Request{
-		Job: job.Spec{
+		Job: jobspec.Spec{
 			Key:       key,
 			Targets:   []string{target.String()},
 			PatchURL:  p.Gerrit.PatchURL(number, ps),
@@ -269,7 +269,7 @@ func (p *Poller) admit(ctx context.Context, adm *intake.Admitter, ch rg.Change, 
 		Decide:   func(ctx context.Context) (trigger.Decision, error) { return p.decide(ctx, who) },
 		Refuse:   adm.PostRefusal(target, key+"/refused", title, nil),
 		Throttle: fmt.Sprintf("refusal:gerrit:%d:%s:%s", ch.Number, kind, login),
-		Prepare: func(ctx context.Context, spec *job.Spec) error {
+		Prepare: func(ctx context.Context, spec *jobspec.Spec) error {
 			patch, err := p.Gerrit.Patch(ctx, number, ps)
 			if np, ok := errors.AsType[*rg.NotPatchError](err); ok {
 				return fmt.Errorf("%w: %v; no review posted", intake.ErrSkip, np)

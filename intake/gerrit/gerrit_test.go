@@ -7,10 +7,9 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/answer"
-
 	"github.com/perfbot/perfbot/internal/fake/gerritfake"
 	"github.com/perfbot/perfbot/internal/storetest"
-	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/review"
 	rg "github.com/perfbot/perfbot/review/gerrit"
 	"github.com/perfbot/perfbot/store"
@@ -25,9 +24,9 @@ var (
 	carol   = gerritfake.Account{ID: 1003, Username: "carol"}
 )
 
-type fakeQueue struct{ jobs []job.Spec }
+type fakeQueue struct{ jobs []jobspec.Spec }
 
-func (q *fakeQueue) Enqueue(ctx context.Context, spec job.Spec) (int64, bool, error) {
+func (q *fakeQueue) Enqueue(ctx context.Context, spec jobspec.Spec) (int64, bool, error) {
 	for _, j := range q.jobs {
 		if j.Key == spec.Key {
 			return 0, true, nil

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/intake"
-	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/trigger"
 )
 
@@ -233,7 +233,7 @@ func (in *Intake) handleComment(ctx context.Context, repo string, issue Issue, c
 	// under this approval.
 	var head string
 	out, err := adm.Admit(ctx, intake.Request{
-		Job: job.Spec{
+		Job: jobspec.Spec{
 			Key:          JobKey(repo, issue.Number, c.ID),
 			Targets:      []string{Target(repo, issue.Number)},
 			Suites:       cmd.Suites,
@@ -252,7 +252,7 @@ func (in *Intake) handleComment(ctx context.Context, repo string, issue Issue, c
 		},
 		Refuse:   refuse,
 		Throttle: throttle("refusal", repo, issue.Number, user),
-		Prepare: func(ctx context.Context, spec *job.Spec) error {
+		Prepare: func(ctx context.Context, spec *jobspec.Spec) error {
 			return in.pinHead(repo, issue.Number, head)(ctx, spec)
 		},
 	})
@@ -325,8 +325,8 @@ func (in *Intake) markFalseAlarm(ctx context.Context, repo string, number int, u
 // head_sha) or it was read as the request was taken in, else the pull
 // request's head read now. The job measures that commit and no later
 // push.
-func (in *Intake) pinHead(repo string, number int, head string) func(context.Context, *job.Spec) error {
-	return func(ctx context.Context, spec *job.Spec) error {
+func (in *Intake) pinHead(repo string, number int, head string) func(context.Context, *jobspec.Spec) error {
+	return func(ctx context.Context, spec *jobspec.Spec) error {
 		if !intake.IsCommitID(head) {
 			var err error
 			if head, err = in.Client.PullHead(ctx, repo, number); err != nil {
@@ -369,7 +369,7 @@ func (in *Intake) HandleRerun(ctx context.Context, repo string, number int, send
 	}
 	user, what := sender.Login, rr.What
 	return in.admitter().Admit(ctx, intake.Request{
-		Job: job.Spec{
+		Job: jobspec.Spec{
 			Key:          RerunKey(repo, number, delivery),
 			Targets:      []string{Target(repo, number)},
 			CandidateRef: fmt.Sprintf("pull/%d/head", number),

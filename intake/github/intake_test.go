@@ -20,7 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/perfbot/perfbot/bot"
-	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/store"
 )
 
@@ -28,11 +28,11 @@ import (
 type recordingQueue struct {
 	svc  *bot.Service
 	mu   sync.Mutex
-	jobs []job.Spec
+	jobs []jobspec.Spec
 	new  int
 }
 
-func (q *recordingQueue) Enqueue(ctx context.Context, job job.Spec) (int64, bool, error) {
+func (q *recordingQueue) Enqueue(ctx context.Context, job jobspec.Spec) (int64, bool, error) {
 	id, dup, err := q.svc.Enqueue(ctx, job)
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -179,7 +179,7 @@ func TestWebhookQueuesOnceAndAcknowledges(t *testing.T) {
 		t.Fatalf("new jobs %d, enqueue calls %d; want 1 and 1 (replays never reach the queue)", f.queue.new, len(f.queue.jobs))
 	}
 	got0 := f.queue.jobs[0]
-	want := job.Spec{Key: "github:acme/store#12/comment/1987654321", Targets: []string{"github:acme/store#12"},
+	want := jobspec.Spec{Key: "github:acme/store#12/comment/1987654321", Targets: []string{"github:acme/store#12"},
 		Suites: []string{"wal"}, BaseRef: "main", CandidateRef: "pull/12/head", CandidateCommit: defaultHead,
 		Title: "acme/store#12: Batch WAL syncs", Requester: "maintainer", Source: "github"}
 	if got, _ := json.Marshal(got0); string(got) != string(must(json.Marshal(want))) {

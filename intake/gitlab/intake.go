@@ -20,7 +20,7 @@ import (
 	"github.com/perfbot/perfbot/intake"
 	"github.com/perfbot/perfbot/intake/command"
 	ghintake "github.com/perfbot/perfbot/intake/github"
-	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/trigger"
 )
 
@@ -239,7 +239,7 @@ func (in *Intake) handleNote(ctx context.Context, project string, mr MergeReques
 		return intake.Answered, in.control(ctx, project, mr.IID, user, cmd.Verb)
 	}
 	return adm.Admit(ctx, intake.Request{
-		Job: job.Spec{
+		Job: jobspec.Spec{
 			Key:          NoteKey(project, mr.IID, n.ID),
 			Targets:      []string{Target(project, mr.IID)},
 			Suites:       cmd.Suites,
@@ -265,7 +265,7 @@ func (in *Intake) HandleMergeRequest(ctx context.Context, project string, mr Mer
 	}
 	project = in.Project
 	return in.admitter().Admit(ctx, intake.Request{
-		Job: job.Spec{
+		Job: jobspec.Spec{
 			Key:          CommitKey(project, mr.IID, mr.SHA),
 			Targets:      []string{Target(project, mr.IID)},
 			CandidateRef: candidateRef(mr.IID),
@@ -284,8 +284,8 @@ func (in *Intake) HandleMergeRequest(ctx context.Context, project string, mr Mer
 // else the merge request's head read now (GET
 // /projects/:id/merge_requests/:iid, sha). The job measures that commit
 // and no later push.
-func (in *Intake) pinHead(project string, mr MergeRequest) func(context.Context, *job.Spec) error {
-	return func(ctx context.Context, spec *job.Spec) error {
+func (in *Intake) pinHead(project string, mr MergeRequest) func(context.Context, *jobspec.Spec) error {
+	return func(ctx context.Context, spec *jobspec.Spec) error {
 		sha := strings.ToLower(mr.SHA)
 		if !intake.IsCommitID(sha) {
 			got, _, err := in.Client.MergeRequests.GetMergeRequest(project, mr.IID, nil, gl.WithContext(ctx))

@@ -17,7 +17,7 @@ import (
 
 	"github.com/perfbot/perfbot/internal/fake/gitlabfake"
 	"github.com/perfbot/perfbot/internal/storetest"
-	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 	rgitlab "github.com/perfbot/perfbot/review/gitlab"
 	"github.com/perfbot/perfbot/store"
 )
@@ -31,10 +31,10 @@ const (
 // queue records queued jobs, a key queued once.
 type queue struct {
 	mu   sync.Mutex
-	jobs []job.Spec
+	jobs []jobspec.Spec
 }
 
-func (q *queue) Enqueue(_ context.Context, s job.Spec) (int64, bool, error) {
+func (q *queue) Enqueue(_ context.Context, s jobspec.Spec) (int64, bool, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for _, j := range q.jobs {

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/intake"
-	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/review"
 	rjira "github.com/perfbot/perfbot/review/jira"
 	"github.com/perfbot/perfbot/trigger"
@@ -162,7 +162,7 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 		key := JobKey(is.Key, a.ID)
 		title := fmt.Sprintf("%s: %s (%s)", is.Key, is.Summary, a.Filename)
 		req := intake.Request{
-			Job: job.Spec{
+			Job: jobspec.Spec{
 				Key:       key,
 				Targets:   []string{"jira:" + is.Key},
 				PatchURL:  a.Content,
@@ -177,7 +177,7 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 			Refuse: adm.PostRefusal(review.Target{Venue: "jira", Where: is.Key}, key+"/refused", title, nil),
 		}
 		if p.Fetch != nil {
-			req.Prepare = func(ctx context.Context, spec *job.Spec) error {
+			req.Prepare = func(ctx context.Context, spec *jobspec.Spec) error {
 				var err error
 				if spec.Patch, err = p.Fetch(ctx, spec.PatchURL); err != nil {
 					return fmt.Errorf("fetch %s: %w", spec.PatchURL, err)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/internal/storetest"
-	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 	rjira "github.com/perfbot/perfbot/review/jira"
 	"github.com/perfbot/perfbot/trigger"
 )
@@ -27,9 +27,9 @@ func (f *fakeSearch) Search(ctx context.Context, jql string, max int) ([]rjira.I
 // devOnly runs the patches of JIRA user dev.
 var devOnly = trigger.Policy{AllowUsers: []string{"jira:dev"}, RequireWrite: true}
 
-type fakeQueue struct{ jobs []job.Spec }
+type fakeQueue struct{ jobs []jobspec.Spec }
 
-func (q *fakeQueue) Enqueue(ctx context.Context, job job.Spec) (int64, bool, error) {
+func (q *fakeQueue) Enqueue(ctx context.Context, job jobspec.Spec) (int64, bool, error) {
 	q.jobs = append(q.jobs, job)
 	return int64(len(q.jobs)), false, nil
 }

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/internal/storetest"
-	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/trigger"
 )
 
@@ -81,9 +81,9 @@ func patchBody(file string) string {
 	return fmt.Sprintf("Signed-off-by: Dev Eloper <dev@example.org>\n---\n %s | 2 +-\n 1 file changed\n\ndiff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n@@ -1 +1 @@\n-old\n+new\n-- \n2.47.1\n", file, file, file, file, file)
 }
 
-type fakeQueue struct{ jobs []job.Spec }
+type fakeQueue struct{ jobs []jobspec.Spec }
 
-func (q *fakeQueue) Enqueue(ctx context.Context, job job.Spec) (int64, bool, error) {
+func (q *fakeQueue) Enqueue(ctx context.Context, job jobspec.Spec) (int64, bool, error) {
 	q.jobs = append(q.jobs, job)
 	return int64(len(q.jobs)), false, nil
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/intake"
-	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/mail"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/trigger"
@@ -123,7 +123,7 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 			Refuse: func(ctx context.Context, _ string) error {
 				return p.refuse(ctx, log, s, sender)
 			},
-			Prepare: func(ctx context.Context, spec *job.Spec) error {
+			Prepare: func(ctx context.Context, spec *jobspec.Spec) error {
 				return p.load(ctx, s, spec)
 			},
 		})
@@ -176,7 +176,7 @@ func (p *Poller) remember(msgs []*Message, since time.Time) []*Message {
 
 // load reads the mails of an allowed series whole and completes its job
 // with the patches and the base commit its cover letter names.
-func (p *Poller) load(ctx context.Context, s *Series, spec *job.Spec) error {
+func (p *Poller) load(ctx context.Context, s *Series, spec *jobspec.Spec) error {
 	for _, m := range s.mails() {
 		if err := m.Load(ctx); err != nil {
 			return fmt.Errorf("read mail %s: %w", m.ID, err)
@@ -309,14 +309,14 @@ const DefaultSeriesWait = 14 * 24 * time.Hour
 // mbox), the
 // answer in the thread, to the list with the author in Cc, under the
 // exact subject of the cover letter (or the single patch) with "Re: ".
-func (p *Poller) job(s *Series) job.Spec {
+func (p *Poller) job(s *Series) jobspec.Spec {
 	first := s.RootMail()
 	to, cc := mail.Recipients(first.From, first.ReplyTo, first.ListPost, p.List)
 	title := s.Subject.Title
 	if len(s.Patches) > 1 {
 		title = fmt.Sprintf("%s (v%d, %d patches)", title, s.Version, len(s.Patches))
 	}
-	return job.Spec{
+	return jobspec.Spec{
 		Key:        s.Key(),
 		Targets:    []string{"mail:" + mail.Target(to, cc)},
 		Title:      title,

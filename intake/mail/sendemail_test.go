@@ -17,7 +17,7 @@ import (
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/internal/gitrepo"
 	"github.com/perfbot/perfbot/internal/storetest"
-	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/mail"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/trigger"
@@ -158,7 +158,7 @@ func checkApplies(t *testing.T, r *gitrepo.Repo, mbox string) {
 
 // checkAnswer composes the answer to a job as the service does and reads
 // its headers back.
-func checkAnswer(t *testing.T, j job.Spec, subject string, refs []string) {
+func checkAnswer(t *testing.T, j jobspec.Spec, subject string, refs []string) {
 	t.Helper()
 	target, err := review.ParseTarget(j.Targets[0])
 	if err != nil {

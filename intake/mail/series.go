@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/perfbot/perfbot/runner"
+	"github.com/perfbot/perfbot/internal/gitpatch"
 )
 
 // Series is a complete patch series: every part 1..n of one version in one
@@ -45,8 +45,8 @@ func (s *Series) BaseCommit() string {
 	if s.Cover == nil {
 		return ""
 	}
-	sha, err := runner.PatchBaseCommit([]byte(s.Cover.Body), "cover letter")
-	var bad *runner.BaseCommitError
+	sha, err := gitpatch.BaseCommit([]byte(s.Cover.Body), "cover letter")
+	var bad *gitpatch.BaseCommitError
 	if errors.As(err, &bad) {
 		return bad.Value
 	}

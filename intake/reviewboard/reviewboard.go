@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/intake"
-	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/review"
 	rrb "github.com/perfbot/perfbot/review/reviewboard"
 	"github.com/perfbot/perfbot/trigger"
@@ -141,7 +141,7 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 		key := JobKey(r.ID, r.DiffRevision)
 		title := fmt.Sprintf("r/%d diff %d: %s", r.ID, r.DiffRevision, r.Summary)
 		out, err := adm.Admit(ctx, intake.Request{
-			Job: job.Spec{
+			Job: jobspec.Spec{
 				Key:       key,
 				Targets:   []string{"reviewboard:" + id},
 				PatchURL:  p.Diffs.DiffURL(r.ID, r.DiffRevision),
@@ -154,7 +154,7 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 				return policy.Tracker(trigger.ReviewBoard, r.Submitter), nil
 			},
 			Refuse: adm.PostRefusal(review.Target{Venue: "reviewboard", Where: id}, key+"/refused", title, nil),
-			Prepare: func(ctx context.Context, spec *job.Spec) error {
+			Prepare: func(ctx context.Context, spec *jobspec.Spec) error {
 				patch, err := p.Diffs.Diff(ctx, r.ID, r.DiffRevision)
 				if np, ok := errors.AsType[*rrb.NotPatchError](err); ok {
 					// Never applied, never answered: the site or perfbot's

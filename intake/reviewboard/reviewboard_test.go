@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/internal/storetest"
-	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 	rrb "github.com/perfbot/perfbot/review/reviewboard"
 	"github.com/perfbot/perfbot/trigger"
 )
@@ -56,9 +56,9 @@ func (f *fakeList) Diff(ctx context.Context, id, rev int) (string, error) {
 	return "diff --git a/x b/x\n", nil
 }
 
-type fakeQueue struct{ jobs []job.Spec }
+type fakeQueue struct{ jobs []jobspec.Spec }
 
-func (q *fakeQueue) Enqueue(ctx context.Context, job job.Spec) (int64, bool, error) {
+func (q *fakeQueue) Enqueue(ctx context.Context, job jobspec.Spec) (int64, bool, error) {
 	q.jobs = append(q.jobs, job)
 	return int64(len(q.jobs)), false, nil
 }
