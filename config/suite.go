@@ -52,8 +52,10 @@ type Suite struct {
 	// results to a file.
 	Output string `yaml:"output"`
 	// Count is how many rounds each side runs (default: a Go suite that
-	// sets none of count, max_count and budget samples adaptively from 6
-	// rounds, up to 40, within 10x; else 10 for Go, 5 for a command);
+	// sets none of count, max_count and budget samples adaptively from
+	// DefaultGoCount rounds, up to DefaultGoMaxCount, within
+	// DefaultGoBudgetRounds; else DefaultGoFixedCount for Go,
+	// DefaultCommandCount for a command, DefaultSimCount for cpu-sim);
 	// with adaptive sampling (MaxCount or Budget) it is how many rounds
 	// every benchmark gets before adaptive sampling picks the undecided
 	// ones.
@@ -71,9 +73,9 @@ type Suite struct {
 	// the benchmark runs that 10 rounds of every benchmark would take,
 	// the first Count rounds included).
 	Budget Budget `yaml:"budget"`
-	// Timeout bounds each command (default 10m).
+	// Timeout bounds each command (default DefaultTimeout).
 	Timeout Duration `yaml:"timeout"`
-	// BuildTimeout bounds the build (default 30m).
+	// BuildTimeout bounds the build (default DefaultBuildTimeout).
 	BuildTimeout Duration `yaml:"build_timeout"`
 	// Env is added to every command's environment.
 	Env map[string]string `yaml:"env"`

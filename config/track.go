@@ -11,9 +11,10 @@ import (
 type Track struct {
 	// Branches are the tracked branches.
 	Branches []TrackedBranch `yaml:"branches"`
-	// Alpha is the change-point significance level (0: 0.001).
+	// Alpha is the change-point significance level (0: DefaultTrackAlpha).
 	Alpha float64 `yaml:"alpha"`
-	// MinChange is the smallest change reported, in percent (0: 5); a
+	// MinChange is the smallest change reported, in percent (0:
+	// DefaultTrackMinChangePct); a
 	// benchmark's calibrated noise threshold raises it.
 	MinChange float64 `yaml:"min_change"`
 	// Test is the significance test: "ttest" (default) or "permutation".

@@ -356,7 +356,7 @@ func TestAdaptiveStopsWhenCountsAgree(t *testing.T) {
 		{"agree", []float64{1000, 1000.2}, []float64{1060, 1060.1}, StopDecided},
 		{"disagree", []float64{1000, 1020}, []float64{1060, 1090}, ""},
 	} {
-		a := newAdaptive(defaultSimCount, defaultSimMaxCount, config.Budget{}, 2, opts)
+		a := newAdaptive(config.DefaultSimCount, config.DefaultSimMaxCount, config.Budget{}, 2, opts)
 		results := []*bench.Result{sim("base", tt.base...), sim("cand", tt.new...)}
 		a.ran(results, []string{"go sum", "go sum"})
 		a.counted([]string{"go sum"})
@@ -375,5 +375,29 @@ func TestCPUSimSamplingStartsWithTwoRounds(t *testing.T) {
 	count, maxCount, _ := sampling(&config.Suite{Preset: "go", Instrument: config.InstrumentCPUSim})
 	if count != 2 || maxCount != 6 {
 		t.Errorf("cpu-sim sampling = %d up to %d rounds, want 2 up to 6", count, maxCount)
+	}
+}
+
+// TestSamplingDefaults: a suite's count, max_count and budget when it sets
+// some or none of them, as config's Default constants (and so the
+// command line's help) say.
+func TestSamplingDefaults(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		suite           config.Suite
+		count, maxCount int
+		budget          config.Budget
+	}{
+		{"go, none set: adaptive", config.Suite{Preset: "go"}, 6, 40, config.Budget{Rounds: 10}},
+		{"go, a budget", config.Suite{Preset: "go", Budget: config.Budget{Rounds: 20}}, 10, 0, config.Budget{Rounds: 20}},
+		{"go, max_count below the fixed count", config.Suite{Preset: "go", MaxCount: 8}, 8, 8, config.Budget{}},
+		{"go, a count", config.Suite{Preset: "go", Count: 3}, 3, 0, config.Budget{}},
+		{"command", config.Suite{Command: "./bench"}, 5, 0, config.Budget{}},
+		{"cpu-sim, none set", config.Suite{Preset: "go", Instrument: config.InstrumentCPUSim}, 2, 6, config.Budget{}},
+	} {
+		count, maxCount, budget := sampling(&tc.suite)
+		if count != tc.count || maxCount != tc.maxCount || budget != tc.budget {
+			t.Errorf("%s: sampling = %d, %d, %+v; want %d, %d, %+v", tc.name, count, maxCount, budget, tc.count, tc.maxCount, tc.budget)
+		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/bench"
+	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/parse"
 	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/sandbox"
@@ -279,7 +280,7 @@ func (g *goSide) prepareSim(ctx context.Context) error {
 		args = append(args, "-test.benchtime", work.String())
 		res, err := g.opts.Sandbox.Run(ctx, sandbox.Spec{
 			Argv: append([]string{pkg.binary}, args...),
-			Dir:  pkg.dir, Env: simEnv(g.env), Timeout: durationOr(g.suite.Timeout, defaultTimeout), MaxOutput: g.opts.MaxOutput, Network: sandbox.NoNetwork,
+			Dir:  pkg.dir, Env: simEnv(g.env), Timeout: durationOr(g.suite.Timeout, config.DefaultTimeout), MaxOutput: g.opts.MaxOutput, Network: sandbox.NoNetwork,
 			ReadOnly: []string{g.side.worktree}, Session: g.vr.session,
 		})
 		if err != nil {
@@ -374,7 +375,7 @@ func (g *goSide) simPair(ctx context.Context, pkg goPackage, sb simBench, n int,
 		argv = append(argv, g.extra...)
 		res, err := g.opts.Sandbox.Run(ctx, sandbox.Spec{
 			Argv: simWrap(out, trace, false, argv),
-			Dir:  pkg.dir, Env: simEnv(g.env), Timeout: durationOr(g.suite.Timeout, defaultTimeout), MaxOutput: g.opts.MaxOutput, Network: sandbox.NoNetwork,
+			Dir:  pkg.dir, Env: simEnv(g.env), Timeout: durationOr(g.suite.Timeout, config.DefaultTimeout), MaxOutput: g.opts.MaxOutput, Network: sandbox.NoNetwork,
 			ReadOnly: []string{g.side.worktree}, Writable: []string{g.scratch}, Session: g.vr.session,
 		})
 		g.out.commandRan(res)
@@ -439,7 +440,7 @@ func (cs *commandSide) simCommand(ctx context.Context, cmd string, proto *bench.
 	res, err := cs.opts.Sandbox.Run(ctx, sandbox.Spec{
 		Argv: simWrap(filepath.Join(cs.vr.scratch, "cachegrind.%p.out"), "", true, []string{"/bin/sh", "-c", cmd}),
 		Dir:  cs.dir, Env: simEnv(cs.env),
-		Timeout: durationOr(cs.suite.Timeout, defaultTimeout), MaxOutput: cs.opts.MaxOutput, Network: roundNetwork(cs.suite),
+		Timeout: durationOr(cs.suite.Timeout, config.DefaultTimeout), MaxOutput: cs.opts.MaxOutput, Network: roundNetwork(cs.suite),
 		Writable: cs.vr.roundWritable(), Session: cs.vr.session,
 	})
 	cs.out.commandRan(res)
@@ -465,20 +466,17 @@ func appendOnce(list []string, s string) []string {
 	return append(list, s)
 }
 
-// Sampling defaults of a cpu-sim suite that sets none of count, max_count
-// and budget: simulated counts repeat within a fraction of a percent, so
-// 2 rounds a side, the fewest that show the repeats agree, decide almost
-// every benchmark, and adaptive sampling adds rounds only to the few whose
-// repeats disagree (countsAgree) and stay undecided, up to 6.
-const (
-	defaultSimCount    = 2
-	defaultSimMaxCount = 6
-)
+// A cpu-sim suite that sets none of count, max_count and budget samples
+// config.DefaultSimCount and config.DefaultSimMaxCount rounds: simulated
+// counts repeat within a fraction of a percent, so 2 rounds a side, the
+// fewest that show the repeats agree, decide almost every benchmark, and
+// adaptive sampling adds rounds only to the few whose repeats disagree
+// (countsAgree) and stay undecided, up to 6.
 
 // simMaxRounds caps, under "both", the simulated rounds of each side
 // beyond the suite's count: wall time may need many rounds (adaptive
 // sampling), simulated counts do not.
-const simMaxRounds = defaultSimMaxCount
+const simMaxRounds = config.DefaultSimMaxCount
 
 // round runs one round of the command suite: its command natively for
 // wall time, under cachegrind for simulated counts, or both.

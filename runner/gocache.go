@@ -196,7 +196,7 @@ func (c *jobCaches) fetchModules(ctx context.Context, suite *config.Suite, s *si
 	env := setEnv(opts.Env, append([]string{"GOCACHE=" + gocache, "GOMODCACHE=" + c.modCache}, c.env...)...)
 	res, err := opts.Sandbox.Run(ctx, sandbox.Spec{
 		Argv: []string{"go", "mod", "download"}, Dir: root, Env: env,
-		Timeout: durationOr(suite.BuildTimeout, defaultBuildTimeout), MaxOutput: opts.MaxOutput,
+		Timeout: durationOr(suite.BuildTimeout, config.DefaultBuildTimeout), MaxOutput: opts.MaxOutput,
 		Network: sandbox.FullNetwork, Writable: []string{c.modCache, gocache},
 	})
 	if err != nil {
@@ -414,7 +414,7 @@ func (c *jobCaches) warm(ctx context.Context, opts Options) bool {
 	}
 	res, err := opts.Sandbox.Run(ctx, sandbox.Spec{
 		Argv: append([]string{"go", "build"}, stdPackages(cgo)...), Dir: work, Env: setEnv(opts.Env, "GOCACHE="+cache, "GOMODCACHE="+filepath.Join(staging, "none")),
-		Timeout: defaultBuildTimeout, MaxOutput: opts.MaxOutput, Network: sandbox.NoNetwork, Writable: []string{cache},
+		Timeout: config.DefaultBuildTimeout, MaxOutput: opts.MaxOutput, Network: sandbox.NoNetwork, Writable: []string{cache},
 	})
 	if err != nil || !res.OK() {
 		return false
@@ -573,7 +573,7 @@ func (c *jobCaches) fetchCommand(ctx context.Context, suite *config.Suite, s *si
 	cmd := config.Expand(suite.Fetch, nil, vr.builtin(s, 0))
 	res, err := opts.Sandbox.Run(ctx, sandbox.Spec{
 		Argv: []string{"/bin/sh", "-c", cmd}, Dir: dir, Env: setEnv(vr.env, c.env...),
-		Timeout: durationOr(suite.BuildTimeout, defaultBuildTimeout), MaxOutput: opts.MaxOutput,
+		Timeout: durationOr(suite.BuildTimeout, config.DefaultBuildTimeout), MaxOutput: opts.MaxOutput,
 		Network: sandbox.FullNetwork, Writable: []string{c.modCache, gocache, dir},
 	})
 	if err != nil {

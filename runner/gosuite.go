@@ -105,7 +105,7 @@ func prepareGo(ctx context.Context, suite *config.Suite, s *side, vr *variantRun
 	}
 	list, err := opts.Sandbox.Run(ctx, sandbox.Spec{
 		Argv: []string{"go", "list", "-e", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .TestGoFiles \",\"}},{{join .XTestGoFiles \",\"}},{{join .InvalidGoFiles \",\"}}", pattern},
-		Dir:  root, Env: g.env, Timeout: durationOr(suite.BuildTimeout, defaultBuildTimeout), MaxOutput: opts.MaxOutput, Network: sandbox.NoNetwork, Writable: opts.BuildWritable,
+		Dir:  root, Env: g.env, Timeout: durationOr(suite.BuildTimeout, config.DefaultBuildTimeout), MaxOutput: opts.MaxOutput, Network: sandbox.NoNetwork, Writable: opts.BuildWritable,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("suite %s: go list on %s: %w", suite.Name, s.name, err)
@@ -142,7 +142,7 @@ func prepareGo(ctx context.Context, suite *config.Suite, s *side, vr *variantRun
 		pkg := goPackage{importPath: f[0], dir: filepath.Join(s.worktree, rel), rel: rel, binary: filepath.Join(binDir, pkgfile.Name(f[0])+".test")}
 		spec := sandbox.Spec{
 			Argv: []string{"go", "test", "-c", "-o", pkg.binary, pkg.importPath},
-			Dir:  root, Env: g.env, Timeout: durationOr(suite.BuildTimeout, defaultBuildTimeout), MaxOutput: opts.MaxOutput, Network: sandbox.NoNetwork, Writable: opts.BuildWritable,
+			Dir:  root, Env: g.env, Timeout: durationOr(suite.BuildTimeout, config.DefaultBuildTimeout), MaxOutput: opts.MaxOutput, Network: sandbox.NoNetwork, Writable: opts.BuildWritable,
 		}
 		build, err := opts.Sandbox.Run(ctx, spec)
 		if err != nil {
@@ -277,7 +277,7 @@ func (g *goSide) wallRound(ctx context.Context, r int, only map[string]bool) ([]
 		}
 		res, err := g.opts.Sandbox.Run(ctx, sandbox.Spec{
 			Argv: append([]string{pkg.binary}, g.args(names)...),
-			Dir:  pkg.dir, Env: g.env, Timeout: durationOr(g.suite.Timeout, defaultTimeout), MaxOutput: g.opts.MaxOutput, Network: roundNetwork(g.suite),
+			Dir:  pkg.dir, Env: g.env, Timeout: durationOr(g.suite.Timeout, config.DefaultTimeout), MaxOutput: g.opts.MaxOutput, Network: roundNetwork(g.suite),
 			Session: g.vr.session,
 			// The test binary and the rest of the tree (testdata of other
 			// packages) are read-only; only the package's directory is
@@ -292,7 +292,7 @@ func (g *goSide) wallRound(ctx context.Context, r int, only map[string]bool) ([]
 			g.failed[pkg.importPath] = true
 			msg := fmt.Sprintf("suite %s: benchmarks of %s exited with status %d", g.suite.Name, pkg.importPath, res.ExitCode)
 			if res.Limit == sandbox.LimitTimeout {
-				msg = fmt.Sprintf("suite %s: benchmarks of %s ran past the %s timeout", g.suite.Name, pkg.importPath, durationOr(g.suite.Timeout, defaultTimeout))
+				msg = fmt.Sprintf("suite %s: benchmarks of %s ran past the %s timeout", g.suite.Name, pkg.importPath, durationOr(g.suite.Timeout, config.DefaultTimeout))
 			}
 			g.out.Failures = append(g.out.Failures, provenance.Failure{Variant: g.side.name, Stage: "run", Message: msg, LogTail: tailOf(res, 30), Limit: res.Limit})
 		}
@@ -327,7 +327,7 @@ func (g *goSide) profile(ctx context.Context) ([]Profile, error) {
 		_ = safefile.Remove(g.side.worktree, rel)
 		res, err := g.opts.Sandbox.Run(ctx, sandbox.Spec{
 			Argv: append(append([]string{pkg.binary}, g.args(nil)...), "-test.cpuprofile", path),
-			Dir:  pkg.dir, Env: g.env, Timeout: durationOr(g.suite.Timeout, defaultTimeout), MaxOutput: g.opts.MaxOutput, Network: roundNetwork(g.suite),
+			Dir:  pkg.dir, Env: g.env, Timeout: durationOr(g.suite.Timeout, config.DefaultTimeout), MaxOutput: g.opts.MaxOutput, Network: roundNetwork(g.suite),
 			ReadOnly: []string{g.side.worktree}, Session: g.vr.session,
 		})
 		if err != nil {

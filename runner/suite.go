@@ -29,39 +29,27 @@ type suiteSide interface {
 	round(ctx context.Context, r int, only map[string]bool) ([]*bench.Result, []string, error)
 }
 
-const (
-	defaultTimeout      = 10 * time.Minute
-	defaultBuildTimeout = 30 * time.Minute
-)
-
-// Adaptive sampling's defaults for a go suite that sets none of count,
-// max_count and budget: quiet benchmarks stop after 6 rounds, noisy ones
-// get up to 40, and the suite spends no more benchmark runs than 10 fixed
-// rounds would (cmd/perfbot-eval: 92% of 5% changes detected, against 78%
-// with 10 rounds of every benchmark).
-const (
-	defaultGoCount    = 6
-	defaultGoMaxCount = 40
-	defaultGoBudget   = 10
-)
-
-// sampling is a suite's count, max_count and budget, defaults filled in:
-// a go suite that sets none of them samples adaptively; otherwise count is
-// 10 for go and 5 for command suites.
+// sampling is a suite's count, max_count and budget, defaults filled in
+// (config.DefaultGoCount and the others): a go suite that sets none of
+// them samples adaptively, quiet benchmarks stopping after 6 rounds, noisy
+// ones getting up to 40, and the suite spending no more benchmark runs
+// than 10 fixed rounds would (cmd/perfbot-eval: 92% of 5% changes
+// detected, against 78% with 10 rounds of every benchmark); otherwise
+// count is 10 for go and 5 for command suites.
 func sampling(suite *config.Suite) (count, maxCount int, budget config.Budget) {
 	count, maxCount, budget = suite.Count, suite.MaxCount, suite.Budget
 	if wall, _ := suite.Instruments(); !wall && count == 0 && maxCount == 0 && budget.IsZero() {
 		// Simulated counts spread by well under 1%: a few rounds decide.
-		return defaultSimCount, defaultSimMaxCount, budget
+		return config.DefaultSimCount, config.DefaultSimMaxCount, budget
 	}
 	switch {
 	case count > 0:
 	case suite.Preset == "go" && maxCount == 0 && budget.IsZero():
-		return defaultGoCount, defaultGoMaxCount, config.Budget{Rounds: defaultGoBudget}
+		return config.DefaultGoCount, config.DefaultGoMaxCount, config.Budget{Rounds: config.DefaultGoBudgetRounds}
 	case suite.Preset == "go":
-		count = 10
+		count = config.DefaultGoFixedCount
 	default:
-		count = 5
+		count = config.DefaultCommandCount
 	}
 	if maxCount > 0 {
 		count = min(count, maxCount)
@@ -330,7 +318,7 @@ func prepareCommand(ctx context.Context, suite *config.Suite, s *side, vr *varia
 		commands = append(commands, "build: "+build)
 		spec := sandbox.Spec{
 			Argv: []string{"/bin/sh", "-c", build}, Dir: cs.dir, Env: cs.env,
-			Timeout: durationOr(suite.BuildTimeout, defaultBuildTimeout), MaxOutput: opts.MaxOutput, Network: sandbox.NoNetwork,
+			Timeout: durationOr(suite.BuildTimeout, config.DefaultBuildTimeout), MaxOutput: opts.MaxOutput, Network: sandbox.NoNetwork,
 			Writable: append(append([]string(nil), opts.BuildWritable...), vr.datadir),
 		}
 		res, err := opts.Sandbox.Run(ctx, spec)
@@ -403,7 +391,7 @@ func (cs *commandSide) wallRound(ctx context.Context, r int, only map[string]boo
 		}
 		res, err := cs.opts.Sandbox.Run(ctx, sandbox.Spec{
 			Argv: argv, Dir: cs.dir, Env: cs.env,
-			Timeout: durationOr(cs.suite.Timeout, defaultTimeout), MaxOutput: cs.opts.MaxOutput, Network: roundNetwork(cs.suite),
+			Timeout: durationOr(cs.suite.Timeout, config.DefaultTimeout), MaxOutput: cs.opts.MaxOutput, Network: roundNetwork(cs.suite),
 			Writable: cs.vr.roundWritable(), Session: cs.vr.session,
 		})
 		cs.out.commandRan(res)

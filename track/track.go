@@ -20,6 +20,7 @@ import (
 
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/track/changepoint"
 )
@@ -109,7 +110,7 @@ func Detect(ctx context.Context, st *store.Store, track string, o Options) (*Res
 		opts := o.Detect
 		minPct := opts.MinChangePct
 		if minPct == 0 {
-			minPct = 5
+			minPct = config.DefaultTrackMinChangePct
 		}
 		if o.Noise != nil {
 			if n, ok := o.Noise(key); ok && n > minPct {

@@ -42,6 +42,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	pbconfig "github.com/perfbot/perfbot/config"
 )
 
 func main() {
@@ -58,9 +60,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	n := fs.Int("n", 200, "suites per scenario and change size")
 	seed := fs.Uint64("seed", 1, "random seed")
-	target := fs.Float64("target", 5, "adaptive sampling: a benchmark is decided when flagged or when its change's interval lies within ±target percent")
-	start := fs.Int("start", 6, "adaptive sampling: rounds every benchmark starts with (count)")
-	maxRounds := fs.Int("max", 40, "adaptive sampling: most rounds one benchmark may get (max_count)")
+	target := fs.Float64("target", pbconfig.DefaultNoiseFloorPct, "adaptive sampling: a benchmark is decided when flagged or when its change's interval lies within ±target percent")
+	start := fs.Int("start", pbconfig.DefaultGoCount, "adaptive sampling: rounds every benchmark starts with (count)")
+	maxRounds := fs.Int("max", pbconfig.DefaultGoMaxCount, "adaptive sampling: most rounds one benchmark may get (max_count)")
 	only := fs.String("methods", "", "comma-separated methods to run (default all)")
 	real := fs.String("real", "cmd/perfbot-eval/testdata/bent-go1.17.txt,cmd/perfbot-eval/testdata/sort.txt",
 		"comma-separated Go benchmark outputs with many runs per benchmark, one scenario each")

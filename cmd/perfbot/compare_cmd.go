@@ -63,7 +63,8 @@ func (f *compareFlags) addRunFlags(fs *flag.FlagSet) {
 	fs.StringVar(&f.tune.Instrument, "instrument", "", "what measures the suites: walltime, cpu-sim (instructions and estimated cycles per op under Valgrind's cachegrind) both, or auto (cpu-sim when the host's noise probe varies by more than the noise floor, else walltime) (default: each suite's instrument, which is auto for a Go suite and walltime for a command suite unless the config says otherwise)")
 	fs.StringVar(&f.tune.Benchtime, "benchtime", "", "Go suite: time or iterations per benchmark and round (go test -benchtime)")
 	fs.BoolVar(&f.tune.CPUProfile, "cpuprofile", false, "Go suite: one more round per side with -cpuprofile; with --out, flame graphs of each side and a differential one")
-	fs.IntVar(&f.tune.Count, "count", 0, "rounds per side, fixed (default: the suite's count; else a Go suite samples adaptively, 6 rounds then the undecided benchmarks up to 40 within the runs of 10 rounds, or does 10 rounds with --max-count or --budget; a command suite 5; cpu-sim 2, up to 6)")
+	fs.IntVar(&f.tune.Count, "count", 0, fmt.Sprintf("rounds per side, fixed (default: the suite's count; else a Go suite samples adaptively, %d rounds then the undecided benchmarks up to %d within the runs of %d rounds, or does %d rounds with --max-count or --budget; a command suite %d; cpu-sim %d, up to %d)",
+		config.DefaultGoCount, config.DefaultGoMaxCount, config.DefaultGoBudgetRounds, config.DefaultGoFixedCount, config.DefaultCommandCount, config.DefaultSimCount, config.DefaultSimMaxCount))
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "where cached clones and worktrees live (default: the user cache directory)")
 	fs.BoolVar(&f.noSandbox, "no-sandbox", false, "run builds and benchmarks without the sandbox (only for code you trust)")
 	fs.BoolVar(&f.quiet, "q", false, "do not print progress on stderr")
@@ -85,8 +86,10 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&f.method, "method", "perfbot", "verdict method: perfbot or benchstat")
 	fs.BoolVar(&f.noConfirm, "no-confirm", false, "post regressions as the first run found them, without rerunning them once to confirm")
 	fs.Var(&f.posts, "post", "post the report: github:OWNER/REPO#N, gitlab:GROUP/PROJECT!N, jira:KEY-123, reviewboard:ID, gerrit:CHANGE[/PS] or mail:ADDRESS[,ADDRESS][?cc=ADDRESS] (repeatable)")
-	fs.IntVar(&f.tune.MaxCount, "max-count", 0, "adaptive sampling: add rounds while a benchmark is undecided, up to this many per side (default: the suite's max_count; 40 for a Go suite that sets no count, 6 under cpu-sim)")
-	fs.Var(&f.tune.Budget, "budget", "adaptive sampling: run the undecided benchmarks again while this lasts: rounds (10x: the runs of 10 rounds of every benchmark) or a time per suite (5m) (default: the suite's budget; 10x for a Go suite that sets no count)")
+	fs.IntVar(&f.tune.MaxCount, "max-count", 0, fmt.Sprintf("adaptive sampling: add rounds while a benchmark is undecided, up to this many per side (default: the suite's max_count; %d for a Go suite that sets none of count, max_count and budget, %d under cpu-sim)",
+		config.DefaultGoMaxCount, config.DefaultSimMaxCount))
+	fs.Var(&f.tune.Budget, "budget", fmt.Sprintf("adaptive sampling: run the undecided benchmarks again while this lasts: rounds (10x: the runs of 10 rounds of every benchmark) or a time per suite (5m) (default: the suite's budget; %dx for a Go suite that sets none of count, max_count and budget)",
+		config.DefaultGoBudgetRounds))
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the rounds' random order, to repeat a run's order (default: random; the report's provenance names it)")
 	fs.StringVar(&f.db, "db", "", "history database whose noise thresholds (perfbot calibrate) the verdicts apply: a SQLite file or a postgres:// URL")
 	fs.BoolVar(&f.save, "save", false, "store the run (comparison, raw results, flame graphs, profiles) in --db, for perfbot web and perfbot history")

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/stats"
 )
 
@@ -23,7 +24,7 @@ const (
 
 // Options tune the detector; the zero value is the documented defaults.
 type Options struct {
-	// Alpha is the significance level (0: 0.001).
+	// Alpha is the significance level (0: config.DefaultTrackAlpha).
 	Alpha float64
 	// MinChangePct is the smallest relative change, in percent of the
 	// earlier centre, that is reported (0: 5; negative: none).
@@ -44,14 +45,14 @@ type Options struct {
 // withDefaults fills in the defaults and checks the values.
 func (o Options) withDefaults() (Options, error) {
 	if o.Alpha == 0 {
-		o.Alpha = 0.001
+		o.Alpha = config.DefaultTrackAlpha
 	}
 	if !(o.Alpha > 0 && o.Alpha < 1) {
 		return o, fmt.Errorf("changepoint: alpha %v: want a level in (0, 1)", o.Alpha)
 	}
 	switch {
 	case o.MinChangePct == 0:
-		o.MinChangePct = 5
+		o.MinChangePct = config.DefaultTrackMinChangePct
 	case o.MinChangePct < 0:
 		o.MinChangePct = 0
 	case math.IsNaN(o.MinChangePct) || math.IsInf(o.MinChangePct, 0):

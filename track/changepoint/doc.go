@@ -48,7 +48,8 @@
 // outlier cannot carry a change; callers raise MinChangePct to a
 // benchmark's calibrated noise threshold (perfbot calibrate).
 //
-// Defaults: Alpha 0.001, MinChangePct 5, MinSize 2 points a side,
+// Defaults: Alpha 0.001 (config.DefaultTrackAlpha), MinChangePct 5
+// (config.DefaultTrackMinChangePct), MinSize 2 points a side,
 // Permutations 199, Confidence 0.95 for the centres' intervals. A step
 // needs about five points on its shorter side to reach p <= 0.001 on
 // ranks; with fewer, raise Alpha.
