@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbot/perfbot/internal/fake/reviewboardfake"
 	"github.com/perfbot/perfbot/internal/gitrepo"
 	"github.com/perfbot/perfbot/internal/storetest"
-	"github.com/perfbot/perfbot/review/reviewboard/reviewboardtest"
 	"github.com/perfbot/perfbot/store"
 )
 
@@ -34,10 +34,10 @@ func TestServeReviewBoardFalseAlarm(t *testing.T) {
 	answered := storetest.AnsweredRun(t, st, "reviewboard", "42", "ci-1")
 	st.Close()
 
-	f := reviewboardtest.New(t)
+	f := reviewboardfake.New(t)
 	// r/42's diff was answered (the run above); no new diff is waiting.
-	f.AddRequest(reviewboardtest.Request{ID: 42, Summary: "Faster checksums", Submitter: "alice", Repository: "3"})
-	answer := f.Publish(42, reviewboardtest.Review{User: "perfbot", BodyTopTextType: "markdown",
+	f.AddRequest(reviewboardfake.Request{ID: 42, Summary: "Faster checksums", Submitter: "alice", Repository: "3"})
+	answer := f.Publish(42, reviewboardfake.Review{User: "perfbot", BodyTopTextType: "markdown",
 		BodyTop: "[//]: # (perfbot:reviewboard:42/diff/1/answered)\n\n**1 worse**: Checksum-2 +30.0%\n\n`/perfbot false-alarm BENCH` marks it"})
 
 	tokenFile := filepath.Join(dir, "rb-token")
@@ -82,8 +82,8 @@ venues:
 		}
 	}
 	stop := serve()
-	f.Publish(42, reviewboardtest.Review{User: "mallory", BodyTop: "Not convinced.", BodyBottom: "/perfbot false-alarm Checksum-2"})
-	f.Publish(42, reviewboardtest.Review{ReplyTo: answer, User: "alice", BodyTopTextType: "markdown",
+	f.Publish(42, reviewboardfake.Review{User: "mallory", BodyTop: "Not convinced.", BodyBottom: "/perfbot false-alarm Checksum-2"})
+	f.Publish(42, reviewboardfake.Review{ReplyTo: answer, User: "alice", BodyTopTextType: "markdown",
 		BodyTop: "> `/perfbot false-alarm BENCH` marks it\n\n/perfbot false-alarm Checksum-2 -- the runner was busy"})
 	waitFor(t, time.Minute, "the acknowledgement and the refusal", func() bool { return len(f.Reviews(42, "perfbot")) >= 3 })
 	// Two more polls read the reviews again.

@@ -68,7 +68,7 @@ var rules = []rule{
 			"and what runs the job (job, runner, sandbox) stays out of reach of a request being read",
 		[]string{"job/jobspec"}},
 	{"test fakes and helpers stay in tests", everything, testOnly,
-		"the fakes answer as GitHub, GitLab or Gerrit would and the helpers start throwaway databases and " +
+		"the fakes answer as GitHub, GitLab, Gerrit or Review Board would and the helpers start throwaway databases and " +
 			"processes: compiled into perfbot, a fake could answer in place of the real venue; only _test.go " +
 			"files import them", nil},
 	{"rendering never posts", rendering, posting,

@@ -1,11 +1,11 @@
-// Package reviewboardtest is a fake Review Board Web API 2.0 for tests of
+// Package reviewboardfake is a fake Review Board Web API 2.0 for tests of
 // the service: the resources perfbot's intake and answers use, with the
 // shapes Review Board documents (token auth, {"stat": ...} JSON answers,
 // list paging with links.next, the last-updated-from filter, form-encoded
 // writes, published reviews and replies with links.user.title, public and
 // timestamp, and a review request's last_updated moved by every published
 // review or reply).
-package reviewboardtest
+package reviewboardfake
 
 import (
 	"encoding/json"
