@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/track"
 )
