@@ -12,6 +12,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/bot"
+	"github.com/perfbot/perfbot/ciresult"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/job"
@@ -196,8 +197,8 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 		if f.answerOut != "" {
-			if err := writeAnswerDir(f.answerOut, msg, cmp); err != nil {
-				return err
+			if err := ciresult.WriteDir(f.answerOut, msg, cmp); err != nil {
+				return fmt.Errorf("--answer-out: %w", err)
 			}
 		}
 		if err := postMessage(ctx, msg, targets, f.cfg, stderr); err != nil {

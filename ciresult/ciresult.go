@@ -1,4 +1,9 @@
-package main
+// Package ciresult holds the files a CI run leaves behind: the answer
+// directory of "perfbot compare --answer-out" (answer.md, answer.json,
+// result.json) and, for a fork's pull request, the artifact that
+// "perfbot post-artifact" reads back, checks against its workflow_run
+// event and posts from a workflow that holds a write token.
+package ciresult
 
 import (
 	"context"
@@ -13,30 +18,29 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
-	"github.com/perfbot/perfbot/config"
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/github"
 )
 
 // The files of an answer directory (compare --answer-out) and of a fork
 // pull request's artifact.
 const (
-	answerJSONFile = "answer.json"
-	answerMDFile   = "answer.md"
-	resultFile     = "result.json"
-	metaFile       = "meta.json"
+	AnswerJSONFile = "answer.json"
+	AnswerMDFile   = "answer.md"
+	ResultFile     = "result.json"
+	MetaFile       = "meta.json"
 )
 
-// Bounds on what post-artifact reads from an artifact: the answer's JSON
-// (GitHub's comment limit, in bytes of UTF-8 and JSON escapes, with room)
-// and the small metadata file.
+// Bounds on what is read from an artifact: the answer's JSON (GitHub's
+// comment limit, in bytes of UTF-8 and JSON escapes, with room), the small
+// metadata file and the event's payload.
 const (
-	maxAnswerJSON = 1 << 20
-	maxMetaJSON   = 4 << 10
+	MaxAnswerJSON = 1 << 20
+	MaxMetaJSON   = 4 << 10
+	maxEventJSON  = 8 << 20
 )
 
-// answerResult is result.json: the outcome of a compare for CI outputs.
-type answerResult struct {
+// Result is result.json: the outcome of a compare for CI outputs.
+type Result struct {
 	Key     string `json:"key"`
 	State   string `json:"state"`
 	Summary string `json:"summary"`
@@ -49,48 +53,47 @@ type answerResult struct {
 	Removed int    `json:"removed"`
 }
 
-// writeAnswerDir writes msg, as posted to GitHub, into dir: answer.md (its
-// full GitHub Markdown), answer.json (the answer without attachments, which
-// post-artifact reads) and result.json (state, summary and counts).
-func writeAnswerDir(dir string, msg answer.Answer, cmp *compare.Comparison) error {
+// WriteDir writes msg, as posted to GitHub, into dir: answer.md (its full
+// GitHub Markdown), answer.json (the answer without attachments, which
+// ReadArtifact reads) and result.json (state, summary and cmp's counts).
+func WriteDir(dir string, msg answer.Answer, cmp *compare.Comparison) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("--answer-out: %w", err)
+		return err
 	}
 	msg.Attachments = nil
 	body, err := json.Marshal(msg)
 	if err != nil {
-		return fmt.Errorf("--answer-out: %w", err)
+		return err
 	}
 	t := cmp.Total()
-	res := answerResult{Key: msg.Key, State: string(msg.State), Summary: msg.Summary, Commit: msg.Commit,
+	res := Result{Key: msg.Key, State: string(msg.State), Summary: msg.Summary, Commit: msg.Commit,
 		Better: t.Better, Worse: t.Worse, Same: t.Same, Noisy: t.Noisy, Added: t.Added, Removed: t.Removed}
 	result, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
-		return fmt.Errorf("--answer-out: %w", err)
+		return err
 	}
 	for name, data := range map[string][]byte{
-		answerJSONFile: body,
-		answerMDFile:   []byte(msg.Full(github.Format) + "\n"),
-		resultFile:     append(result, '\n'),
+		AnswerJSONFile: body,
+		AnswerMDFile:   []byte(msg.Full(github.Format) + "\n"),
+		ResultFile:     append(result, '\n'),
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			return fmt.Errorf("--answer-out: %w", err)
+			return err
 		}
 	}
 	return nil
 }
 
-// artifactMeta is meta.json of a fork pull request's artifact, written by
-// the action's compare step.
-type artifactMeta struct {
+// Meta is meta.json of a fork pull request's artifact, written by the
+// action's compare step.
+type Meta struct {
 	PR      int    `json:"pr"`
 	HeadSHA string `json:"head_sha"`
 	Key     string `json:"key"`
 }
 
-// workflowRunEvent is what post-artifact reads of a workflow_run event's
-// payload.
-type workflowRunEvent struct {
+// WorkflowRun is what is read of a workflow_run event's payload.
+type WorkflowRun struct {
 	WorkflowRun *struct {
 		Event        string `json:"event"`
 		HeadSHA      string `json:"head_sha"`
@@ -108,76 +111,63 @@ var (
 	keyPattern = regexp.MustCompile(`^gha-([0-9]+)(-[A-Za-z0-9._-]{1,64})?$`)
 )
 
-// postArtifactCmd posts the answer a fork pull request's run left as an
-// artifact, from a workflow_run workflow that holds a write token. It runs
-// nothing from the artifact: it reads two size-bounded JSON files, checks
-// them against the event (the pull request and the commit the run was
-// for) and posts the GitHub Markdown as a comment's text.
-func postArtifactCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("post-artifact", stderr)
-	dir := fs.String("dir", "", "the downloaded artifact: meta.json and answer.json, as the action's compare step wrote them")
-	eventPath := fs.String("event", os.Getenv("GITHUB_EVENT_PATH"), "the workflow_run event's payload (default $GITHUB_EVENT_PATH)")
-	configPath := fs.String("config", "", "config file whose venues.github settings apply (default: the environment's)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: perfbot post-artifact --dir DIR [--event FILE] [--config FILE]\n")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
-	}
-	if *dir == "" || *eventPath == "" {
-		return usagef("give --dir and --event (or GITHUB_EVENT_PATH)")
-	}
-	ev, err := readWorkflowRun(*eventPath)
+// An Artifact is a fork pull request's answer, checked against the
+// workflow_run event it is posted from.
+type Artifact struct {
+	Meta Meta
+	// Answer holds only the GitHub Markdown, cut to GitHub's comment
+	// limit, and no attachments.
+	Answer answer.Answer
+	// Where is the pull request, OWNER/REPO#N.
+	Where string
+	// Listed tells whether the event lists the pull request; GitHub
+	// leaves the list empty for a fork's head branch, and then the pull
+	// request's head must be asked for (CheckHead).
+	Listed bool
+}
+
+// Load reads the artifact in dir and the workflow_run event at eventPath
+// and checks them against each other: the artifact must be for the
+// commit the run was for. It runs nothing from the artifact: it reads
+// size-bounded JSON files.
+func Load(dir, eventPath string) (*Artifact, error) {
+	ev, err := ReadWorkflowRun(eventPath)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	meta, msg, err := readArtifact(*dir)
+	meta, msg, err := ReadArtifact(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if meta.HeadSHA != ev.WorkflowRun.HeadSHA {
-		return fmt.Errorf("%s: head_sha %s is not the workflow run's head %s", filepath.Join(*dir, metaFile), meta.HeadSHA, ev.WorkflowRun.HeadSHA)
+		return nil, fmt.Errorf("%s: head_sha %s is not the workflow run's head %s", filepath.Join(dir, MetaFile), meta.HeadSHA, ev.WorkflowRun.HeadSHA)
 	}
 	if msg.Commit != "" && msg.Commit != meta.HeadSHA {
-		return fmt.Errorf("%s: the answer speaks for commit %s, not the workflow run's head %s", filepath.Join(*dir, answerJSONFile), msg.Commit, meta.HeadSHA)
+		return nil, fmt.Errorf("%s: the answer speaks for commit %s, not the workflow run's head %s", filepath.Join(dir, AnswerJSONFile), msg.Commit, meta.HeadSHA)
 	}
-	var cfg *config.Config
-	if *configPath != "" {
-		if cfg, err = loadConfig(*configPath); err != nil {
-			return err
-		}
-	}
-	router := newRouter(cfg)
-	where := ev.Repository.FullName + "#" + strconv.Itoa(meta.PR)
-	if !runNamesPR(ev, meta.PR) {
-		// GitHub leaves pull_requests empty for a fork's head branch:
-		// ask GitHub which commit the pull request's head is.
-		gh, err := router.GitHub()
-		if err != nil {
-			return fmt.Errorf("post-artifact: %w", err)
-		}
-		head, err := gh.HeadSHA(ctx, where)
-		if err != nil {
-			return fmt.Errorf("post-artifact: %w", err)
-		}
-		if head != meta.HeadSHA {
-			return fmt.Errorf("post-artifact: pull request %s has head %s, not the workflow run's %s (pushed since, or the artifact names another pull request): not posted", where, head, meta.HeadSHA)
-		}
-	}
-	t := review.Target{Venue: "github", Where: where}
-	if err := postMessage(ctx, msg, []review.Target{t}, cfg, stderr); err != nil {
+	return &Artifact{Meta: meta, Answer: msg, Where: ev.Repository.FullName + "#" + strconv.Itoa(meta.PR), Listed: ev.NamesPR(meta.PR)}, nil
+}
+
+// HeadReader tells a pull request's head commit (github.Poster does).
+type HeadReader interface {
+	HeadSHA(ctx context.Context, where string) (string, error)
+}
+
+// CheckHead asks gh which commit the pull request's head is and fails
+// unless it is the artifact's.
+func (a *Artifact) CheckHead(ctx context.Context, gh HeadReader) error {
+	head, err := gh.HeadSHA(ctx, a.Where)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "posted %s on %s\n", msg.Key, where)
+	if head != a.Meta.HeadSHA {
+		return fmt.Errorf("pull request %s has head %s, not the workflow run's %s (pushed since, or the artifact names another pull request): not posted", a.Where, head, a.Meta.HeadSHA)
+	}
 	return nil
 }
 
-// runNamesPR reports whether the workflow run's event lists pull request n.
-func runNamesPR(ev *workflowRunEvent, n int) bool {
+// NamesPR reports whether the workflow run's event lists pull request n.
+func (ev *WorkflowRun) NamesPR(n int) bool {
 	for _, pr := range ev.WorkflowRun.PullRequests {
 		if pr.Number == n {
 			return true
@@ -186,13 +176,13 @@ func runNamesPR(ev *workflowRunEvent, n int) bool {
 	return false
 }
 
-// readWorkflowRun reads and checks a workflow_run event's payload.
-func readWorkflowRun(path string) (*workflowRunEvent, error) {
-	data, err := readBounded(path, 8<<20)
+// ReadWorkflowRun reads and checks a workflow_run event's payload.
+func ReadWorkflowRun(path string) (*WorkflowRun, error) {
+	data, err := readBounded(path, maxEventJSON)
 	if err != nil {
 		return nil, err
 	}
-	var ev workflowRunEvent
+	var ev WorkflowRun
 	if err := json.Unmarshal(data, &ev); err != nil {
 		return nil, fmt.Errorf("%s: not a workflow_run event's JSON: %w", path, err)
 	}
@@ -209,14 +199,14 @@ func readWorkflowRun(path string) (*workflowRunEvent, error) {
 	return &ev, nil
 }
 
-// readArtifact reads and checks meta.json and answer.json of dir: regular
+// ReadArtifact reads and checks meta.json and answer.json of dir: regular
 // files within their bounds, a key of the action's form for the pull
 // request named, a known state, and of the answer only its GitHub Markdown,
 // cut to GitHub's comment limit, and no attachments.
-func readArtifact(dir string) (artifactMeta, answer.Answer, error) {
-	var meta artifactMeta
-	mpath := filepath.Join(dir, metaFile)
-	data, err := readBounded(mpath, maxMetaJSON)
+func ReadArtifact(dir string) (Meta, answer.Answer, error) {
+	var meta Meta
+	mpath := filepath.Join(dir, MetaFile)
+	data, err := readBounded(mpath, MaxMetaJSON)
 	if err != nil {
 		return meta, answer.Answer{}, err
 	}
@@ -233,8 +223,8 @@ func readArtifact(dir string) (artifactMeta, answer.Answer, error) {
 	if m == nil || m[1] != strconv.Itoa(meta.PR) {
 		return meta, answer.Answer{}, fmt.Errorf("%s: key %q: want gha-%d or gha-%d-SUFFIX", mpath, meta.Key, meta.PR, meta.PR)
 	}
-	apath := filepath.Join(dir, answerJSONFile)
-	if data, err = readBounded(apath, maxAnswerJSON); err != nil {
+	apath := filepath.Join(dir, AnswerJSONFile)
+	if data, err = readBounded(apath, MaxAnswerJSON); err != nil {
 		return meta, answer.Answer{}, err
 	}
 	var got answer.Answer

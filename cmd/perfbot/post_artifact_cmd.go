@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/perfbot/perfbot/ciresult"
+	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/review"
+)
+
+// postArtifactCmd posts the answer a fork pull request's run left as an
+// artifact, from a workflow_run workflow that holds a write token (see
+// package ciresult for the checks).
+func postArtifactCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("post-artifact", stderr)
+	dir := fs.String("dir", "", "the downloaded artifact: meta.json and answer.json, as the action's compare step wrote them")
+	eventPath := fs.String("event", os.Getenv("GITHUB_EVENT_PATH"), "the workflow_run event's payload (default $GITHUB_EVENT_PATH)")
+	configPath := fs.String("config", "", "config file whose venues.github settings apply (default: the environment's)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: perfbot post-artifact --dir DIR [--event FILE] [--config FILE]\n")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if *dir == "" || *eventPath == "" {
+		return usagef("give --dir and --event (or GITHUB_EVENT_PATH)")
+	}
+	art, err := ciresult.Load(*dir, *eventPath)
+	if err != nil {
+		return err
+	}
+	var cfg *config.Config
+	if *configPath != "" {
+		if cfg, err = loadConfig(*configPath); err != nil {
+			return err
+		}
+	}
+	if !art.Listed {
+		gh, err := newRouter(cfg).GitHub()
+		if err != nil {
+			return fmt.Errorf("post-artifact: %w", err)
+		}
+		if err := art.CheckHead(ctx, gh); err != nil {
+			return fmt.Errorf("post-artifact: %w", err)
+		}
+	}
+	t := review.Target{Venue: "github", Where: art.Where}
+	if err := postMessage(ctx, art.Answer, []review.Target{t}, cfg, stderr); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "posted %s on %s\n", art.Answer.Key, art.Where)
+	return nil
+}
