@@ -180,7 +180,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	var runURL string
 	if f.save {
-		id, err := saveRun(ctx, &f, cmp, key, targets, suites, append(flames, profiles...))
+		id, err := saveRun(ctx, &f, opts, cmp, key, targets, suites, append(flames, profiles...))
 		if err != nil {
 			return fmt.Errorf("save the run: %w", err)
 		}
@@ -298,9 +298,4 @@ func emit(cmp *compare.Comparison, format, outDir string, stdout io.Writer) erro
 	}
 	_, err := report.WriteFiles(outDir, cmp, report.Options{})
 	return err
-}
-
-// compared reports whether any benchmark was measured on both sides.
-func compared(cmp *compare.Comparison) bool {
-	return (&job.Outcome{Comparison: cmp}).Compared()
 }

@@ -1,4 +1,4 @@
-package main
+package job
 
 import (
 	"context"
@@ -29,16 +29,16 @@ func TestCandidateSubject(t *testing.T) {
 		cand.Variant = "cand"
 		return &compare.Comparison{Base: "base", Provenance: provenance.Record{Sides: []provenance.Side{{Variant: "base", Commit: "0000"}, cand}}}
 	}
-	if got := candidateSubject(ctx, dir, sides(provenance.Side{Commit: strings.TrimSpace(string(head))})); got != "wal: buffer appends <64 KiB>" {
+	if got := CandidateSubject(ctx, dir, sides(provenance.Side{Commit: strings.TrimSpace(string(head))})); got != "wal: buffer appends <64 KiB>" {
 		t.Errorf("head's subject = %q", got)
 	}
-	if got := candidateSubject(ctx, dir, sides(provenance.Side{Commit: "abc", PatchSubject: "scan: check twice"})); got != "scan: check twice" {
+	if got := CandidateSubject(ctx, dir, sides(provenance.Side{Commit: "abc", PatchSubject: "scan: check twice"})); got != "scan: check twice" {
 		t.Errorf("patch's subject = %q", got)
 	}
-	if got := candidateSubject(ctx, dir, sides(provenance.Side{Commit: "1234567890abcdef"})); got != "" {
+	if got := CandidateSubject(ctx, dir, sides(provenance.Side{Commit: "1234567890abcdef"})); got != "" {
 		t.Errorf("a commit the clone lacks = %q", got)
 	}
-	if got := candidateSubject(ctx, "", sides(provenance.Side{Commit: strings.TrimSpace(string(head))})); got != "" {
+	if got := CandidateSubject(ctx, "", sides(provenance.Side{Commit: strings.TrimSpace(string(head))})); got != "" {
 		t.Errorf("no local clone = %q", got)
 	}
 }
