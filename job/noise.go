@@ -3,7 +3,9 @@ package job
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"text/tabwriter"
 
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/falsealarm"
@@ -144,4 +146,22 @@ func NoiseThresholds(ctx context.Context, st *store.Store) func(store.NoiseKey) 
 		}
 		return n.ThresholdPct, true
 	}
+}
+
+// WriteTable prints each benchmark's delta between the two runs of the
+// baseline, the runs it has on the host and the threshold they give.
+func (c *Calibration) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "benchmark\tunit\tdelta\truns\tthreshold\t\n")
+	for _, d := range c.Deltas {
+		th := "-"
+		if n, err := c.Threshold(d.Key); err == nil {
+			th = fmt.Sprintf("%.2f%%", n.ThresholdPct)
+			if n.Unstable {
+				th += " unstable"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%+.2f%%\t%d\t%s\t\n", falsealarm.RowName(d.Key), d.Key.Unit, d.DeltaPct, len(c.Past[d.Key]), th)
+	}
+	return tw.Flush()
 }

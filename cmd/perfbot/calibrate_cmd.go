@@ -7,10 +7,8 @@ import (
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/perfbot/perfbot/job"
-	"github.com/perfbot/perfbot/store"
 )
 
 // calibrateCmd implements "perfbot calibrate": it runs the baseline against
@@ -54,31 +52,11 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if len(cal.Deltas) == 0 {
 		return &exitError{code: 1, err: errors.New("calibrate: no benchmark was measured on both sides: see the failures above")}
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "benchmark\tunit\tdelta\truns\tthreshold\t\n")
-	for _, d := range cal.Deltas {
-		th := "-"
-		if n, err := cal.Threshold(d.Key); err == nil {
-			th = fmt.Sprintf("%.2f%%", n.ThresholdPct)
-			if n.Unstable {
-				th += " unstable"
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%+.2f%%\t%d\t%s\t\n", rowName(d.Key), d.Key.Unit, d.DeltaPct, len(cal.Past[d.Key]), th)
-	}
-	if err := tw.Flush(); err != nil {
+	if err := cal.WriteTable(stdout); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "recorded %d no-change deltas for host %s in %s (seed %d)\n", len(cal.Deltas), cal.Host, redactDSN(opts.NoiseDB), outcome.Comparison.Provenance.Seed)
 	return nil
-}
-
-// rowName is a benchmark with its parameters, for tables.
-func rowName(k store.NoiseKey) string {
-	if k.Params == "" || k.Params == "{}" || k.Params == "null" {
-		return k.Benchmark
-	}
-	return k.Benchmark + " " + k.Params
 }
 
 // redactDSN hides a URL's password.

@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/perfbot/perfbot/falsealarm"
 	"github.com/perfbot/perfbot/internal/safetext"
@@ -65,7 +62,7 @@ func falseAlarmCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		if err != nil {
 			return err
 		}
-		return writeFalseAlarms(out, marks)
+		return falsealarm.WriteTable(out, marks)
 	}
 	if len(benches) == 0 {
 		return usagef("false-alarm needs the benchmarks to mark, as the answer names them")
@@ -102,23 +99,4 @@ func falseAlarmCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintf(out, "  %s\n", l)
 	}
 	return nil
-}
-
-// writeFalseAlarms prints marks as a table.
-func writeFalseAlarms(w io.Writer, marks []store.FalseAlarm) error {
-	if len(marks) == 0 {
-		_, err := fmt.Fprintln(w, "no verdict is marked a false alarm")
-		return err
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tBENCHMARK\tUNIT\tVERDICT\tCHANGE\tHOST\tBY\tVENUE\tWHEN\tREASON")
-	for _, m := range marks {
-		name := m.Key.Benchmark
-		if m.Key.Params != "" && m.Key.Params != "{}" && m.Key.Params != "null" {
-			name += " " + m.Key.Params
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%+.1f%%\t%s\t%s\t%s\t%s\t%s\n", strconv.FormatInt(m.RunID, 10), name, m.Key.Unit,
-			m.Verdict, m.DeltaPct, m.Host, m.By, m.Venue, m.At.UTC().Format(time.DateTime), m.Reason)
-	}
-	return tw.Flush()
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/internal/safetext"
@@ -65,38 +63,13 @@ func statusCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	failed := 0
 	fmt.Fprintf(stdout, "\nanswers: %d %s\n", len(answers), map[bool]string{true: "in the outbox", false: "waiting or given up"}[*all])
-	if len(answers) > 0 {
-		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  DELIVERY\tSTATE\tTARGET\tKEY\tTRIES\tWAITING SINCE\tNEXT TRY\tLAST ERROR")
-		for _, a := range answers {
-			next := "-"
-			if a.Status == store.OutboxPending {
-				next = a.NextAt.Format(time.RFC3339)
-			}
-			if a.Status == store.OutboxFailed {
-				failed++
-			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", a.Status, a.State, a.Target, a.Key, a.Attempts,
-				a.Since.Format(time.RFC3339), next, statusLine(a.LastError, 200))
-		}
-		tw.Flush()
+	failed, err := store.WriteAnswers(stdout, answers)
+	if err != nil {
+		return err
 	}
 	if failed > 0 {
 		return fmt.Errorf("%d %s given up (see LAST ERROR)", failed, plural(failed, "answer", "answers"))
 	}
 	return nil
-}
-
-// statusLine joins s's lines and cuts it to n characters.
-func statusLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	if s == "" {
-		return "-"
-	}
-	return s
 }
