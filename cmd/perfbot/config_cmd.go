@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/perfbot/perfbot/config"
-	"github.com/perfbot/perfbot/digest"
-	"github.com/perfbot/perfbot/report"
+	"github.com/perfbot/perfbot/doctor"
 )
 
 // configCmd implements "perfbot config check [FILE]": the file is decoded
@@ -42,64 +40,9 @@ func configCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
-// loadConfig reads and checks a config file: what config check accepts,
-// serve, worker and compare accept, and the other way round.
-func loadConfig(file string) (*config.Config, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("config: %w", err)
-	}
-	c, err := config.Parse(data, file)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkTemplates(c); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
+// loadConfig reads and checks a config file, its templates included (see
+// doctor.LoadConfig).
+func loadConfig(file string) (*config.Config, error) { return doctor.LoadConfig(file) }
 
-// checkTemplates parses and tries the config's template folder, so that a
-// broken template stops the command at its start, as config.Errors naming
-// the template's file and line.
-func checkTemplates(c *config.Config) error {
-	dir := c.TemplateDir()
-	if dir == "" {
-		return nil
-	}
-	var errs config.Errors
-	derr := digest.CheckTemplate(dir)
-	if derr != nil {
-		derr = report.DigestTemplateError(dir, derr)
-	}
-	for _, err := range []error{report.CheckTemplates(dir), derr} {
-		if err == nil {
-			continue
-		}
-		var list []error
-		if j, ok := err.(interface{ Unwrap() []error }); ok {
-			list = j.Unwrap()
-		} else {
-			list = []error{err}
-		}
-		for _, e := range list {
-			var te *report.TemplateError
-			if errors.As(e, &te) {
-				errs = append(errs, &config.Error{File: te.File, Line: te.Line, Path: "templates", Msg: te.Msg})
-			} else {
-				errs = append(errs, &config.Error{File: c.File, Path: "templates", Msg: e.Error()})
-			}
-		}
-	}
-	if len(errs) > 0 {
-		return errs
-	}
-	return nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
+// plural is one or many, after n.
+func plural(n int, one, many string) string { return doctor.Plural(n, one, many) }
