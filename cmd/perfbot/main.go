@@ -33,6 +33,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/perfbot/perfbot/internal/fds"
 )
 
 // command runs one subcommand.
@@ -73,7 +75,7 @@ func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
 func main() {
-	if err := markInheritedCloseOnExec(); err != nil {
+	if err := fds.MarkInheritedCloseOnExec(); err != nil {
 		fmt.Fprintf(os.Stderr, "perfbot: descriptors inherited from the caller would reach every command perfbot starts: %v\n", err)
 		os.Exit(1)
 	}

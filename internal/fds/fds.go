@@ -1,4 +1,6 @@
-package main
+// Package fds keeps the descriptors perfbot inherits from its caller out
+// of the commands it starts.
+package fds
 
 import (
 	"fmt"
@@ -12,15 +14,15 @@ import (
 // closeRangeCloexec is CLOSE_RANGE_CLOEXEC of close_range(2) (Linux 5.11).
 const closeRangeCloexec = 1 << 2
 
-// markInheritedCloseOnExec marks every descriptor above 2 close-on-exec,
+// MarkInheritedCloseOnExec marks every descriptor above 2 close-on-exec,
 // so that none perfbot inherited from whatever started it (an open secret
 // file, a socket) reaches a command it starts: git, go, the sandbox and
-// what runs in it. It runs first in main, before any child starts.
+// what runs in it. Call it first in main, before any child starts.
 // Descriptors Go opens are close-on-exec already; those perfbot hands a
 // child on purpose go through exec.Cmd.ExtraFiles, which gives the child
 // copies without the flag. perfbot takes no descriptors from its caller
 // (no systemd socket activation), so none is needed past exec.
-func markInheritedCloseOnExec() error {
+func MarkInheritedCloseOnExec() error {
 	err := unix.CloseRange(3, math.MaxUint32, closeRangeCloexec)
 	if err == nil {
 		return nil
