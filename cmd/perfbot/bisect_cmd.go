@@ -8,11 +8,7 @@ import (
 	"strings"
 
 	"github.com/perfbot/perfbot/bisect"
-	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
-	"github.com/perfbot/perfbot/job"
-	"github.com/perfbot/perfbot/job/jobspec"
-	"github.com/perfbot/perfbot/runner"
 )
 
 // bisectCmd implements "perfbot bisect": it compares base with head and,
@@ -69,60 +65,15 @@ func bisectCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	opts.Alpha, opts.NoiseFloorPct, opts.Method = f.alpha, f.floor, method
 	defer f.showProgress(&opts, stderr)()
-
-	cacheDir, err := opts.Cache()
-	if err != nil {
-		return err
+	lo := bisect.LocalOptions{Job: opts, Suites: f.suites, Search: bisect.Options{MinChangePct: *minChange}, Failures: stderr, JobError: jobError}
+	if !f.quiet {
+		lo.Progress = stderr
 	}
-	ws, err := runner.OpenWorkspace(ctx, opts.RepoSource(), cacheDir)
-	if err != nil {
-		return err
+	res, err := bisect.Local(ctx, f.base, *head, lo)
+	var empty *bisect.EmptySeriesError
+	if errors.As(err, &empty) {
+		return usagef("%v", err)
 	}
-	base, err := ws.Resolve(ctx, f.base)
-	if err != nil {
-		ws.Close()
-		return err
-	}
-	// A base that is not an ancestor of head is replaced by the commit
-	// the series starts from, so that only the series is measured.
-	base, series, err := bisect.Series(ctx, ws, base, *head)
-	ws.Close() // the runner locks it again for each comparison
-	if err != nil {
-		return err
-	}
-	if len(series) == 0 {
-		return usagef("%s has no commits after %s on its first-parent line", *head, f.base)
-	}
-	measure := func(ctx context.Context, from, to string, names []string) (*compare.Comparison, error) {
-		if !f.quiet {
-			what := "every benchmark"
-			if len(names) > 0 {
-				what = strings.Join(names, ", ")
-			}
-			fmt.Fprintf(stderr, "perfbot: bisect: %.12s against %.12s: %s\n", from, to, what)
-		}
-		o := opts
-		if filter := bisect.BenchFilter(names); filter != "" {
-			o.Tune.Bench = filter
-		}
-		o.Candidates = []runner.Candidate{{Name: "after", Ref: to}}
-		outcome, err := job.Run(ctx, jobspec.Spec{Suites: f.suites, BaseRef: from, Source: "cli"}, o)
-		if err != nil {
-			return nil, jobError(err)
-		}
-		for _, fl := range outcome.Comparison.Failures {
-			fmt.Fprintf(stderr, "perfbot: %.12s..%.12s: %s %s: %s\n", from, to, fl.Variant, fl.Stage, fl.Message)
-		}
-		if !outcome.Compared() {
-			return nil, errors.New("nothing could be compared: see the failures above")
-		}
-		return outcome.Comparison, nil
-	}
-	overall, err := measure(ctx, base, series[len(series)-1].Hash, nil)
-	if err != nil {
-		return fmt.Errorf("compare base with head: %w", err)
-	}
-	res, err := bisect.Search(ctx, base, series, overall, measure, bisect.Options{MinChangePct: *minChange})
 	if err != nil {
 		return err
 	}
