@@ -2,16 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/store"
@@ -71,28 +67,6 @@ func webCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", *listen, err)
 	}
-	srv := &http.Server{Handler: ws.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	log.Info("serving the history", "url", "http://"+ln.Addr().String()+"/", "store", drv)
-	// The latest runs are read ahead, beside serving.
-	warm, stopWarm := context.WithCancel(ctx)
-	var warming sync.WaitGroup
-	warming.Go(func() { ws.Warm(warm) })
-	defer warming.Wait()
-	defer stopWarm()
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(shut); err != nil {
-			return err
-		}
-		if err := <-done; !errors.Is(err, http.ErrServerClosed) {
-			return err
-		}
-		return nil
-	}
+	return ws.Serve(ctx, ln)
 }
