@@ -175,3 +175,33 @@ func WriteHistory(w io.Writer, points []Point) error {
 	}
 	return tw.Flush()
 }
+
+// WriteSeriesHistory prints the history of each series as WriteHistory
+// does (up to 1,000 points each, newest first), under its name (its
+// group before it), the tables apart by a blank line.
+func (s *Store) WriteSeriesHistory(ctx context.Context, w io.Writer, series []Series) error {
+	for i, sr := range series {
+		sps, err := s.SeriesHistory(ctx, sr, "", 1000)
+		if err != nil {
+			return err
+		}
+		var points []Point
+		for _, p := range sps {
+			points = append(points, Point{RunID: p.RunID, Finished: p.Finished, Ref: p.Ref, Commit: p.Commit,
+				Variant: p.Variant, Params: sr.Params, Unit: sr.Unit, Metric: sr.Metric, Centre: p.Centre,
+				Verdict: p.Verdict, DeltaPct: p.DeltaPct})
+		}
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		name := sr.Benchmark
+		if sr.Group != "" {
+			name = sr.Group + " " + name
+		}
+		fmt.Fprintf(w, "%s\n", name)
+		if err := WriteHistory(w, points); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/perfbot/perfbot/internal/safetext"
+	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/store"
 )
 
@@ -58,30 +58,7 @@ func historyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintf(stderr, "perfbot: more than %d series match %q; showing the first %d\n", historyMatches, fs.Arg(0), historyMatches)
 		series = series[:historyMatches]
 	}
-	for i, sr := range series {
-		sps, err := st.SeriesHistory(ctx, sr, "", 1000)
-		if err != nil {
-			return err
-		}
-		var points []store.Point
-		for _, p := range sps {
-			points = append(points, store.Point{RunID: p.RunID, Finished: p.Finished, Ref: p.Ref, Commit: p.Commit,
-				Variant: p.Variant, Params: sr.Params, Unit: sr.Unit, Metric: sr.Metric, Centre: p.Centre,
-				Verdict: p.Verdict, DeltaPct: p.DeltaPct})
-		}
-		if i > 0 {
-			fmt.Fprintln(stdout)
-		}
-		name := sr.Benchmark
-		if sr.Group != "" {
-			name = sr.Group + " " + name
-		}
-		fmt.Fprintf(stdout, "%s\n", name)
-		if err := store.WriteHistory(stdout, points); err != nil {
-			return err
-		}
-	}
-	return nil
+	return st.WriteSeriesHistory(ctx, stdout, series)
 }
 
 // historyMatches bounds the series a substring search prints.
@@ -89,12 +66,4 @@ const historyMatches = 50
 
 // storeDriver picks the store driver: the one given, else postgres for a
 // postgres URL, else sqlite.
-func storeDriver(driver, dsn string) string {
-	if driver != "" {
-		return driver
-	}
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		return store.Postgres
-	}
-	return store.SQLite
-}
+func storeDriver(driver, dsn string) string { return job.StoreDriver(driver, dsn) }
