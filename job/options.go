@@ -248,3 +248,41 @@ func selectSuites(cfg *config.Config, names []string, t Tuning) ([]config.Suite,
 	}
 	return suites, nil
 }
+
+// Candidates are the sides compared with the baseline: one per patch file,
+// named "patch" when it is the only one, else by its file name; then one
+// per ref, named by the ref.
+func Candidates(patches, refs []string) []runner.Candidate {
+	var cs []runner.Candidate
+	for i, p := range patches {
+		name := "patch"
+		if len(patches) > 1 {
+			name = strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
+			if name == "" {
+				name = fmt.Sprintf("patch%d", i+1)
+			}
+		}
+		cs = append(cs, runner.Candidate{Name: name, Patch: p})
+	}
+	for _, h := range refs {
+		cs = append(cs, runner.Candidate{Name: h, Ref: h})
+	}
+	return cs
+}
+
+// SuiteNames are the names of the suites a job runs: those selected, else
+// every suite of the config, else "go" (the Go benchmarks of the
+// repository).
+func (o Options) SuiteNames(selected []string) []string {
+	if len(selected) > 0 {
+		return selected
+	}
+	if o.Config == nil || len(o.Config.Suites) == 0 {
+		return []string{"go"}
+	}
+	var names []string
+	for _, s := range o.Config.Suites {
+		names = append(names, s.Name)
+	}
+	return names
+}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/perfbot/perfbot/answer"
@@ -127,19 +126,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	for i, p := range f.patches {
-		name := "patch"
-		if len(f.patches) > 1 {
-			name = strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
-			if name == "" {
-				name = fmt.Sprintf("patch%d", i+1)
-			}
-		}
-		opts.Candidates = append(opts.Candidates, runner.Candidate{Name: name, Patch: p})
-	}
-	for _, h := range f.heads {
-		opts.Candidates = append(opts.Candidates, runner.Candidate{Name: h, Ref: h})
-	}
+	opts.Candidates = append(opts.Candidates, job.Candidates(f.patches, f.heads)...)
 	opts.Alpha, opts.NoiseFloorPct, opts.Method = f.alpha, f.floor, method
 	opts.NoConfirm = f.noConfirm
 	done := f.showProgress(&opts, stderr)
@@ -173,7 +160,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return fmt.Errorf("profiles: %w", err)
 		}
 	}
-	suites := f.suiteNames()
+	suites := opts.SuiteNames(f.suites)
 	key := f.key
 	if key == "" && (len(targets) > 0 || f.answerOut != "") {
 		key = answerKey(targets, suites)
@@ -239,21 +226,6 @@ func (f *compareFlags) jobOptions() (job.Options, error) {
 	}
 	opts.NoiseDB, opts.NoiseDriver, opts.Hidden = db, f.driver, job.DBFiles(db)
 	return opts, nil
-}
-
-// suiteNames are the names of the suites the flags select.
-func (f *compareFlags) suiteNames() []string {
-	if len(f.suites) > 0 {
-		return f.suites
-	}
-	if f.cfg == nil || len(f.cfg.Suites) == 0 {
-		return []string{"go"}
-	}
-	var names []string
-	for _, s := range f.cfg.Suites {
-		names = append(names, s.Name)
-	}
-	return names
 }
 
 // showProgress prints the job's progress and the runner's lines on stderr,
