@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/perfbot/perfbot/flame"
 	"github.com/perfbot/perfbot/job"
@@ -46,26 +45,7 @@ func flameCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		profiles[i] = p
 	}
-	names := make([]string, fs.NArg())
-	for i, a := range fs.Args() {
-		names[i] = filepath.Base(a)
-	}
-	opts := flame.SVGOptions{Title: *title}
-	var root *flame.Node
-	if len(profiles) == 1 {
-		root = flame.Tree(nil, profiles[0])
-		opts.CandSamples = profiles[0].Samples
-		if opts.Title == "" {
-			opts.Title = names[0]
-		}
-	} else {
-		root = flame.Tree(profiles[0], profiles[1])
-		opts.Diff = true
-		opts.BaseSamples, opts.CandSamples = profiles[0].Samples, profiles[1].Samples
-		if opts.Title == "" {
-			opts.Title = names[1] + " against " + names[0]
-		}
-	}
+	root, opts := flame.Graph(profiles, fs.Args(), *title)
 	if *out == "" {
 		return flame.WriteSVG(stdout, root, opts)
 	}
