@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/store"
 )
 
 // calibrateCmd implements "perfbot calibrate": it runs the baseline against
@@ -55,20 +56,8 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := cal.WriteTable(stdout); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "recorded %d no-change deltas for host %s in %s (seed %d)\n", len(cal.Deltas), cal.Host, redactDSN(opts.NoiseDB), outcome.Comparison.Provenance.Seed)
+	fmt.Fprintf(stdout, "recorded %d no-change deltas for host %s in %s (seed %d)\n", len(cal.Deltas), cal.Host, store.RedactDSN(opts.NoiseDB), outcome.Comparison.Provenance.Seed)
 	return nil
-}
-
-// redactDSN hides a URL's password.
-func redactDSN(dsn string) string {
-	if i := strings.Index(dsn, "://"); i >= 0 {
-		if at := strings.LastIndex(dsn, "@"); at > i {
-			if c := strings.Index(dsn[i+3:at], ":"); c >= 0 {
-				return dsn[:i+3+c] + ":xxxxx" + dsn[at:]
-			}
-		}
-	}
-	return dsn
 }
 
 // dsn returns --db, or the value of the variable --db-env names.

@@ -77,7 +77,7 @@ func renderAnswer(cmp *compare.Comparison, extra []answer.Attachment, key string
 	}
 	msg = scrub.Message(msg)
 	msg.Attachments = append(msg.Attachments, extra...)
-	return bot.LinkRun(msg, runURL, 0), nil
+	return report.LinkRun(msg, runURL, 0), nil
 }
 
 // postMessage posts msg to each target, reporting each link on stderr.
