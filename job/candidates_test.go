@@ -4,7 +4,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/runner"
 )
 
@@ -32,5 +34,13 @@ func TestSuiteNames(t *testing.T) {
 	}
 	if got := o.SuiteNames([]string{"cache"}); !slices.Equal(got, []string{"cache"}) {
 		t.Errorf("selected: %q", got)
+	}
+}
+
+func TestOutcomeFailures(t *testing.T) {
+	o := &Outcome{Comparison: &compare.Comparison{Failures: []provenance.Failure{
+		{Variant: "patch", Stage: "build", Message: "exit status 1"}, {Variant: "base", Stage: "run", Message: "timeout"}}}}
+	if got, want := o.Failures(), "patch build: exit status 1; base run: timeout"; got != want {
+		t.Errorf("Failures = %q, want %q", got, want)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/job"
@@ -61,11 +60,7 @@ func jobCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	if !outcome.Compared() {
-		var msgs []string
-		for _, f := range outcome.Comparison.Failures {
-			msgs = append(msgs, f.Variant+" "+f.Stage+": "+f.Message)
-		}
-		return &exitError{code: 1, err: errors.New("nothing could be compared: " + strings.Join(msgs, "; "))}
+		return &exitError{code: 1, err: errors.New("nothing could be compared: " + outcome.Failures())}
 	}
 	return nil
 }
