@@ -17,7 +17,6 @@ import (
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/report"
-	"github.com/perfbot/perfbot/runner"
 )
 
 // compareFlags are the flags of "perfbot compare".
@@ -147,7 +146,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return fmt.Errorf("flame graphs: %w", err)
 		}
 	}
-	profiles := profileFiles(&runner.Outcome{Profiles: outcome.Profiles})
+	profiles := job.ProfileFiles(outcome.Profiles)
 	if f.out != "" {
 		paths, err := outcome.WriteDir(f.out, flames)
 		if err != nil {
