@@ -342,7 +342,7 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues config.Venues, log *sl
 	}
 	if src != nil {
 		p := &mailintake.Poller{Source: src, Queue: svc, Tested: svc.Store(), Claims: svc.Store(), List: v.Mail.List, Log: mailLog,
-			Policy: policy, Poster: svc.Poster(), SeriesWait: v.Mail.SeriesWait, Metrics: svc.Metrics()}
+			Policy: policy, Poster: svc.Poster(), SeriesWait: v.Mail.SeriesWait, Metrics: svc.Metrics(), Marks: svc}
 		if len(policy.AllowSenders) == 0 {
 			log.Warn("triggers.senders is empty: every mailed patch is refused with a polite reply")
 		}

@@ -31,7 +31,7 @@ type IMAP struct {
 }
 
 // Source returns the mailbox as a Source: each call returns the patch
-// mails with a UID above those of the call before (the first, those
+// mails and replies with a UID above those of the call before (the first, those
 // received since the given day), each by its header; Load fetches one
 // whole. A new UIDVALIDITY starts again from the given day.
 func (m IMAP) Source() Source {
@@ -39,9 +39,9 @@ func (m IMAP) Source() Source {
 	return r.read
 }
 
-// Fetch returns the patch mails received since the given day, each by its
-// header (Load fetches one whole); replies and other mails are left on
-// the server unread.
+// Fetch returns the patch mails and replies received since the given
+// day, each by its header (Load fetches one whole); other mails are left
+// on the server unread.
 func (m IMAP) Fetch(ctx context.Context, since time.Time) ([]*Message, error) {
 	r := &imapReader{IMAP: m}
 	return r.read(ctx, since)
@@ -130,9 +130,10 @@ func (r *imapReader) read(ctx context.Context, since time.Time) ([]*Message, err
 		r.validity = sel.UIDValidity
 		return nil, c.Logout().Wait()
 	}
-	// Subjects and sizes first: only the headers of patch mails no larger
-	// than the limit are fetched, and their bodies once their series is
-	// complete, so that a busy list costs little per poll.
+	// Subjects and sizes first: only the headers of patch mails and
+	// replies no larger than the limit are fetched, and the bodies of
+	// patches once their series is complete (of replies, only those that
+	// may hold a command), so that a busy list costs little per poll.
 	envs, err := c.Fetch(imap.UIDSetNum(uids...), &imap.FetchOptions{UID: true, Envelope: true, RFC822Size: true, InternalDate: true}).Collect()
 	if err != nil {
 		return nil, fmt.Errorf("imap %s: fetch envelopes: %w", r.Addr, err)
@@ -143,7 +144,7 @@ func (r *imapReader) read(ctx context.Context, since time.Time) ([]*Message, err
 		if e.Envelope == nil {
 			continue
 		}
-		if _, ok := ParseSubject(e.Envelope.Subject); !ok {
+		if _, ok := ParseSubject(e.Envelope.Subject); !ok && len(e.Envelope.InReplyTo) == 0 {
 			continue
 		}
 		if e.RFC822Size > r.limit() {

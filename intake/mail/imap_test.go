@@ -44,6 +44,7 @@ func TestIMAPSource(t *testing.T) {
 	sendEmail(t, dir, "p1@x", "c@x", "[PATCH 1/2] one", patchBody("a.go"), now.Add(time.Second))
 	sendEmail(t, dir, "p2@x", "c@x", "[PATCH 2/2] two", patchBody("b.go"), now.Add(2*time.Second))
 	sendEmail(t, dir, "r@x", "c@x", "Re: [PATCH 0/2] Two", "looks good\n", now.Add(3*time.Second))
+	sendEmail(t, dir, "n@x", "", "Meeting notes", "not a patch\n", now.Add(4*time.Second))
 	files, _ := filepath.Glob(filepath.Join(dir, "new", "*"))
 	for _, f := range files {
 		data, _ := os.ReadFile(f)
@@ -59,9 +60,20 @@ func TestIMAPSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	series := Assemble(msgs)
-	// Four mails in the box; the reply is not fetched.
-	if len(msgs) != 3 || len(series) != 1 || series[0].Root != "c@x" || len(series[0].Patches) != 2 {
+	// Five mails in the box; the patches and the reply are fetched, by
+	// their headers, the other mail not at all.
+	if len(msgs) != 4 || len(series) != 1 || series[0].Root != "c@x" || len(series[0].Patches) != 2 {
 		t.Fatalf("read %d mails, %d series: %+v", len(msgs), len(series), series)
+	}
+	reply := msgs[3]
+	if reply.ID != "r@x" || reply.Body != "" || !reply.IsReply() {
+		t.Fatalf("reply %+v, want r@x by its header", reply)
+	}
+	if err := reply.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if text, err := PlainText(reply.Raw); err != nil || text != "looks good\r\n" {
+		t.Errorf("text of the reply: %q, %v", text, err)
 	}
 	if _, err := (IMAP{Addr: ln.Addr().String(), User: "perfbot", Password: "wrong", Insecure: true}).Fetch(ctx, now); err == nil {
 		t.Error("login with a wrong password succeeded")

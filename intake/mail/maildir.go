@@ -13,7 +13,8 @@ import (
 	"time"
 )
 
-// Maildir reads the patch mails a list delivers into a maildir. It only
+// Maildir reads the patch mails, and the replies, a list delivers into a
+// maildir. It only
 // reads: files stay where they are, in new/ or cur/. Each file is read
 // once, by its header alone (at most 64 KiB); a patch mail is read whole
 // only when its series is complete and about to be queued. So a poll
@@ -28,7 +29,7 @@ type Maildir struct {
 }
 
 // Source returns the maildir as a Source: each call returns the patch
-// mails of the files it has not seen before, delivered since the given
+// mails and replies of the files it has not seen before, delivered since the given
 // time (a first call reads the headers of every file since then).
 func (d Maildir) Source() Source {
 	r := &maildirReader{Maildir: d, seen: map[string]bool{}}
@@ -106,8 +107,8 @@ func (r *maildirReader) read(ctx context.Context, since time.Time) ([]*Message, 
 			errs = append(errs, err)
 			continue
 		}
-		if _, ok := ParseSubject(m.Subject); !ok {
-			continue // not a patch: never read again
+		if _, ok := ParseSubject(m.Subject); !ok && !m.IsReply() {
+			continue // neither a patch nor a reply: never read again
 		}
 		m.Received = f.mod
 		if m.Date.IsZero() {

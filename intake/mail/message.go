@@ -35,6 +35,10 @@ type Message struct {
 	// its header alone until Load reads it whole.
 	Raw  []byte
 	Body string
+	// Automatic is set for a mail that says a program sent it: an
+	// Auto-Submitted header other than "no" (RFC 3834), or perfbot's own
+	// X-Perfbot-Key. Such a mail is never read as a command.
+	Automatic bool
 
 	// load reads the whole mail again, for a mail read by its header.
 	load func(ctx context.Context) ([]byte, error)
@@ -114,6 +118,7 @@ func fromHeader(h mail.Header, name string) (*Message, error) {
 		ReplyTo:    h.Get("Reply-To"),
 		ListPost:   h.Get("List-Post"),
 		Subject:    strings.Join(strings.Fields(subject), " "),
+		Automatic:  automatic(h),
 	}
 	if msg.ID == "" {
 		return nil, fmt.Errorf("%s: no Message-ID header", name)
@@ -128,6 +133,22 @@ func fromHeader(h mail.Header, name string) (*Message, error) {
 	msg.Date, _ = h.Date()
 	return msg, nil
 }
+
+// automatic reports whether a header says a program sent the mail:
+// perfbot's own answers carry X-Perfbot-Key and "Auto-Submitted:
+// auto-generated", vacation replies and list bots "auto-replied".
+func automatic(h mail.Header) bool {
+	if h.Get("X-Perfbot-Key") != "" {
+		return true
+	}
+	as := strings.ToLower(strings.TrimSpace(h.Get("Auto-Submitted")))
+	as, _, _ = strings.Cut(as, ";")
+	return as != "" && strings.TrimSpace(as) != "no"
+}
+
+// IsReply reports whether m answers another mail: it names a parent in
+// In-Reply-To or References.
+func (m *Message) IsReply() bool { return m.InReplyTo != "" || len(m.References) > 0 }
 
 // IsMessageID reports whether id (without angle brackets) is a Message-ID
 // perfbot takes in and may write into a header: printable ASCII without

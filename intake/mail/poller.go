@@ -23,8 +23,9 @@ type Enqueuer = intake.Enqueuer
 // Tested remembers tested pairs; *store.Store is one.
 type Tested = intake.Tested
 
-// Source returns the patch mails that arrived since it was called last
-// (the first call: since the given time), each by its header at least;
+// Source returns the patch mails and the replies (mails with
+// In-Reply-To or References) that arrived since it was called last (the
+// first call: since the given time), each by its header at least;
 // Message.Load reads one whole.
 type Source func(ctx context.Context, since time.Time) ([]*Message, error)
 
@@ -67,11 +68,18 @@ type Poller struct {
 	RefusalEvery      time.Duration
 	RefusalsPerPeriod int
 
+	// Marks records the "/perfbot false-alarm" commands of replies in
+	// the thread of a series perfbot answered; nil reads no reply.
+	Marks ThreadMarker
+
 	mu sync.Mutex
 	// mails are the patch mails of the window, by Message-ID and
 	// subject, by their headers: a series is assembled across polls from what each poll
 	// read new.
 	mails map[string]*Message
+	// replies are the replies of the window whose command could not be
+	// acted on yet (a failure to record), by Message-ID.
+	replies map[string]*Message
 }
 
 // DefaultRefusalEvery and DefaultRefusalsPerPeriod ration the refusals of
@@ -81,8 +89,9 @@ const (
 	DefaultRefusalsPerPeriod = 10
 )
 
-// Poll reads recent mails and queues the series that became complete. It
-// returns how many jobs it queued.
+// Poll reads recent mails, queues the series that became complete and
+// acts on the commands of new replies. It returns how many jobs it
+// queued.
 func (p *Poller) Poll(ctx context.Context) (int, error) {
 	wait := p.SeriesWait
 	if wait <= 0 {
@@ -102,7 +111,15 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 	if readErr != nil {
 		errs = append(errs, readErr)
 	}
-	complete, partial := AssembleAll(p.remember(msgs, since))
+	var patches, replies []*Message
+	for _, m := range msgs {
+		if _, ok := ParseSubject(m.Subject); ok {
+			patches = append(patches, m)
+		} else {
+			replies = append(replies, m)
+		}
+	}
+	complete, partial := AssembleAll(p.remember(patches, since))
 
 	for _, s := range partial {
 		if err := p.expire(ctx, log, s, now.Add(-wait), wait); err != nil {
@@ -136,6 +153,15 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 			queued++
 		}
 	}
+	for _, m := range p.keepReplies(replies, since) {
+		done, err := p.command(ctx, log, m)
+		if done {
+			delete(p.replies, m.ID)
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
 	return queued, errors.Join(errs...)
 }
 
@@ -165,13 +191,18 @@ func (p *Poller) remember(msgs []*Message, since time.Time) []*Message {
 		}
 		all = append(all, m)
 	}
+	sortMails(all)
+	return all
+}
+
+// sortMails sorts mails oldest first.
+func sortMails(all []*Message) {
 	slices.SortFunc(all, func(a, b *Message) int {
 		if c := a.Received.Compare(b.Received); c != 0 {
 			return c
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-	return all
 }
 
 // load reads the mails of an allowed series whole and completes its job

@@ -69,7 +69,7 @@ func (s *Series) unload() {
 }
 
 // Key is the job key of the series.
-func (s *Series) Key() string { return fmt.Sprintf("mail:%s/v%d", s.Root, s.Version) }
+func (s *Series) Key() string { return SeriesKey(s.Root, s.Version) }
 
 // Mbox joins the patches in order as an mbox that "git am" applies.
 func (s *Series) Mbox() string {

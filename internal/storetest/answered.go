@@ -16,6 +16,13 @@ import (
 // false alarm.
 func AnsweredRun(t testing.TB, st *store.Store, venue, where, host string) *store.Run {
 	t.Helper()
+	return AnsweredRunKey(t, st, venue+":"+where+"/answered", venue, where, host)
+}
+
+// AnsweredRunKey is AnsweredRun under the job key key, as an intake
+// names its jobs ("mail:ROOT/v1").
+func AnsweredRunKey(t testing.TB, st *store.Store, key, venue, where, host string) *store.Run {
+	t.Helper()
 	ctx := context.Background()
 	base := []float64{99, 99.5, 100, 100.5, 101, 99, 99.5, 100, 100.5, 101}
 	slower := make([]float64, len(base))
@@ -31,7 +38,7 @@ func AnsweredRun(t testing.TB, st *store.Store, venue, where, host string) *stor
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := &store.Run{JobKey: venue + ":" + where + "/answered", JobID: 1, Venue: venue, Target: where}
+	run := &store.Run{JobKey: key, JobID: 1, Venue: venue, Target: where}
 	if _, err := st.StartRun(ctx, run); err != nil {
 		t.Fatal(err)
 	}
