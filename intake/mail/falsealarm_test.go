@@ -88,8 +88,8 @@ func TestFalseAlarmReply(t *testing.T) {
 	t.Cleanup(func() { svc.Close() })
 	st := svc.Store()
 	const (
-		list   = "store-dev@lists.example.org"
-		cover  = "20261130081500.1-cover@example.org"
+		list     = "store-dev@lists.example.org"
+		cover    = "20261130081500.1-cover@example.org"
 		answerID = "perfbot.mail_20261130081500.1-cover_example.org_v1@example.org"
 	)
 	run := storetest.AnsweredRunKey(t, st, mailintake.SeriesKey(cover, 1), "mail", list+"?cc=dev%40example.org", "ci-1")
