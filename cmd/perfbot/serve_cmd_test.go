@@ -29,6 +29,7 @@ import (
 	"github.com/perfbot/perfbot/internal/gitrepo"
 	"github.com/perfbot/perfbot/internal/testwait"
 	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/store"
 )
 
 // mainEnv makes the test binary run perfbot itself: "perfbot serve" runs
@@ -381,6 +382,47 @@ venues:
 	if n := len(smtpSrv.messages()); n != 1 {
 		t.Errorf("%d mails sent, want 1", n)
 	}
+	// The list delivers the answer back, and a reviewer replies to it
+	// marking the verdict a false alarm (quoting the answer): one
+	// acknowledgement in the thread, and perfbot's own answer is not read
+	// as a command. On a loaded host the halved loop may have been called
+	// noisy, which nothing can mark: then the answer says so.
+	answerID := regexp.MustCompile(`(?i)\nMessage-Id: <([^>]+)>`).FindStringSubmatch(reply)
+	if answerID == nil {
+		t.Fatalf("answer has no Message-Id:\n%s", reply)
+	}
+	if err := os.WriteFile(filepath.Join(maildir, "new", "2.answer.host"), []byte(strings.ReplaceAll(reply, "\r\n", "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	markText := "From: Dev Eloper <dev@example.org>\nTo: dev@lists.example.org\nSubject: Re: [PATCH] work: halve the loop\n" +
+		"Date: " + time.Now().Format(time.RFC1123Z) + "\nMessage-Id: <20261130.mark-1@example.org>\n" +
+		"In-Reply-To: <" + answerID[1] + ">\nReferences: <20261130.patch-1@example.org> <" + answerID[1] + ">\n" +
+		"MIME-Version: 1.0\nContent-Type: text/plain; charset=UTF-8\n\n> /perfbot false-alarm Nothing\n\n" +
+		"/perfbot false-alarm Work -- the runner was idle\n"
+	if err := os.WriteFile(filepath.Join(maildir, "new", "3.mark.host"), []byte(markText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ack string
+	waitFor(t, time.Minute, "the answer to the mark", func() bool {
+		msgs := smtpSrv.messages()
+		if len(msgs) > 1 {
+			ack = msgs[1]
+		}
+		return len(msgs) > 1
+	})
+	time.Sleep(3 * time.Second) // three more polls
+	if n := len(smtpSrv.messages()); n != 2 {
+		t.Errorf("%d mails sent, want the answer and one acknowledgement", n)
+	}
+	ackText := strings.ReplaceAll(strings.ReplaceAll(ack, "=\r\n", ""), "\r\n", "\n")
+	markedMail := strings.Contains(ackText, "marked 1 verdict of run") && strings.Contains(ackText, "Work")
+	if !markedMail && !strings.Contains(ackText, `nothing marked: "Work" names no benchmark called better or worse`) {
+		t.Errorf("answer to the mark:\n%s", ack)
+	}
+	t.Logf("the mark: recorded %v", markedMail)
+	if !strings.Contains(ackText, "In-Reply-To: <20261130.mark-1@example.org>") {
+		t.Errorf("answer to the mark is not in the thread:\n%s", ack)
+	}
 	gh.mu.Lock()
 	created, comments := gh.created, len(gh.comments)
 	reacted := len(gh.reacted)
@@ -416,6 +458,21 @@ venues:
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("serve: %v", err)
+	}
+	st, err := store.Open(context.Background(), store.SQLite, filepath.Join(dir, "perfbot.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	marks, err := st.FalseAlarms(context.Background(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case !markedMail && len(marks) != 0:
+		t.Errorf("nothing was marked, but the store has %+v", marks)
+	case markedMail && (len(marks) != 1 || marks[0].By != "dev@example.org" || marks[0].Venue != "mail" || marks[0].Reason != "the runner was idle"):
+		t.Errorf("marks in the store: %+v", marks)
 	}
 }
 
