@@ -3,6 +3,7 @@ package mail_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -194,5 +195,73 @@ func TestFalseAlarmReply(t *testing.T) {
 		if !strings.Contains(buf.String(), h) {
 			t.Errorf("composed acknowledgement lacks %q:\n%s", h, buf.String())
 		}
+	}
+}
+
+// flaky fails the first mark as a store that is down would.
+type flaky struct {
+	mailintake.ThreadMarker
+	failed bool
+}
+
+func (f *flaky) MarkFalseAlarmInThread(ctx context.Context, thread []string, who string, benches []string, reason string) (string, error) {
+	if !f.failed {
+		f.failed = true
+		return "", errors.New("database is locked")
+	}
+	return f.ThreadMarker.MarkFalseAlarmInThread(ctx, thread, who, benches, reason)
+}
+
+// failingPoster fails every answer, as an SMTP server that refuses.
+type failingPoster struct{ tries int }
+
+func (f *failingPoster) Post(context.Context, review.Target, answer.Answer) (string, error) {
+	f.tries++
+	return "", errors.New("smtp: 554 refused")
+}
+
+// TestFalseAlarmReplyFailures: a mark that fails to record is tried again
+// at the next poll (the maildir returns each file once); an answer that
+// fails to send does not mark again.
+func TestFalseAlarmReplyFailures(t *testing.T) {
+	cfg := &bot.Config{}
+	off := false
+	cfg.Service.EmbeddedWorkers = &off
+	cfg.Store.Path = filepath.Join(t.TempDir(), "perfbot.db")
+	cfg.Defaults()
+	svc, err := bot.Open(context.Background(), cfg, bot.ModeServe, bot.Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	st := svc.Store()
+	run := storetest.AnsweredRunKey(t, st, mailintake.SeriesKey("lone@example.org", 2), "mail", "dev@example.org", "ci-1")
+	dir := t.TempDir()
+	deliver(t, dir, "mark", time.Now().Add(-time.Minute), []string{"From: rita@example.org", "Subject: Re: [PATCH v2] x",
+		"Message-Id: <mark-2@example.org>", "In-Reply-To: <lone@example.org>"}, "/perfbot false-alarm Checksum-2\n")
+	poster := &failingPoster{}
+	p := &mailintake.Poller{Source: mailintake.MaildirSource(dir), Queue: &noQueue{}, Tested: st, List: "dev@lists.example.org",
+		Policy: trigger.Policy{AllowSenders: []string{"rita@example.org"}}, Poster: poster, Marks: &flaky{ThreadMarker: svc}}
+	ctx := context.Background()
+	if _, err := p.Poll(ctx); err == nil || !strings.Contains(err.Error(), "database is locked") {
+		t.Fatalf("first poll: %v, want the failure to record", err)
+	}
+	if marks, _ := st.FalseAlarmsOfRun(ctx, run.ID); len(marks) != 0 || poster.tries != 0 {
+		t.Fatalf("after a failure to record: marks %+v, %d answers tried", marks, poster.tries)
+	}
+	if _, err := p.Poll(ctx); err == nil || !strings.Contains(err.Error(), "554") {
+		t.Fatalf("second poll: %v, want the failure to answer", err)
+	}
+	for i := range 2 {
+		if _, err := p.Poll(ctx); err != nil {
+			t.Fatalf("poll %d after the failed answer: %v", i, err)
+		}
+	}
+	marks, err := st.FalseAlarmsOfRun(ctx, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(marks) != 1 || marks[0].By != "rita@example.org" || poster.tries != 1 {
+		t.Errorf("marks %+v, %d answers tried; want one mark and one try", marks, poster.tries)
 	}
 }
