@@ -177,8 +177,12 @@ func falseAlarmLine(text string) bool {
 	return false
 }
 
-// maxTextBytes bounds the text read of a reply.
-const maxTextBytes = 1 << 20
+// maxTextBytes bounds the text read of a reply; maxDepth how deep its
+// parts are looked into (a mail client nests three levels at most).
+const (
+	maxTextBytes = 1 << 20
+	maxDepth     = 8
+)
 
 // PlainText is the text a reader sees of a mail: its body when it is a
 // single text/plain part (or has no Content-Type), else its first
@@ -190,9 +194,12 @@ func PlainText(raw []byte) (string, error) {
 		return "", fmt.Errorf("read mail: %w", err)
 	}
 	text, found := "", false
-	walkErr := e.Walk(func(_ []int, part *message.Entity, err error) error {
+	walkErr := e.Walk(func(path []int, part *message.Entity, err error) error {
 		if found {
 			return nil
+		}
+		if len(path) > maxDepth {
+			return fmt.Errorf("parts nested deeper than %d", maxDepth)
 		}
 		if err != nil && !message.IsUnknownCharset(err) {
 			return err
