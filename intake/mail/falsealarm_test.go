@@ -19,7 +19,7 @@ import (
 	"github.com/perfbot/perfbot/bot"
 	mailintake "github.com/perfbot/perfbot/intake/mail"
 	"github.com/perfbot/perfbot/internal/storetest"
-	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/mail"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/trigger"
@@ -43,9 +43,9 @@ func (r *recorder) Post(_ context.Context, to review.Target, msg answer.Answer) 
 	return "<" + msg.Key + ">", nil
 }
 
-type noQueue struct{ jobs []job.Spec }
+type noQueue struct{ jobs []jobspec.Spec }
 
-func (q *noQueue) Enqueue(_ context.Context, spec job.Spec) (int64, bool, error) {
+func (q *noQueue) Enqueue(_ context.Context, spec jobspec.Spec) (int64, bool, error) {
 	q.jobs = append(q.jobs, spec)
 	return int64(len(q.jobs)), false, nil
 }
