@@ -16,6 +16,7 @@ import (
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/internal/testwait"
 	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/child"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/github"
 	"github.com/perfbot/perfbot/review/retry"
@@ -129,7 +130,7 @@ func TestLiveAnswer(t *testing.T) {
 func TestCancelRunningJob(t *testing.T) {
 	f := &fakeGitHubComments{comments: map[int64]string{}}
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	svc, _ := liveService(t, f, &ExecBenchmarker{Argv: []string{"sh", "-c", "echo $$ > " + pidFile + "; exec sleep 60"}})
+	svc, _ := liveService(t, f, &child.Command{Argv: []string{"sh", "-c", "echo $$ > " + pidFile + "; exec sleep 60"}})
 	ctx := context.Background()
 	spec := JobSpec{Key: "github:acme/store#3/comment/9", Targets: []string{"github:acme/store#3"}, Title: "slow", Source: "github"}
 	if _, _, err := svc.Enqueue(ctx, spec); err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/internal/testwait"
+	"github.com/perfbot/perfbot/job/child"
 	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/store"
@@ -62,7 +63,7 @@ func runTestProcess(spec string) int {
 	cfg := testConfig(p.Name, p.Driver, p.DSN, p.Embedded)
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})).With("process", p.Name)
 	svc, err := Open(ctx, cfg, p.Mode, Deps{
-		Benchmarker: &ExecBenchmarker{Argv: []string{"sh", "-c", fmt.Sprintf("sleep %g && cat %s", p.Sleep.Seconds(), p.Comparison)}},
+		Benchmarker: &child.Command{Argv: []string{"sh", "-c", fmt.Sprintf("sleep %g && cat %s", p.Sleep.Seconds(), p.Comparison)}},
 		Poster:      &filePoster{path: p.Posts, name: p.Name},
 		Logger:      log,
 	})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/job/child"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/store"
 )
@@ -136,7 +137,7 @@ func TestStopCancelsLongJob(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	svc, err := Open(ctx, cfg, ModeServe, Deps{Poster: &recordingPoster{},
-		Benchmarker: &ExecBenchmarker{Argv: []string{"sleep", "600"}}})
+		Benchmarker: &child.Command{Argv: []string{"sleep", "600"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

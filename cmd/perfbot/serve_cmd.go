@@ -22,13 +22,13 @@ import (
 	mailintake "github.com/perfbot/perfbot/intake/mail"
 	rbintake "github.com/perfbot/perfbot/intake/reviewboard"
 	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/job/child"
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/review/gerrit"
 	ghreview "github.com/perfbot/perfbot/review/github"
 	"github.com/perfbot/perfbot/review/jira"
 	"github.com/perfbot/perfbot/review/post"
 	"github.com/perfbot/perfbot/review/reviewboard"
-	"github.com/perfbot/perfbot/runner"
 )
 
 // serveCmd implements "perfbot serve": the bot itself. It takes requests
@@ -350,13 +350,13 @@ func addIntakes(svc *bot.Service, cfg *bot.Config, venues config.Venues, log *sl
 	return nil
 }
 
-// jobBenchmarker runs each job as a child "perfbot job" (see package job
-// for why a child), which hands back the whole outcome, samples included,
-// and its progress. The child gets the store's DSN, whose noise thresholds
-// (perfbot calibrate) its verdicts apply, in a variable of its own, off
-// its command line; the secrets of this process are redacted from its
-// output.
-func newJobBenchmarker(exe, cfgFile string, cfg *bot.Config, secrets []string) jobBenchmarker {
+// newJobBenchmarker runs each job as a child "perfbot job" (see package
+// job for why a child), which hands back the whole outcome, samples and
+// profiles included, and its progress. The child gets the store's DSN,
+// whose noise thresholds (perfbot calibrate) its verdicts apply, in a
+// variable of its own, off its command line; the secrets of this process
+// are redacted from its output.
+func newJobBenchmarker(exe, cfgFile string, cfg *bot.Config, secrets []string) *child.Command {
 	argv := []string{exe, "job", "--config", cfgFile, "--spec", "{spec}"}
 	var env []string
 	if db := cfg.StoreDSN(); db != "" {
@@ -366,33 +366,10 @@ func newJobBenchmarker(exe, cfgFile string, cfg *bot.Config, secrets []string) j
 	// Exit status 2 is a request that cannot be done as asked (a patch
 	// that does not apply, a suite the config lacks): an answer, not a
 	// retry.
-	return jobBenchmarker{&bot.ExecBenchmarker{Argv: argv, Env: env, Secrets: secrets, Answered: map[int]string{2: "setup"}}}
+	return &child.Command{Argv: argv, Env: env, Secrets: secrets, Answered: map[int]string{2: "setup"}}
 }
 
-// jobBenchmarker is a bot.Benchmarker whose runs keep their flame graphs
-// and profiles.
-type jobBenchmarker struct{ exec *bot.ExecBenchmarker }
-
-var _ bot.FileBenchmarker = jobBenchmarker{}
-
-// Run runs the comparison a job asks for.
-func (b jobBenchmarker) Run(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
-	return b.exec.Run(ctx, spec, progress)
-}
-
-// RunWithFiles runs the comparison a job asks for and returns the flame
-// graphs and profiles of its outcome, to be kept with the run.
-func (b jobBenchmarker) RunWithFiles(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, []answer.Attachment, error) {
-	o, err := b.exec.RunOutcome(ctx, spec, progress)
-	if err != nil {
-		return nil, nil, err
-	}
-	flames, err := o.Flames()
-	if err != nil {
-		return nil, nil, fmt.Errorf("flame graphs of the run: %w", err)
-	}
-	return o.Comparison, append(flames, profileFiles(&runner.Outcome{Profiles: o.Profiles})...), nil
-}
+var _ bot.FileBenchmarker = (*child.Command)(nil)
 
 // noiseDBEnv carries the store's DSN to the child, off its command line.
 const noiseDBEnv = "PERFBOT_NOISE_DB"

@@ -1,4 +1,4 @@
-package bot
+package child
 
 import (
 	"context"
@@ -14,9 +14,9 @@ import (
 	"github.com/perfbot/perfbot/sandbox"
 )
 
-func TestExecBenchmarker(t *testing.T) {
+func TestCommand(t *testing.T) {
 	ctx := context.Background()
-	job := JobSpec{Key: "k", BaseRef: "main", CandidateRef: "pull/1/head", Patch: "diff --git a/x b/x\n", Suites: []string{"a", "b"}}
+	job := job.Spec{Key: "k", BaseRef: "main", CandidateRef: "pull/1/head", Patch: "diff --git a/x b/x\n", Suites: []string{"a", "b"}}
 	tests := []struct {
 		name    string
 		script  string
@@ -40,12 +40,12 @@ func TestExecBenchmarker(t *testing.T) {
 	}
 	pinned := job
 	pinned.CandidateCommit = "0123456789abcdef0123456789abcdef01234567"
-	b := &ExecBenchmarker{Argv: []string{"sh", "-c", `test "$1" = 0123456789abcdef0123456789abcdef01234567 && echo '{"base_variant":"ok"}'`, "sh", "{candidate}"}}
+	b := &Command{Argv: []string{"sh", "-c", `test "$1" = 0123456789abcdef0123456789abcdef01234567 && echo '{"base_variant":"ok"}'`, "sh", "{candidate}"}}
 	if _, err := b.Run(ctx, pinned, nil); err != nil {
 		t.Errorf("{candidate} of a pinned job is not its commit: %v", err)
 	}
 	for _, tt := range tests {
-		b := &ExecBenchmarker{Argv: []string{"sh", "-c", tt.script, "sh", "{base}", "{candidate}", "{suites}", "{patch}"},
+		b := &Command{Argv: []string{"sh", "-c", tt.script, "sh", "{base}", "{candidate}", "{suites}", "{patch}"},
 			Answered: map[int]string{2: "patch"}}
 		cmp, err := b.Run(ctx, job, nil)
 		if tt.wantErr != "" {
@@ -74,7 +74,7 @@ func TestChildCancelled(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	res, err := childRunner{}.Run(ctx, sandbox.Spec{Argv: []string{"sh", "-c", "sleep 30 & sleep 30; echo done"}})
+	res, err := processRunner{}.Run(ctx, sandbox.Spec{Argv: []string{"sh", "-c", "sleep 30 & sleep 30; echo done"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,12 +83,12 @@ func TestChildCancelled(t *testing.T) {
 	}
 }
 
-// TestExecBenchmarkerChildEnvironment: the child perfbot gets neither the
+// TestCommandChildEnvironment: the child perfbot gets neither the
 // tokens in perfbot's environment nor the database URL, but keeps what it
 // needs (PATH, HOME, Go settings, non-secret PERFBOT_* settings) and what
 // the caller hands it; a secret the child prints anyway (in a benchmark
 // name, in its errors) is redacted before the comparison is decoded.
-func TestExecBenchmarkerChildEnvironment(t *testing.T) {
+func TestCommandChildEnvironment(t *testing.T) {
 	const token = "ghp_ChildEnvTestToken0123456789"
 	const key = "-----BEGIN KEY-----\nMIIchildkey\"<x>\n-----END KEY-----"
 	for _, kv := range [][2]string{{"GITHUB_TOKEN", token}, {"PERFBOT_WEBHOOK_SECRET", token + "w"}, {"JIRA_PASSWORD", token + "j"},
@@ -106,9 +106,9 @@ func TestExecBenchmarkerChildEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	script := `env > ` + dir + `/env; printf '{"base_variant":"base","candidate_variants":["patch"],"failures":[{"variant":"base","stage":"run","message":"%s"}]}\n' "$(cat ` + dir + `/leak)"; cat ` + dir + `/leak >&2; exit 1`
-	b := &ExecBenchmarker{Argv: []string{"sh", "-c", script}, Env: []string{"PERFBOT_NOISE_DB=/var/lib/perfbot/noise.db"},
+	b := &Command{Argv: []string{"sh", "-c", script}, Env: []string{"PERFBOT_NOISE_DB=/var/lib/perfbot/noise.db"},
 		Secrets: []string{token, key}}
-	cmp, err := b.Run(context.Background(), JobSpec{Key: "k", BaseRef: "main"}, nil)
+	cmp, err := b.Run(context.Background(), job.Spec{Key: "k", BaseRef: "main"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,10 +135,10 @@ func TestExecBenchmarkerChildEnvironment(t *testing.T) {
 	}
 }
 
-// TestExecBenchmarkerProgress: the command's progress lines on stderr
+// TestCommandProgress: the command's progress lines on stderr
 // reach the progress func as they come, redacted, and stay out of the
 // error text; the outcome it prints brings each cell's samples.
-func TestExecBenchmarkerProgress(t *testing.T) {
+func TestCommandProgress(t *testing.T) {
 	const token = "ghp_ProgressTestToken0123456789"
 	script := `echo 'perfbot-progress {"stage":"run","suite":"go` + token + `","variant":"patch","round":2,"rounds":5,"elapsed_ns":1000000000,"remaining_ns":3000000000}' >&2
 echo 'perfbot: an ordinary line' >&2
@@ -147,8 +147,8 @@ echo '{"comparison":{"base_variant":"base","candidate_variants":["patch"],"compa
 test "$2" = fail && exit 3
 exit 0`
 	var got []job.Progress
-	b := &ExecBenchmarker{Argv: []string{"sh", "-c", strings.Replace(script, "echo '{", "test \"$2\" = fail || echo '{", 1), "sh", "{spec}", "fail"}, Secrets: []string{token}}
-	_, err := b.Run(context.Background(), JobSpec{Key: "k", CandidateRef: "pull/1/head"}, func(p job.Progress) { got = append(got, p) })
+	b := &Command{Argv: []string{"sh", "-c", strings.Replace(script, "echo '{", "test \"$2\" = fail || echo '{", 1), "sh", "{spec}", "fail"}, Secrets: []string{token}}
+	_, err := b.Run(context.Background(), job.Spec{Key: "k", CandidateRef: "pull/1/head"}, func(p job.Progress) { got = append(got, p) })
 	if err == nil || strings.Contains(err.Error(), "perfbot-progress") || !strings.Contains(err.Error(), "an ordinary line") {
 		t.Errorf("err = %v; want the ordinary lines and no progress", err)
 	}
@@ -157,7 +157,7 @@ exit 0`
 		t.Errorf("progress = %+v", got)
 	}
 	b.Argv[2], b.Argv[5] = script, "pass"
-	cmp, err := b.Run(context.Background(), JobSpec{Key: "k", CandidateRef: "pull/1/head"}, nil)
+	cmp, err := b.Run(context.Background(), job.Spec{Key: "k", CandidateRef: "pull/1/head"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

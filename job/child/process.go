@@ -1,4 +1,4 @@
-package bot
+package child
 
 import (
 	"bytes"
@@ -15,18 +15,18 @@ import (
 // maxCommandOutput bounds the output kept from a benchmark command.
 const maxCommandOutput = 64 << 20
 
-// childRunner runs a benchmark command in its own process group, killed
+// processRunner runs a benchmark command in its own process group, killed
 // with the group when the job is cancelled, and killed too when the worker
 // itself dies (Linux's parent-death signal), so that a crashed worker
 // leaves no benchmark running to disturb the next job on its host.
-type childRunner struct {
+type processRunner struct {
 	// line, when set, sees each line of the command's stderr as it comes
 	// and returns whether it took it; lines it takes are not kept.
 	line func([]byte) bool
 }
 
 // Run runs spec.Argv and waits for it.
-func (r childRunner) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
+func (r processRunner) Run(ctx context.Context, spec sandbox.Spec) (*sandbox.Result, error) {
 	if len(spec.Argv) == 0 {
 		return nil, errors.New("empty command")
 	}
@@ -90,7 +90,7 @@ func (b *cappedBuffer) Write(p []byte) (int, error) {
 	return b.buf.Write(p)
 }
 
-// maxLine bounds a stderr line handed to childRunner.line; a longer one
+// maxLine bounds a stderr line handed to processRunner.line; a longer one
 // is kept as output.
 const maxLine = 64 << 10
 

@@ -1,4 +1,10 @@
-package bot
+// Package child is the contract between the service and the child process
+// that runs a job: the job's spec goes in (its placeholders in the command
+// line, the whole spec in a file), the outcome comes out on standard output,
+// decoded once, and progress lines come on standard error. The child gets
+// none of the service's secrets; what it prints is redacted before it is
+// read.
+package child
 
 import (
 	"bytes"
@@ -9,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/provenance"
@@ -16,7 +23,7 @@ import (
 	"github.com/perfbot/perfbot/sandbox"
 )
 
-// ExecBenchmarker runs a job as a command that prints the comparison as
+// Command runs a job as a command that prints the comparison as
 // JSON on its standard output, such as
 //
 //	perfbot compare --config config.yaml --base {base} --candidate {candidate} --patch {patch} --format json
@@ -31,12 +38,12 @@ import (
 // The command may print a job.Outcome instead of a bare comparison ("perfbot
 // job" does): the comparison then comes with every cell's samples. Lines
 // it writes on stderr with job.WriteProgress are its progress.
-type ExecBenchmarker struct {
+type Command struct {
 	Argv []string
 	// Dir is the working directory.
 	Dir string
 	// Env is added to the environment the command gets: perfbot's own,
-	// reduced to ChildEnv's allow list.
+	// reduced to Env's allow list.
 	Env []string
 	// Secrets are redacted from the command's output before it is
 	// decoded: the command does not get the secrets held in perfbot's
@@ -53,7 +60,7 @@ type ExecBenchmarker struct {
 
 // Run runs the command for job and decodes its output, handing the
 // progress lines of the command to progress (when not nil).
-func (e *ExecBenchmarker) Run(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
+func (e *Command) Run(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
 	o, err := e.RunOutcome(ctx, spec, progress)
 	if err != nil {
 		return nil, err
@@ -63,7 +70,7 @@ func (e *ExecBenchmarker) Run(ctx context.Context, spec job.Spec, progress job.P
 
 // RunOutcome is Run returning the whole outcome the command printed (its
 // profiles too), or an outcome holding just the comparison.
-func (e *ExecBenchmarker) RunOutcome(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*job.Outcome, error) {
+func (e *Command) RunOutcome(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*job.Outcome, error) {
 	if len(e.Argv) == 0 {
 		return nil, fmt.Errorf("benchmark command is empty")
 	}
@@ -100,12 +107,12 @@ func (e *ExecBenchmarker) RunOutcome(ctx context.Context, spec job.Spec, progres
 	for i, a := range e.Argv {
 		argv[i] = r.Replace(a)
 	}
-	var runner sandbox.Runner = childRunner{line: e.progressLine(progress)}
+	var runner sandbox.Runner = processRunner{line: e.progressLine(progress)}
 	if e.Runner != nil {
 		runner = e.Runner
 	}
 	// Never nil: a nil environment would make the child inherit perfbot's.
-	env := append(append([]string{}, ChildEnv(os.Environ())...), e.Env...)
+	env := append(append([]string{}, Env(os.Environ())...), e.Env...)
 	res, err := runner.Run(ctx, sandbox.Spec{Argv: argv, Dir: e.Dir, Env: env, Network: sandbox.FullNetwork})
 	if err != nil {
 		return nil, fmt.Errorf("benchmark command %s: %w", argv[0], err)
@@ -119,16 +126,9 @@ func (e *ExecBenchmarker) RunOutcome(ctx context.Context, spec job.Spec, progres
 	}
 	// A command that printed a comparison answered, even when it exits
 	// non-zero to say that nothing could be compared.
-	out := bytes.TrimSpace(res.Stdout)
-	var cmp compare.Comparison
-	var jsonErr error
-	if job.IsOutcome(out) {
-		var o job.Outcome
-		if jsonErr = json.Unmarshal(out, &o); jsonErr == nil {
-			return &o, nil
-		}
-	} else if jsonErr = json.Unmarshal(out, &cmp); jsonErr == nil {
-		return &job.Outcome{Comparison: &cmp}, nil
+	o, jsonErr := job.DecodeOutcome(bytes.TrimSpace(res.Stdout))
+	if jsonErr == nil {
+		return o, nil
 	}
 	if stage, ok := e.Answered[res.ExitCode]; ok {
 		return &job.Outcome{Comparison: &compare.Comparison{Failures: []provenance.Failure{{Stage: stage,
@@ -140,10 +140,24 @@ func (e *ExecBenchmarker) RunOutcome(ctx context.Context, spec job.Spec, progres
 	return nil, fmt.Errorf("benchmark command %s: output is not a comparison in JSON: %w", argv[0], jsonErr)
 }
 
-// progressLine returns the childRunner.line that hands the command's
+// RunWithFiles runs the command for job and returns the flame graphs and
+// profiles of its outcome beside the comparison, to be kept with the run.
+func (e *Command) RunWithFiles(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, []answer.Attachment, error) {
+	o, err := e.RunOutcome(ctx, spec, progress)
+	if err != nil {
+		return nil, nil, err
+	}
+	flames, err := o.Flames()
+	if err != nil {
+		return nil, nil, fmt.Errorf("flame graphs of the run: %w", err)
+	}
+	return o.Comparison, append(flames, o.ProfileFiles()...), nil
+}
+
+// progressLine returns the processRunner.line that hands the command's
 // progress lines, redacted, to progress; nil when there is no progress to
 // follow.
-func (e *ExecBenchmarker) progressLine(progress job.ProgressFunc) func([]byte) bool {
+func (e *Command) progressLine(progress job.ProgressFunc) func([]byte) bool {
 	if progress == nil {
 		return nil
 	}
@@ -175,12 +189,12 @@ var childEnvNames = []string{"HOME", "USER", "LOGNAME", "TMPDIR", "XDG_CACHE_HOM
 	"JAVA_HOME", "MAVEN_OPTS", "CC", "CXX", "SSL_CERT_FILE", "SSL_CERT_DIR",
 	"HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy"}
 
-// ChildEnv reduces perfbot's environment (KEY=VALUE, as os.Environ gives
+// Env reduces perfbot's environment (KEY=VALUE, as os.Environ gives
 // it) to what a child perfbot may get: the allow lists above and PERFBOT_*
 // settings, never a variable whose name says it holds a credential
 // (sandbox.LooksSecret) nor PERFBOT_DATABASE_URL. A secret the child needs
-// is handed to it explicitly (ExecBenchmarker.Env).
-func ChildEnv(environ []string) []string {
+// is handed to it explicitly (Command.Env).
+func Env(environ []string) []string {
 	ok := map[string]bool{}
 	for _, list := range [][]string{sandbox.BaseEnv, sandbox.GoEnv, childEnvNames} {
 		for _, n := range list {

@@ -1,6 +1,6 @@
 //go:build linux
 
-package bot
+package child
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 
 // pdeathEnv turns the test binary into one of the processes of
 // TestBenchmarkDiesWithWorker: "worker:DIR" runs a compare-like child
-// through childRunner, as a worker runs "perfbot compare"; "compare:DIR"
+// through processRunner, as a worker runs "perfbot compare"; "compare:DIR"
 // writes its pid to DIR/compare and runs a long benchmark command through
 // sandbox.Local, which writes its pid to DIR/bench.
 const pdeathEnv = "PERFBOT_TEST_PDEATH"
@@ -35,7 +35,7 @@ func TestBenchmarkDiesWithWorker(t *testing.T) {
 		var err error
 		switch role {
 		case "worker":
-			_, err = childRunner{}.Run(context.Background(), sandbox.Spec{Argv: self,
+			_, err = processRunner{}.Run(context.Background(), sandbox.Spec{Argv: self,
 				Env: append(os.Environ(), pdeathEnv+"=compare:"+dir)})
 		case "compare":
 			if err = writePid(filepath.Join(dir, "compare"), os.Getpid()); err == nil {
