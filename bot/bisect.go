@@ -18,6 +18,7 @@ import (
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/runner"
+	"github.com/perfbot/perfbot/service/outbox"
 )
 
 // bisectArgs asks for a series to be bisected after its comparison (run
@@ -65,18 +66,18 @@ func (s *Service) queueBisect(ctx context.Context, log *slog.Logger, spec JobSpe
 	}
 	msg := withSection(s.answerMessage(ctx, spec, cmp, "", runID),
 		plainSection("Which commit: the series' commits are being measured; this section will name the commit responsible."))
-	if err := s.putAnswer(ctx, targets, msg, true, time.Time{}); err != nil {
+	if err := s.outbox.Put(ctx, targets, msg, true, time.Time{}); err != nil {
 		log.Error("answer with the bisect pending", "err", err)
 	}
 }
 
 // editableTargets are the targets whose answer is edited in place
-// (liveVenue: GitHub, GitLab, JIRA): only there can a bisect's section join the answer; a
+// (outbox.Live: GitHub, GitLab, JIRA): only there can a bisect's section join the answer; a
 // second mail or Review Board review is not sent for it.
 func editableTargets(targets []string) []string {
 	var out []string
 	for _, t := range targets {
-		if target, err := review.ParseTarget(t); err == nil && liveVenue(target.Venue) {
+		if target, err := review.ParseTarget(t); err == nil && outbox.Live(target.Venue) {
 			out = append(out, t)
 		}
 	}
@@ -121,7 +122,7 @@ func (w *bisectWorker) Work(ctx context.Context, j *river.Job[bisectArgs]) error
 	if sec != nil {
 		msg = withSection(msg, *sec)
 	}
-	if perr := s.putAnswer(context.WithoutCancel(ctx), targets, s.deps.Scrub.Message(msg), true, time.Time{}); perr != nil {
+	if perr := s.outbox.Put(context.WithoutCancel(ctx), targets, s.deps.Scrub.Message(msg), true, time.Time{}); perr != nil {
 		return fmt.Errorf("store answer of %s with its bisect: %w", a.Spec.Key, perr)
 	}
 	return err

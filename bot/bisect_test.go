@@ -14,6 +14,7 @@ import (
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/internal/githubtest"
 	"github.com/perfbot/perfbot/internal/gitrepo"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/provenance"
@@ -28,7 +29,7 @@ import (
 // commits), with service.bisect set, answering to the fake GitHub f, and
 // measuring for real through job.Run. It returns the service and the
 // commits.
-func bisectService(t *testing.T, f *fakeGitHubComments, levels []int, bench Benchmarker) (*Service, *gitrepo.Repo, []string) {
+func bisectService(t *testing.T, f *githubtest.Comments, levels []int, bench Benchmarker) (*Service, *gitrepo.Repo, []string) {
 	t.Helper()
 	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the workspaces' cache
 	r := gitrepo.New(t)
@@ -100,7 +101,7 @@ sandbox: {mode: none}
 // branch moved on after the series left it, so the series is bisected from
 // where it starts.
 func TestBisectFollowUp(t *testing.T) {
-	f := &fakeGitHubComments{comments: map[int64]string{}}
+	f := &githubtest.Comments{Comments: map[int64]string{}}
 	svc, r, commits := bisectService(t, f, []int{1000, 1000, 1000, 3000, 3000, 3000}, nil)
 	r.Git("branch", "pr")
 	r.Git("reset", "-q", "--hard", commits[0])
@@ -117,7 +118,7 @@ func TestBisectFollowUp(t *testing.T) {
 		if runs, _ := svc.Store().RunsByKey(context.Background(), spec.Key); len(runs) > 0 && runs[0].Status == store.StatusFailed {
 			t.Fatalf("the series' run failed: %s", runs[0].Error)
 		}
-		bodies, _ := f.snapshot()
+		bodies, _ := f.Snapshot()
 		if len(bodies) > 1 {
 			t.Fatalf("%d comments, want one answer edited in place: %q", len(bodies), bodies)
 		}
@@ -128,7 +129,7 @@ func TestBisectFollowUp(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	if body == "" {
-		bodies, _ := f.snapshot()
+		bodies, _ := f.Snapshot()
 		t.Fatalf("no bisect section within %v; comments: %q", waitWithin, bodies)
 	}
 	t.Logf("answer:\n%s", body)
@@ -193,7 +194,7 @@ func TestBisectNotQueued(t *testing.T) {
 // TestBisectFails: a bisect that cannot be done (its comparisons fail)
 // leaves the answer saying so, not promising a result.
 func TestBisectFails(t *testing.T) {
-	f := &fakeGitHubComments{comments: map[int64]string{}}
+	f := &githubtest.Comments{Comments: map[int64]string{}}
 	moved := &compare.Comparison{Base: "base", Candidates: []string{"pr"}, Rows: []compare.Row{{Benchmark: "Level", Unit: "ns/op",
 		Base: &compare.Cell{Center: 100}, Candidates: []compare.Candidate{{Variant: "pr", Cell: compare.Cell{Center: 300},
 			DeltaPct: 200, Ratio: 3, P: 0.002, Significant: true, Verdict: compare.Worse}}}}}

@@ -80,7 +80,7 @@ func (s *Service) queueConfirm(ctx context.Context, log *slog.Logger, spec JobSp
 		return true
 	}
 	status := "measured worse here (" + strings.Join(names, ", ") + "); confirming on a second host"
-	if err := s.putAnswer(ctx, spec.Targets, liveMessage(spec, answer.StatePending, status), false, time.Time{}); err != nil {
+	if err := s.outbox.Put(ctx, spec.Targets, liveMessage(spec, answer.StatePending, status), false, time.Time{}); err != nil {
 		log.Error("answer with the confirmation pending", "err", err)
 	}
 	return true
@@ -128,7 +128,7 @@ func (w *confirmWorker) Work(ctx context.Context, j *river.Job[confirmArgs]) err
 		log.Info("confirmation finished", "result", text)
 	}
 	msg := withSection(s.answerMessage(ctx, a.Spec, cmp, "", a.RunID), sec)
-	if perr := s.putAnswer(context.WithoutCancel(ctx), a.Spec.Targets, s.deps.Scrub.Message(msg), true, time.Time{}); perr != nil {
+	if perr := s.outbox.Put(context.WithoutCancel(ctx), a.Spec.Targets, s.deps.Scrub.Message(msg), true, time.Time{}); perr != nil {
 		return fmt.Errorf("store answer of %s with its confirmation: %w", a.Spec.Key, perr)
 	}
 	return nil

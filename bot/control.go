@@ -88,7 +88,7 @@ func (s *Service) answerCancelled(ctx context.Context, spec JobSpec, who string)
 		}
 		targets = append(targets, t)
 	}
-	return s.putAnswer(ctx, targets, liveMessage(spec, answer.StateCancelled, status), true, time.Time{})
+	return s.outbox.Put(ctx, targets, liveMessage(spec, answer.StateCancelled, status), true, time.Time{})
 }
 
 // Status says, in a few lines of plain text, how the jobs answering to

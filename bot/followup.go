@@ -18,6 +18,7 @@ import (
 	"github.com/perfbot/perfbot/intake"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/runner"
+	"github.com/perfbot/perfbot/service/outbox"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/track"
 )
@@ -208,7 +209,7 @@ func (s *Service) putFollowUps(ctx context.Context, log *slog.Logger) {
 		log.Info("answer followed up", "key", f.Key, "lines", f.Lines)
 	}
 	if len(decided) > 0 {
-		s.wakeDelivery()
+		s.outbox.Wake()
 	}
 }
 
@@ -231,7 +232,7 @@ func (s *Service) putFollowUp(ctx context.Context, f store.FollowUp) error {
 		if err != nil {
 			continue
 		}
-		if !liveVenue(target.Venue) {
+		if !outbox.Live(target.Venue) {
 			if err := s.putFollowUpReply(ctx, f, target); err != nil {
 				return err
 			}

@@ -16,6 +16,8 @@ import (
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/internal/pgtest"
+	"github.com/perfbot/perfbot/internal/smtptest"
 	"github.com/perfbot/perfbot/job"
 	perfmail "github.com/perfbot/perfbot/mail"
 	"github.com/perfbot/perfbot/review"
@@ -40,10 +42,10 @@ func testVerdictFollowUpMail(t *testing.T, driver string) {
 	commit := func(msg string, files map[string]string) string { return r.commit(msg, files, 1) }
 	first := commit("commit 0", map[string]string{"n": "0"})
 
-	sink := &smtpSink{}
-	sink.start(t)
-	defer sink.stop()
-	sender, err := perfmail.NewSender(perfmail.SMTPConfig{Addr: sink.addr, From: "perfbot <perfbot@example.org>",
+	sink := &smtptest.Sink{}
+	sink.Start(t)
+	defer sink.Stop()
+	sender, err := perfmail.NewSender(perfmail.SMTPConfig{Addr: sink.Addr, From: "perfbot <perfbot@example.org>",
 		StartTLS: perfmail.StartTLSOff, Timeout: 5 * time.Second, Retry: retry.Policy{Attempts: 1}})
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +65,7 @@ func testVerdictFollowUpMail(t *testing.T, driver string) {
 	})
 	dsn := filepath.Join(t.TempDir(), "perfbot.db")
 	if driver == store.Postgres {
-		dsn = pgDSN(t)
+		dsn = pgtest.Start(t).NewDB(t)
 	}
 	cfg := testConfig("serve", driver, dsn, true)
 	cfg.Project.Repo = r.Dir
@@ -93,7 +95,7 @@ func testVerdictFollowUpMail(t *testing.T, driver string) {
 		t.Helper()
 		deadline := time.Now().Add(30 * time.Second)
 		for {
-			got := sink.received()
+			got := sink.Received()
 			if len(got) > n {
 				t.Fatalf("%d mails, want %d: %q", len(got), n, got)
 			}
@@ -161,7 +163,7 @@ func testVerdictFollowUpMail(t *testing.T, driver string) {
 		measureTracked(t, svc, name, commit(fmt.Sprintf("commit %d", i), map[string]string{"n": fmt.Sprint(i)}))
 	}
 	time.Sleep(300 * time.Millisecond)
-	if got := sink.received(); len(got) != 2 {
+	if got := sink.Received(); len(got) != 2 {
 		t.Errorf("after a restart: %d mails, want 2", len(got))
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/gitrepo"
+	"github.com/perfbot/perfbot/internal/pgtest"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/review"
@@ -247,7 +248,7 @@ func testVerdictFollowUp(t *testing.T, driver string) {
 	})
 	dsn := filepath.Join(t.TempDir(), "perfbot.db")
 	if driver == store.Postgres {
-		dsn = pgDSN(t)
+		dsn = pgtest.Start(t).NewDB(t)
 	}
 	cfg := testConfig("serve", driver, dsn, true)
 	// The tracked branch is the project's, whose GitHub repository is

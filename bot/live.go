@@ -10,12 +10,6 @@ import (
 	"github.com/perfbot/perfbot/report"
 )
 
-// liveVenue reports whether a venue shows an answer before the result:
-// GitHub, GitLab and JIRA edit one comment in place as the job goes on. Review
-// Board cannot edit a published review and a mail cannot be unsent, so
-// those get the final answer only.
-func liveVenue(venue string) bool { return venue == "github" || venue == "gitlab" || venue == "jira" }
-
 // liveMessage is the answer of a request that has no result yet: queued,
 // running or cancelled, with status saying how it stands ("position 2 in
 // the queue"). Text from the request (its title) is escaped per venue.

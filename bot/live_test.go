@@ -14,6 +14,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/internal/githubtest"
 	"github.com/perfbot/perfbot/internal/testwait"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/job/child"
@@ -26,7 +27,7 @@ import (
 // liveService runs a serve with embedded workers on SQLite, answering
 // through the real GitHub poster to the fake f, with bench as its
 // benchmarker.
-func liveService(t *testing.T, f *fakeGitHubComments, bench Benchmarker) (*Service, context.CancelFunc) {
+func liveService(t *testing.T, f *githubtest.Comments, bench Benchmarker) (*Service, context.CancelFunc) {
 	t.Helper()
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
@@ -56,7 +57,7 @@ func liveService(t *testing.T, f *fakeGitHubComments, bench Benchmarker) (*Servi
 }
 
 // waitComment waits until the pull request's only comment contains want.
-func waitComment(t *testing.T, f *fakeGitHubComments, want string) string {
+func waitComment(t *testing.T, f *githubtest.Comments, want string) string {
 	t.Helper()
 	var bodies []string
 	defer func() {
@@ -67,7 +68,7 @@ func waitComment(t *testing.T, f *fakeGitHubComments, want string) string {
 	// The comment's edits are progress too: the live status moves.
 	edits := func() string { return strings.Join(bodies, "\x00") }
 	testwait.Until(t, 30*time.Second, fmt.Sprintf("a comment with %q", want), func() bool {
-		bodies, _ = f.snapshot()
+		bodies, _ = f.Snapshot()
 		if len(bodies) > 1 {
 			t.Fatalf("%d comments, want one answer edited in place: %q", len(bodies), bodies)
 		}
@@ -80,7 +81,7 @@ func waitComment(t *testing.T, f *fakeGitHubComments, want string) string {
 // once as queued, with its position; while it runs the same comment shows
 // its progress; it ends as that one comment holding the result.
 func TestLiveAnswer(t *testing.T) {
-	f := &fakeGitHubComments{comments: map[int64]string{}}
+	f := &githubtest.Comments{Comments: map[int64]string{}}
 	release := map[string]chan struct{}{"first": make(chan struct{}), "second": make(chan struct{})}
 	svc, _ := liveService(t, f, BenchmarkerFunc(func(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
 		progress(job.Progress{Stage: "run", Suite: "wal", Variant: "candidate", Round: 2, Rounds: 5,
@@ -116,7 +117,7 @@ func TestLiveAnswer(t *testing.T) {
 	close(release["second"])
 	waitComment(t, f, "patch: 2 better, 0 worse")
 	waitAnswered(t, svc.Store(), spec.Key)
-	if bodies, edits := f.snapshot(); len(bodies) != 1 || edits < 2 {
+	if bodies, edits := f.Snapshot(); len(bodies) != 1 || edits < 2 {
 		t.Errorf("comments %q after %d edits; want one, edited from queued to running to the result", bodies, edits)
 	}
 	if st, _ := svc.Status(ctx, "github:acme/store#3"); !strings.HasPrefix(st, "no perfbot job") {
@@ -128,7 +129,7 @@ func TestLiveAnswer(t *testing.T) {
 // running benchmark (its process is killed) and edits the answer to say
 // it was cancelled, and by whom.
 func TestCancelRunningJob(t *testing.T) {
-	f := &fakeGitHubComments{comments: map[int64]string{}}
+	f := &githubtest.Comments{Comments: map[int64]string{}}
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	svc, _ := liveService(t, f, &child.Command{Argv: []string{"sh", "-c", "echo $$ > " + pidFile + "; exec sleep 60"}})
 	ctx := context.Background()

@@ -15,6 +15,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/service/outbox"
 	"github.com/perfbot/perfbot/store"
 )
 
@@ -50,6 +51,9 @@ type Deps struct {
 	Version string
 }
 
+// now is the service's clock (Deps.Now).
+func (s *Service) now() time.Time { return s.deps.Now() }
+
 // Service is a running perfbot service process.
 type Service struct {
 	cfg     *Config
@@ -64,10 +68,8 @@ type Service struct {
 	// addr is the HTTP listener's address once Run listens.
 	addrMu sync.Mutex
 	addr   string
-	// owner names this process in the outbox's claims.
-	owner string
-	// wake makes the delivery loop look at the outbox at once.
-	wake chan struct{}
+	// outbox delivers the answers.
+	outbox *outbox.Outbox
 }
 
 type poller struct {
@@ -91,13 +93,16 @@ func Open(ctx context.Context, cfg *Config, mode Mode, deps Deps) (*Service, err
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}
-	s := &Service{cfg: cfg, mode: mode, deps: deps, log: deps.Logger, metrics: NewMetrics(deps.Version), mux: http.NewServeMux(),
-		owner: fmt.Sprintf("%s-%d-%d", cfg.Service.Name, os.Getpid(), time.Now().UnixNano()), wake: make(chan struct{}, 1)}
+	s := &Service{cfg: cfg, mode: mode, deps: deps, log: deps.Logger, metrics: NewMetrics(deps.Version), mux: http.NewServeMux()}
 	st, err := store.Open(ctx, cfg.Store.Driver, cfg.StoreDSN())
 	if err != nil {
 		return nil, err
 	}
 	s.st = st
+	s.outbox = outbox.New(st, deps.Poster, s.metrics, outbox.Options{
+		Owner:    fmt.Sprintf("%s-%d-%d", cfg.Service.Name, os.Getpid(), time.Now().UnixNano()),
+		RetryFor: cfg.Service.DeliveryRetryFor, EditInterval: cfg.Service.AnswerEditInterval,
+		Every: cfg.Service.Heartbeat, Now: deps.Now, Log: s.log})
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &benchWorker{svc: s})
 	river.AddWorker(workers, &digestWorker{svc: s})
@@ -201,7 +206,7 @@ func (s *Service) Enqueue(ctx context.Context, job JobSpec) (id int64, duplicate
 		}
 		// The job is queued whatever happens to its first answer. A
 		// worker that took the job meanwhile wrote a newer answer, kept.
-		if err := s.putAnswer(ctx, job.Targets, liveMessage(job, answer.StateQueued, status), false, queued); err != nil {
+		if err := s.outbox.Put(ctx, job.Targets, liveMessage(job, answer.StateQueued, status), false, queued); err != nil {
 			s.log.Error("queued answer", "key", job.Key, "err", err)
 		}
 	}
@@ -229,7 +234,7 @@ func (s *Service) Run(ctx context.Context) error {
 	}
 	goLoop(s.rescueLoop)
 	if s.deps.Poster != nil {
-		goLoop(s.deliveryLoop)
+		goLoop(s.outbox.Run)
 	}
 	var srv *http.Server
 	if s.mode == ModeServe {

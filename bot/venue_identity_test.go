@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/internal/githubtest"
 	"github.com/perfbot/perfbot/internal/testwait"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/provenance"
@@ -24,7 +25,7 @@ func TestAnswerOwnCommentOnMeasuredCommit(t *testing.T) {
 	spec := JobSpec{Key: "github:acme/store#3/comment/9", Targets: []string{"github:acme/store#3"}, Title: "faster scan",
 		Source: "github", CandidateRef: "pull/3/head", CandidateCommit: measured}
 	planted := github.Marker(spec.Key) + "\n**perfbot: running**"
-	f := &fakeGitHubComments{comments: map[int64]string{1: planted}, authors: map[int64]string{1: "mallory"}, nextID: 1, head: measured}
+	f := &githubtest.Comments{Comments: map[int64]string{1: planted}, Authors: map[int64]string{1: "mallory"}, NextID: 1, Head: measured}
 	release := make(chan struct{})
 	svc, _ := liveService(t, f, BenchmarkerFunc(func(ctx context.Context, spec job.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
 		progress(job.Progress{Stage: "run", Suite: "wal", Variant: "candidate", Round: 1, Rounds: 4})
@@ -33,9 +34,9 @@ func TestAnswerOwnCommentOnMeasuredCommit(t *testing.T) {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		f.mu.Lock()
-		f.head = pushed // the author pushes while the run measures the approved head
-		f.mu.Unlock()
+		f.Lock()
+		f.Head = pushed // the author pushes while the run measures the approved head
+		f.Unlock()
 		return &compare.Comparison{Base: "base", Candidates: []string{"patch"},
 			Summary: []compare.Tally{{Variant: "patch", Better: 2}},
 			Rows: []compare.Row{{Benchmark: "Scan", Unit: "ns/op", Base: &compare.Cell{Center: 100},
@@ -51,10 +52,10 @@ func TestAnswerOwnCommentOnMeasuredCommit(t *testing.T) {
 	}
 	ownComment := func(want string) func() bool {
 		return func() bool {
-			f.mu.Lock()
-			defer f.mu.Unlock()
-			for id, b := range f.comments {
-				if _, other := f.authors[id]; !other && strings.Contains(b, want) {
+			f.Lock()
+			defer f.Unlock()
+			for id, b := range f.Comments {
+				if _, other := f.Authors[id]; !other && strings.Contains(b, want) {
 					return true
 				}
 			}
@@ -64,13 +65,13 @@ func TestAnswerOwnCommentOnMeasuredCommit(t *testing.T) {
 	testwait.Until(t, 30*time.Second, "perfbot's own running answer", ownComment("**perfbot: running**: suite wal"))
 	close(release)
 	waitAnswered(t, svc.Store(), spec.Key)
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.comments[1] != planted {
-		t.Errorf("the planted comment was edited:\n%s", f.comments[1])
+	f.Lock()
+	defer f.Unlock()
+	if f.Comments[1] != planted {
+		t.Errorf("the planted comment was edited:\n%s", f.Comments[1])
 	}
 	var own []string
-	for id, b := range f.comments {
+	for id, b := range f.Comments {
 		if id != 1 {
 			own = append(own, b)
 		}
@@ -79,10 +80,10 @@ func TestAnswerOwnCommentOnMeasuredCommit(t *testing.T) {
 		!strings.Contains(own[0], "measured 5555555; the pull request's head is now ccccccc: a new run needs a new `/perfbot run`") {
 		t.Errorf("perfbot's comments %q: want one, with the result and the moved head", own)
 	}
-	if len(f.statuses) == 0 || f.statuses[len(f.statuses)-1] != measured+":success" {
-		t.Errorf("statuses %q: want the result's success on the measured commit", f.statuses)
+	if len(f.Statuses) == 0 || f.Statuses[len(f.Statuses)-1] != measured+":success" {
+		t.Errorf("statuses %q: want the result's success on the measured commit", f.Statuses)
 	}
-	for _, st := range f.statuses {
+	for _, st := range f.Statuses {
 		if strings.HasPrefix(st, pushed) {
 			t.Errorf("status %q on the commit pushed during the run, never measured", st)
 		}

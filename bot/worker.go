@@ -72,7 +72,7 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[benchArgs]) error
 		return err
 	}
 	log.Info("benchmark job started", "run", run.ID, "worker", run.Worker)
-	if err := s.putAnswer(ctx, spec.Targets, liveMessage(spec, answer.StatePending, "starting"), false, time.Time{}); err != nil {
+	if err := s.outbox.Put(ctx, spec.Targets, liveMessage(spec, answer.StatePending, "starting"), false, time.Time{}); err != nil {
 		log.Error("running answer", "err", err)
 	}
 
@@ -180,7 +180,7 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[benchArgs]) error
 // the rendered answer.
 func (w *benchWorker) answer(ctx context.Context, log *slog.Logger, spec JobSpec, cmp *compare.Comparison, state string, runID int64) error {
 	msg := w.svc.answerMessage(ctx, spec, cmp, state, runID)
-	if err := w.svc.putAnswer(ctx, spec.Targets, msg, true, time.Time{}); err != nil {
+	if err := w.svc.outbox.Put(ctx, spec.Targets, msg, true, time.Time{}); err != nil {
 		return fmt.Errorf("store answer of %s: %w", spec.Key, err)
 	}
 	log.Info("answer stored for delivery", "targets", spec.Targets, "state", msg.State)
@@ -288,7 +288,7 @@ func (p *progressReporter) loop(ctx context.Context, s *Service, log *slog.Logge
 		if err := s.st.SetRunProgress(ctx, runID, status); err != nil && ctx.Err() == nil {
 			log.Warn("record progress", "err", err)
 		}
-		if err := s.putAnswer(ctx, spec.Targets, liveMessage(spec, answer.StatePending, status), false, time.Time{}); err != nil && ctx.Err() == nil {
+		if err := s.outbox.Put(ctx, spec.Targets, liveMessage(spec, answer.StatePending, status), false, time.Time{}); err != nil && ctx.Err() == nil {
 			log.Warn("running answer", "err", err)
 		}
 		t := time.NewTimer(gap)

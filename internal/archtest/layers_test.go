@@ -63,6 +63,9 @@ var rules = []rule{
 	{"a job never posts and knows no queue", []string{"job"}, append(slices.Clone(posting), queue...),
 		"a job runs untrusted code: it holds no venue credentials, and it runs the same from the command line, " +
 			"the service's workers and the child process"},
+	{"the outbox posts, it never runs jobs", []string{"service/outbox"}, append(slices.Clone(running), "github.com/riverqueue/river"),
+		"the outbox holds the venues' credentials and delivers what it is handed; code that builds or runs a " +
+			"patch, or takes jobs from the queue, belongs to the workers, so a slow venue never holds up a benchmark"},
 	{"pages read the store", []string{"web"}, append(slices.Clone(running), posting...),
 		"the web pages show what the store holds; a page that runs a benchmark or posts could be made to by " +
 			"anyone who can reach the address"},

@@ -1,13 +1,11 @@
-package bot
+package outbox
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -16,10 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/emersion/go-smtp"
-
 	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/internal/githubtest"
 	"github.com/perfbot/perfbot/internal/pgtest"
+	"github.com/perfbot/perfbot/internal/smtptest"
 	"github.com/perfbot/perfbot/mail"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/github"
@@ -27,7 +25,7 @@ import (
 	"github.com/perfbot/perfbot/store"
 )
 
-// clock is a settable clock for Deps.Now.
+// clock is a settable clock for Options.Now.
 type clock struct {
 	mu sync.Mutex
 	t  time.Time
@@ -45,77 +43,68 @@ func (c *clock) Add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// smtpSink is an SMTP server keeping the messages it receives; it can be
-// stopped and started again on the same address.
-type smtpSink struct {
-	mu   sync.Mutex
-	addr string
-	srv  *smtp.Server
-	ln   net.Listener
-	msgs []string
+// testOutbox is an outbox, its store and its counters.
+type testOutbox struct {
+	*Outbox
+	st      *store.Store
+	metrics *counters
 }
 
-func (s *smtpSink) NewSession(*smtp.Conn) (smtp.Session, error) { return &sinkSession{sink: s}, nil }
+// Store is the store the outbox keeps its rows in.
+func (o *testOutbox) Store() *store.Store { return o.st }
 
-type sinkSession struct{ sink *smtpSink }
+// Metrics are the counters it raised.
+func (o *testOutbox) Metrics() *counters { return o.metrics }
 
-func (*sinkSession) Reset()                               {}
-func (*sinkSession) Logout() error                        { return nil }
-func (*sinkSession) Mail(string, *smtp.MailOptions) error { return nil }
-func (*sinkSession) Rcpt(string, *smtp.RcptOptions) error { return nil }
-func (ss *sinkSession) Data(r io.Reader) error {
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return err
-	}
-	ss.sink.mu.Lock()
-	ss.sink.msgs = append(ss.sink.msgs, string(b))
-	ss.sink.mu.Unlock()
-	return nil
+// Close closes the store.
+func (o *testOutbox) Close() error { return o.st.Close() }
+
+// counters counts Inc calls by name and labels.
+type counters struct {
+	mu sync.Mutex
+	n  map[string]float64
 }
 
-func (s *smtpSink) start(t *testing.T) {
+func (c *counters) Inc(name string, labels ...string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n[name+"{"+strings.Join(labels, ",")+"}"]++
+}
+
+// Counter is the count of name with labels.
+func (c *counters) Counter(name string, labels ...string) float64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[name+"{"+strings.Join(labels, ",")+"}"]
+}
+
+// posterFunc adapts a function to Poster.
+type posterFunc func(ctx context.Context, to review.Target, msg answer.Answer) (string, error)
+
+func (f posterFunc) Post(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
+	return f(ctx, to, msg)
+}
+
+// openDelivery opens the outbox of the store at dsn, whose answers go
+// through poster, with its delivery clock at c. Its loop does not run: the
+// tests call DeliverDue.
+func openDelivery(t *testing.T, driver, dsn string, poster Poster, c *clock, retryFor time.Duration) *testOutbox {
 	t.Helper()
-	addr := s.addr
-	if addr == "" {
-		addr = "127.0.0.1:0"
-	}
-	ln, err := net.Listen("tcp", addr)
+	st, err := store.Open(context.Background(), driver, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.addr, s.ln = ln.Addr().String(), ln
-	s.srv = smtp.NewServer(s)
-	s.srv.Domain = "localhost"
-	go s.srv.Serve(ln)
+	t.Cleanup(func() { st.Close() })
+	m := &counters{n: map[string]float64{}}
+	return &testOutbox{Outbox: New(st, poster, m, Options{Owner: fmt.Sprintf("test-%d", time.Now().UnixNano()),
+		RetryFor: retryFor, EditInterval: 30 * time.Second, Now: c.Now}), st: st, metrics: m}
 }
 
-// stop closes the listener (Serve may not have taken it yet) and the
-// server.
-func (s *smtpSink) stop() {
-	s.ln.Close()
-	s.srv.Close()
-}
-
-func (s *smtpSink) received() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.msgs...)
-}
-
-// openDelivery opens a service on db whose answers go through poster,
-// with its delivery clock at c. Its loops do not run: the tests call
-// DeliverDue.
-func openDelivery(t *testing.T, driver, dsn string, poster Poster, c *clock, retryFor time.Duration) *Service {
-	t.Helper()
-	cfg := testConfig("serve", driver, dsn, false)
-	cfg.Service.DeliveryRetryFor = retryFor
-	svc, err := Open(context.Background(), cfg, ModeServe, Deps{Poster: poster, Now: c.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { svc.Close() })
-	return svc
+// liveAnswer is a non-final answer saying how a request stands.
+func liveAnswer(key string, state answer.State, status string) answer.Answer {
+	text := "perfbot: " + string(state) + " (" + status + ")"
+	return answer.Answer{Key: key, Summary: text, State: state,
+		Renderings: map[answer.Format]answer.Rendering{answer.MarkdownGFM: {Full: text}, answer.Text: {Full: text + "\n"}}}
 }
 
 func finalAnswer(key, text string) answer.Answer {
@@ -126,22 +115,22 @@ func finalAnswer(key, text string) answer.Answer {
 // down is retried with growing waits, on the delivery clock, and delivered
 // once the server is back; nothing is lost and nothing sent twice.
 func TestSMTPDownForMinutes(t *testing.T) {
-	sink := &smtpSink{}
-	sink.start(t)
-	sink.stop() // down, with its address known
-	sender, err := mail.NewSender(mail.SMTPConfig{Addr: sink.addr, From: "perfbot <perfbot@example.org>",
+	sink := &smtptest.Sink{}
+	sink.Start(t)
+	sink.Stop() // down, with its address known
+	sender, err := mail.NewSender(mail.SMTPConfig{Addr: sink.Addr, From: "perfbot <perfbot@example.org>",
 		StartTLS: mail.StartTLSOff, Timeout: 5 * time.Second, Retry: retry.Policy{Attempts: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	poster := PosterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
+	poster := posterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
 		return sender.Post(ctx, to.Where, msg)
 	})
 	c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 	svc := openDelivery(t, store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), poster, c, 12*time.Hour)
 	ctx := context.Background()
 	key := "mail:<cover@example.org>"
-	if err := svc.putAnswer(ctx, []string{"mail:dev@lists.example.org"}, finalAnswer(key, "1 better, 0 worse"), true, time.Time{}); err != nil {
+	if err := svc.Put(ctx, []string{"mail:dev@lists.example.org"}, finalAnswer(key, "1 better, 0 worse"), true, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	// Down for ten minutes: a few tries, each after a longer wait.
@@ -171,8 +160,8 @@ func TestSMTPDownForMinutes(t *testing.T) {
 	if got := svc.Metrics().Counter("perfbot_post_failures_total", "venue", "mail"); int(got) != len(waits) {
 		t.Errorf("post failures metric = %v, want %d", got, len(waits))
 	}
-	sink.start(t)
-	defer sink.stop()
+	sink.Start(t)
+	defer sink.Stop()
 	for range 200 {
 		if ok, _ := svc.Store().Answered(ctx, key); ok {
 			break
@@ -189,7 +178,7 @@ func TestSMTPDownForMinutes(t *testing.T) {
 		c.Add(time.Hour)
 		svc.DeliverDue(ctx)
 	}
-	got := sink.received()
+	got := sink.Received()
 	if len(got) != 1 || !strings.Contains(got[0], "1 better, 0 worse") || !strings.Contains(got[0], "In-Reply-To: <cover@example.org>") {
 		t.Fatalf("received %d mails: %q", len(got), got)
 	}
@@ -204,7 +193,7 @@ func TestSMTPDownForMinutes(t *testing.T) {
 // is given up at once.
 func TestDeliveryGivesUp(t *testing.T) {
 	var calls int
-	poster := PosterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
+	poster := posterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
 		calls++
 		if to.Venue == "jira" {
 			return "", errors.New("jira: comment on STORE-9: 404 Not Found: Issue does not exist")
@@ -214,7 +203,7 @@ func TestDeliveryGivesUp(t *testing.T) {
 	c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 	svc := openDelivery(t, store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), poster, c, 2*time.Hour)
 	ctx := context.Background()
-	if err := svc.putAnswer(ctx, []string{"github:acme/store#3", "jira:STORE-9"}, finalAnswer("k", "done"), true, time.Time{}); err != nil {
+	if err := svc.Put(ctx, []string{"github:acme/store#3", "jira:STORE-9"}, finalAnswer("k", "done"), true, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	for range 60 {
@@ -251,97 +240,6 @@ func TestDeliveryGivesUp(t *testing.T) {
 	}
 }
 
-// fakeGitHubComments is a GitHub REST fake holding one pull request's
-// comments; its first failures answers are 502.
-type fakeGitHubComments struct {
-	mu       sync.Mutex
-	failures int
-	comments map[int64]string
-	nextID   int64
-	edits    int
-	// authors holds the login of comments not perfbot's; head is the
-	// pull request's head (default c...c); statuses are "SHA:STATE".
-	authors  map[int64]string
-	head     string
-	statuses []string
-}
-
-func (f *fakeGitHubComments) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.failures > 0 {
-		f.failures--
-		http.Error(w, `{"message":"Server Error"}`, http.StatusBadGateway)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	var in struct {
-		Body string `json:"body"`
-	}
-	comment := func(id int64) map[string]any {
-		login := "perfbot[bot]"
-		if a, ok := f.authors[id]; ok {
-			login = a
-		}
-		return map[string]any{"id": id, "body": f.comments[id], "user": map[string]any{"login": login},
-			"html_url": fmt.Sprintf("https://github.example/acme/store/pull/3#issuecomment-%d", id)}
-	}
-	switch {
-	case r.Method == http.MethodGet && r.URL.Path == "/api/v3/user":
-		json.NewEncoder(w).Encode(map[string]any{"login": "perfbot[bot]", "id": 1, "type": "Bot"})
-	case r.Method == http.MethodGet && r.URL.Path == "/api/v3/repos/acme/store/issues/3/comments":
-		list := []map[string]any{}
-		for id := int64(1); id <= f.nextID; id++ {
-			if _, ok := f.comments[id]; ok {
-				list = append(list, comment(id))
-			}
-		}
-		json.NewEncoder(w).Encode(list)
-	case r.Method == http.MethodPost && r.URL.Path == "/api/v3/repos/acme/store/issues/3/comments":
-		json.NewDecoder(r.Body).Decode(&in)
-		f.nextID++
-		f.comments[f.nextID] = in.Body
-		w.WriteHeader(http.StatusCreated)
-		json.NewEncoder(w).Encode(comment(f.nextID))
-	case r.Method == http.MethodPatch && strings.HasPrefix(r.URL.Path, "/api/v3/repos/acme/store/issues/comments/"):
-		var id int64
-		fmt.Sscan(strings.TrimPrefix(r.URL.Path, "/api/v3/repos/acme/store/issues/comments/"), &id)
-		if _, ok := f.comments[id]; !ok {
-			http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
-			return
-		}
-		json.NewDecoder(r.Body).Decode(&in)
-		f.comments[id] = in.Body
-		f.edits++
-		json.NewEncoder(w).Encode(comment(id))
-	case r.Method == http.MethodGet && r.URL.Path == "/api/v3/repos/acme/store/pulls/3":
-		head := f.head
-		if head == "" {
-			head = strings.Repeat("c", 40)
-		}
-		json.NewEncoder(w).Encode(map[string]any{"number": 3, "head": map[string]any{"sha": head}})
-	case r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/api/v3/repos/acme/store/statuses/"):
-		var st struct{ State string }
-		json.NewDecoder(r.Body).Decode(&st)
-		f.statuses = append(f.statuses, strings.TrimPrefix(r.URL.Path, "/api/v3/repos/acme/store/statuses/")+":"+st.State)
-		w.WriteHeader(http.StatusCreated)
-		io.WriteString(w, `{"id":1}`)
-	default:
-		http.Error(w, `{"message":"Not Found"}`, http.StatusNotFound)
-	}
-}
-
-func (f *fakeGitHubComments) snapshot() (bodies []string, edits int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for id := int64(1); id <= f.nextID; id++ {
-		if b, ok := f.comments[id]; ok {
-			bodies = append(bodies, b)
-		}
-	}
-	return bodies, f.edits
-}
-
 // TestDeliveryAcrossRestart: a serve stopped while GitHub answers 502
 // leaves the answer pending in the store; the next serve delivers it
 // (after five more 502s), as one comment, edited from queued to the
@@ -351,9 +249,9 @@ func TestDeliveryAcrossRestart(t *testing.T) {
 		t.Run(driver, func(t *testing.T) {
 			dsn := filepath.Join(t.TempDir(), "perfbot.db")
 			if driver == store.Postgres {
-				dsn = pgDSN(t)
+				dsn = pgtest.Start(t).NewDB(t)
 			}
-			f := &fakeGitHubComments{comments: map[int64]string{}}
+			f := &githubtest.Comments{Comments: map[int64]string{}}
 			srv := httptest.NewServer(f)
 			defer srv.Close()
 			gp, err := github.New(github.Config{BaseURL: srv.URL + "/api/v3/", Token: "t0ken",
@@ -361,26 +259,29 @@ func TestDeliveryAcrossRestart(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			poster := PosterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
+			poster := posterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
 				return gp.Post(ctx, to.Where, msg)
 			})
 			ctx := context.Background()
 			c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 			first := openDelivery(t, driver, dsn, poster, c, 12*time.Hour)
-			spec := JobSpec{Key: "github:acme/store#3/comment/77", Targets: []string{"github:acme/store#3"}, Title: "scan faster"}
-			if err := first.putAnswer(ctx, spec.Targets, liveMessage(spec, answer.StateQueued, "position 1 in the queue"), false, c.Now()); err != nil {
+			spec := struct {
+				Key     string
+				Targets []string
+			}{Key: "github:acme/store#3/comment/77", Targets: []string{"github:acme/store#3"}}
+			if err := first.Put(ctx, spec.Targets, liveAnswer(spec.Key, answer.StateQueued, "position 1 in the queue"), false, c.Now()); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := first.DeliverDue(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if bodies, _ := f.snapshot(); len(bodies) != 1 || !strings.Contains(bodies[0], "perfbot: queued") {
+			if bodies, _ := f.Snapshot(); len(bodies) != 1 || !strings.Contains(bodies[0], "perfbot: queued") {
 				t.Fatalf("queued answer: comments %q", bodies)
 			}
-			f.mu.Lock()
-			f.failures = 8
-			f.mu.Unlock()
-			if err := first.putAnswer(ctx, spec.Targets, finalAnswer(spec.Key, "1 better, 0 worse"), true, time.Time{}); err != nil {
+			f.Lock()
+			f.Failures = 8
+			f.Unlock()
+			if err := first.Put(ctx, spec.Targets, finalAnswer(spec.Key, "1 better, 0 worse"), true, time.Time{}); err != nil {
 				t.Fatal(err)
 			}
 			for range 3 {
@@ -401,7 +302,7 @@ func TestDeliveryAcrossRestart(t *testing.T) {
 				as, _ := second.Store().Answers(ctx)
 				t.Fatalf("not delivered after the restart: %+v", as)
 			}
-			bodies, edits := f.snapshot()
+			bodies, edits := f.Snapshot()
 			if len(bodies) != 1 || !strings.Contains(bodies[0], "1 better, 0 worse") || edits != 1 {
 				t.Errorf("comments %q after %d edits; want one comment, edited once to the result", bodies, edits)
 			}
@@ -409,16 +310,11 @@ func TestDeliveryAcrossRestart(t *testing.T) {
 	}
 }
 
-func pgDSN(t *testing.T) string {
-	t.Helper()
-	return pgtest.Start(t).NewDB(t)
-}
-
 // TestLiveEditsSpaced: the edits of a live answer come at most once per
 // service.answer_edit_interval, newest state first; the result is not held
 // back.
 func TestLiveEditsSpaced(t *testing.T) {
-	f := &fakeGitHubComments{comments: map[int64]string{}}
+	f := &githubtest.Comments{Comments: map[int64]string{}}
 	srv := httptest.NewServer(f)
 	defer srv.Close()
 	gp, err := github.New(github.Config{BaseURL: srv.URL + "/api/v3/", Token: "t0ken", Retry: retry.Policy{Attempts: 1}})
@@ -427,15 +323,18 @@ func TestLiveEditsSpaced(t *testing.T) {
 	}
 	c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 	svc := openDelivery(t, store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"),
-		PosterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
+		posterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
 			return gp.Post(ctx, to.Where, msg)
 		}),
 		c, time.Hour)
 	ctx := context.Background()
-	spec := JobSpec{Key: "github:acme/store#3/comment/8", Targets: []string{"github:acme/store#3"}}
+	spec := struct {
+		Key     string
+		Targets []string
+	}{Key: "github:acme/store#3/comment/8", Targets: []string{"github:acme/store#3"}}
 	put := func(state answer.State, status string) {
 		t.Helper()
-		if err := svc.putAnswer(ctx, spec.Targets, liveMessage(spec, state, status), false, time.Time{}); err != nil {
+		if err := svc.Put(ctx, spec.Targets, liveAnswer(spec.Key, state, status), false, time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -446,22 +345,22 @@ func TestLiveEditsSpaced(t *testing.T) {
 		put(answer.StatePending, fmt.Sprintf("suite wal, round %d of 5", i))
 		svc.DeliverDue(ctx)
 	}
-	bodies, edits := f.snapshot()
+	bodies, edits := f.Snapshot()
 	if len(bodies) != 1 || edits != 0 || !strings.Contains(bodies[0], "queued") {
 		t.Fatalf("within the edit interval: comments %q, %d edits; want the queued answer alone", bodies, edits)
 	}
 	c.Add(5 * time.Second) // 30s after the first post
 	svc.DeliverDue(ctx)
-	bodies, edits = f.snapshot()
+	bodies, edits = f.Snapshot()
 	if edits != 1 || !strings.Contains(bodies[0], "round 5 of 5") {
 		t.Fatalf("after the interval: %q, %d edits; want one edit to the newest progress", bodies, edits)
 	}
 	c.Add(time.Second)
-	if err := svc.putAnswer(ctx, spec.Targets, finalAnswer(spec.Key, "2 better, 0 worse"), true, time.Time{}); err != nil {
+	if err := svc.Put(ctx, spec.Targets, finalAnswer(spec.Key, "2 better, 0 worse"), true, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	svc.DeliverDue(ctx)
-	if bodies, edits = f.snapshot(); edits != 2 || len(bodies) != 1 || !strings.Contains(bodies[0], "2 better, 0 worse") {
+	if bodies, edits = f.Snapshot(); edits != 2 || len(bodies) != 1 || !strings.Contains(bodies[0], "2 better, 0 worse") {
 		t.Errorf("result: %q after %d edits; want it at once, in the same comment", bodies, edits)
 	}
 }
@@ -522,13 +421,13 @@ func TestPostfixDownThenBack(t *testing.T) {
 	}
 	c := &clock{t: time.Now()}
 	svc := openDelivery(t, store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"),
-		PosterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
+		posterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
 			return sender.Post(ctx, to.Where, msg)
 		}), c, 12*time.Hour)
 	ctx := context.Background()
 	key := "postfix-outbox-" + time.Now().Format("20060102T150405.000000000")
 	target := "mail:perfbot-test@localhost"
-	if err := svc.putAnswer(ctx, []string{target}, finalAnswer(key, "3 better, 0 worse"), true, time.Time{}); err != nil {
+	if err := svc.Put(ctx, []string{target}, finalAnswer(key, "3 better, 0 worse"), true, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	for range 20 { // five minutes down
