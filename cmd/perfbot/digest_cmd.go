@@ -12,6 +12,7 @@ import (
 	"github.com/perfbot/perfbot/digest"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/post"
+	"github.com/perfbot/perfbot/service/setup"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/web"
 )
@@ -63,7 +64,7 @@ func digestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer st.Close()
-	d, err := digest.Build(ctx, st, end.Add(-length), end, digestOptions(cfg, *period))
+	d, err := digest.Build(ctx, st, end.Add(-length), end, setup.DigestOptions(cfg, *period))
 	if err != nil {
 		return err
 	}
@@ -104,7 +105,7 @@ func digestPages(st *store.Store, cfg *bot.Config) web.DigestFunc {
 		if err != nil {
 			return "", fmt.Errorf("%w: %v", web.ErrUnknownDigest, err)
 		}
-		d, err := digest.Build(ctx, st, end.Add(-length), end, digestOptions(cfg, period))
+		d, err := digest.Build(ctx, st, end.Add(-length), end, setup.DigestOptions(cfg, period))
 		if err != nil {
 			return "", err
 		}

@@ -1,4 +1,4 @@
-package main
+package setup
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 // addGitLabIntake serves the GitLab webhook at /webhook/gitlab when
 // venues.gitlab names its secret: notes with commands and, with
 // merge_requests, merge requests opened or pushed to.
-func addGitLabIntake(svc *bot.Service, cfg *bot.Config, venues config.Venues, log *slog.Logger) error {
+func addGitLabIntake(svc *bot.Service, cfg *config.Config, venues config.Venues, log *slog.Logger) error {
 	g := cfg.Venues.GitLab
 	if !g.Webhook() {
 		return nil
