@@ -55,7 +55,7 @@ func (s *Service) queueBisect(ctx context.Context, log *slog.Logger, spec JobSpe
 		return
 	}
 	args := bisectArgs{Spec: spec, RunID: runID, Base: base, Head: head}
-	_, duplicate, err := s.q.insertOpts(ctx, args, &river.InsertOpts{Queue: s.cfg.Service.Queue, MaxAttempts: s.cfg.Service.MaxAttempts})
+	_, duplicate, err := s.q.Insert(ctx, args, &river.InsertOpts{Queue: s.cfg.Service.Queue, MaxAttempts: s.cfg.Service.MaxAttempts})
 	if err != nil {
 		log.Error("queue bisect", "err", err)
 		return

@@ -70,7 +70,7 @@ func (s *Service) queueConfirm(ctx context.Context, log *slog.Logger, spec JobSp
 		return false
 	}
 	args := confirmArgs{Spec: spec, RunID: runID, Bench: names}
-	_, duplicate, err := s.q.insertOpts(ctx, args, &river.InsertOpts{Queue: cf.Queue, MaxAttempts: s.cfg.Service.MaxAttempts})
+	_, duplicate, err := s.q.Insert(ctx, args, &river.InsertOpts{Queue: cf.Queue, MaxAttempts: s.cfg.Service.MaxAttempts})
 	if err != nil {
 		log.Error("queue confirmation; posting the verdict unconfirmed", "err", err)
 		return false

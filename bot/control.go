@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/service/queue"
 	"github.com/perfbot/perfbot/store"
 )
 
@@ -35,7 +36,7 @@ func (s *Service) Cancel(ctx context.Context, target string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	jobs, err := s.q.benchJobs(ctx)
+	jobs, err := s.q.Jobs(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -51,7 +52,7 @@ func (s *Service) Cancel(ctx context.Context, target string) (int, error) {
 		} else if done {
 			continue
 		}
-		if err := s.q.jobCancel(ctx, j.ID); err != nil {
+		if err := s.q.Cancel(ctx, j.ID); err != nil {
 			errs = append(errs, fmt.Errorf("cancel job %d: %w", j.ID, err))
 			continue
 		}
@@ -99,11 +100,11 @@ func (s *Service) Status(ctx context.Context, target string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	jobs, err := s.q.benchJobs(ctx)
+	jobs, err := s.q.Jobs(ctx)
 	if err != nil {
 		return "", err
 	}
-	lines, err := describeJobs(ctx, s.st, jobs, func(j benchJob) bool { return s.answersTo(j.Spec, want) }, false)
+	lines, err := describeJobs(ctx, s.st, jobs, func(j queue.Job) bool { return s.answersTo(j.Spec, want) }, false)
 	if err != nil {
 		return "", err
 	}
@@ -116,17 +117,17 @@ func (s *Service) Status(ctx context.Context, target string) (string, error) {
 // Jobs describes every benchmark job queued or running in st's queue, a
 // line each, with its targets: what "perfbot status" prints.
 func Jobs(ctx context.Context, st *store.Store) ([]string, error) {
-	jobs, err := (&Queue{st: st}).benchJobs(ctx)
+	jobs, err := queue.Jobs(ctx, st)
 	if err != nil {
 		return nil, err
 	}
-	return describeJobs(ctx, st, jobs, func(benchJob) bool { return true }, true)
+	return describeJobs(ctx, st, jobs, func(queue.Job) bool { return true }, true)
 }
 
 // describeJobs says how each job that keep selects stands: a waiting job
 // its position, a running one its progress; withTargets adds where its
 // answer goes.
-func describeJobs(ctx context.Context, st *store.Store, jobs []benchJob, keep func(benchJob) bool, withTargets bool) ([]string, error) {
+func describeJobs(ctx context.Context, st *store.Store, jobs []queue.Job, keep func(queue.Job) bool, withTargets bool) ([]string, error) {
 	var lines []string
 	for _, j := range jobs {
 		if !keep(j) {
@@ -152,7 +153,7 @@ func describeJobs(ctx context.Context, st *store.Store, jobs []benchJob, keep fu
 			lines = append(lines, fmt.Sprintf("running: %s: %s%s", what, p, targetsOf(j, withTargets)))
 			continue
 		}
-		pos, running, err := positionIn(jobs, j.ID)
+		pos, running, err := queue.PositionIn(jobs, j.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -161,7 +162,7 @@ func describeJobs(ctx context.Context, st *store.Store, jobs []benchJob, keep fu
 	return lines, nil
 }
 
-func targetsOf(j benchJob, show bool) string {
+func targetsOf(j queue.Job, show bool) string {
 	if !show || len(j.Spec.Targets) == 0 {
 		return ""
 	}
@@ -170,7 +171,7 @@ func targetsOf(j benchJob, show bool) string {
 
 // finished reports whether a job the queue still shows as running has
 // recorded the end of its run: the queue marks it completed a moment later.
-func finished(ctx context.Context, st *store.Store, j benchJob) (bool, error) {
+func finished(ctx context.Context, st *store.Store, j queue.Job) (bool, error) {
 	if j.State != "running" {
 		return false, nil
 	}

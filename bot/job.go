@@ -20,22 +20,6 @@ import (
 // JobSpec is one benchmark job; see job.Spec.
 type JobSpec = job.Spec
 
-// benchArgs is a job.Spec as the queue's job arguments: the same JSON,
-// with the queue's kind and uniqueness.
-type benchArgs job.Spec
-
-// Kind is the queue's name for benchmark jobs.
-func (benchArgs) Kind() string { return "perfbot_benchmark" }
-
-// InsertOpts makes jobs unique by key for as long as they exist in the
-// queue, in any state: the same request twice is one job.
-func (benchArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{UniqueOpts: river.UniqueOpts{
-		ByArgs:  true,
-		ByState: rivertype.UniqueOptsByStateDefault(),
-	}}
-}
-
 // DigestJob asks for the digest of the period ending at End.
 type DigestJob struct {
 	// Name is the schedule that fired; with End it makes the job unique.

@@ -49,13 +49,13 @@ func (s *Service) rescueOnce(ctx context.Context) error {
 		return err
 	}
 	for _, r := range stale {
-		state, err := s.q.jobState(ctx, r.JobID)
+		state, err := s.q.JobState(ctx, r.JobID)
 		if err != nil {
 			return err
 		}
 		requeued := false
 		if state == "running" {
-			if requeued, err = s.q.requeue(ctx, r.JobID); err != nil {
+			if requeued, err = s.q.Requeue(ctx, r.JobID); err != nil {
 				return err
 			}
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/service/outbox"
+	"github.com/perfbot/perfbot/service/queue"
 	"github.com/perfbot/perfbot/store"
 )
 
@@ -59,7 +60,7 @@ type Service struct {
 	cfg     *Config
 	mode    Mode
 	st      *store.Store
-	q       *Queue
+	q       *queue.Queue
 	deps    Deps
 	log     *slog.Logger
 	metrics *Metrics
@@ -122,7 +123,7 @@ func Open(ctx context.Context, cfg *Config, mode Mode, deps Deps) (*Service, err
 	// Tests run with short heartbeats; fetch as often, but not more often
 	// than River allows.
 	poll := max(min(time.Second, cfg.Service.Heartbeat), 100*time.Millisecond)
-	q, err := OpenQueue(ctx, st, cfg.StoreDSN(), QueueOptions{
+	q, err := queue.Open(ctx, st, cfg.StoreDSN(), queue.Options{
 		ID:           fmt.Sprintf("%s-%d", cfg.Service.Name, time.Now().UnixNano()),
 		Work:         work,
 		Workers:      workers,
@@ -192,14 +193,14 @@ func (s *Service) Enqueue(ctx context.Context, job JobSpec) (id int64, duplicate
 		return 0, false, errors.New("job without a key")
 	}
 	queued := s.now()
-	id, dup, err := s.q.insertBench(ctx, job, s.cfg.Service.Queue, s.cfg.Service.MaxAttempts)
+	id, dup, err := s.q.InsertBench(ctx, job, s.cfg.Service.Queue, s.cfg.Service.MaxAttempts)
 	if err != nil {
 		return 0, false, fmt.Errorf("queue job %s: %w", job.Key, err)
 	}
 	s.log.Info("job inserted", "key", job.Key, "job", id, "duplicate", dup, "source", job.Source)
 	if !dup {
 		status := ""
-		if pos, running, err := s.q.position(ctx, id); err != nil {
+		if pos, running, err := s.q.Position(ctx, id); err != nil {
 			s.log.Warn("queue position", "job", id, "err", err)
 		} else if pos > 0 {
 			status = queuedStatus(pos, running)

@@ -17,18 +17,19 @@ import (
 	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/service/queue"
 	"github.com/perfbot/perfbot/store"
 )
 
 // benchWorker runs benchmark jobs: it records the run, keeps its heartbeat,
 // runs the benchmarker, stores the outcome and posts the answer.
 type benchWorker struct {
-	river.WorkerDefaults[benchArgs]
+	river.WorkerDefaults[queue.BenchArgs]
 	svc *Service
 }
 
 // Timeout is the configured job timeout.
-func (w *benchWorker) Timeout(*river.Job[benchArgs]) time.Duration {
+func (w *benchWorker) Timeout(*river.Job[queue.BenchArgs]) time.Duration {
 	return w.svc.cfg.Service.JobTimeout
 }
 
@@ -36,7 +37,7 @@ func (w *benchWorker) Timeout(*river.Job[benchArgs]) time.Duration {
 // the earlier attempt recorded: when that run had finished, only the
 // posting is redone (and the poster edits in place), so the benchmark is
 // not run twice and the answer is not posted twice.
-func (w *benchWorker) Work(ctx context.Context, job *river.Job[benchArgs]) error {
+func (w *benchWorker) Work(ctx context.Context, job *river.Job[queue.BenchArgs]) error {
 	s := w.svc
 	spec := JobSpec(job.Args)
 	log := s.log.With("job", job.ID, "key", spec.Key, "attempt", job.Attempt)

@@ -1,4 +1,10 @@
-package bot
+// Package queue is perfbot's River job queue, kept in the store's database
+// (SQLite or PostgreSQL): opening it with its schema brought up to date,
+// inserting unique jobs, starting and stopping the workers a process runs,
+// and reading the benchmark jobs waiting or running (their depth and each
+// one's position). It knows what a benchmark job's arguments are, not how
+// a job is run.
+package queue
 
 import (
 	"context"
@@ -14,12 +20,14 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
 
+	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/store"
 )
 
-// QueueOptions configure a Queue.
-type QueueOptions struct {
+// Options configure a Queue.
+type Options struct {
 	// ID names this process among the queue's clients.
 	ID string
 	// Work maps the queues this process works to their parallelism; nil
@@ -51,9 +59,9 @@ type Queue struct {
 	close      func()
 }
 
-// OpenQueue opens the queue in the same database as st, bringing River's
+// Open opens the queue in the same database as st, bringing River's
 // schema up to date. dsn is the PostgreSQL URL when st is on PostgreSQL.
-func OpenQueue(ctx context.Context, st *store.Store, dsn string, opts QueueOptions) (*Queue, error) {
+func Open(ctx context.Context, st *store.Store, dsn string, opts Options) (*Queue, error) {
 	cfg := &river.Config{
 		ID:                   opts.ID,
 		Workers:              opts.Workers,
@@ -163,6 +171,15 @@ func migrateRiverPG(ctx context.Context, pool *pgxpool.Pool, drv *riverpgxv5.Dri
 	return nil
 }
 
+// Insert queues a job with opts overriding its kind's insert options.
+func (q *Queue) Insert(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (id int64, duplicate bool, err error) {
+	return q.insertOpts(ctx, args, opts)
+}
+
+// Cancel cancels a job: a waiting one does not run, a running one's
+// context is cancelled.
+func (q *Queue) Cancel(ctx context.Context, id int64) error { return q.jobCancel(ctx, id) }
+
 // Enqueue queues a job. duplicate is true when a job with the same unique
 // arguments (the same key) already exists, and nothing new was queued.
 func (q *Queue) Enqueue(ctx context.Context, args river.JobArgs) (id int64, duplicate bool, err error) {
@@ -208,9 +225,9 @@ func (q *Queue) Depth(ctx context.Context) (map[[2]string]int, error) {
 	return out, rows.Err()
 }
 
-// requeue makes a job left running by a dead worker available again.
+// Requeue makes a job left running by a dead worker available again.
 // It reports whether the job was still marked running.
-func (q *Queue) requeue(ctx context.Context, jobID int64) (bool, error) {
+func (q *Queue) Requeue(ctx context.Context, jobID int64) (bool, error) {
 	query := `UPDATE river_job SET state = 'available' WHERE id = ? AND state = 'running'`
 	if q.st.Driver() == store.Postgres {
 		query = `UPDATE river_job SET state = 'available' WHERE id = $1 AND state = 'running'`
@@ -223,8 +240,8 @@ func (q *Queue) requeue(ctx context.Context, jobID int64) (bool, error) {
 	return n == 1, err
 }
 
-// jobState returns a job's queue state ("" when it no longer exists).
-func (q *Queue) jobState(ctx context.Context, jobID int64) (string, error) {
+// JobState returns a job's queue state ("" when it no longer exists).
+func (q *Queue) JobState(ctx context.Context, jobID int64) (string, error) {
 	query := `SELECT state FROM river_job WHERE id = ?`
 	if q.st.Driver() == store.Postgres {
 		query = `SELECT state FROM river_job WHERE id = $1`
@@ -237,35 +254,39 @@ func (q *Queue) jobState(ctx context.Context, jobID int64) (string, error) {
 	return state, err
 }
 
-// insertBench queues a benchmark job on the named queue.
-func (q *Queue) insertBench(ctx context.Context, job JobSpec, queue string, maxAttempts int) (int64, bool, error) {
-	return q.insertOpts(ctx, benchArgs(job), &river.InsertOpts{Queue: queue, MaxAttempts: maxAttempts})
+// InsertBench queues a benchmark job on the named queue.
+func (q *Queue) InsertBench(ctx context.Context, spec job.Spec, queue string, maxAttempts int) (int64, bool, error) {
+	return q.insertOpts(ctx, BenchArgs(spec), &river.InsertOpts{Queue: queue, MaxAttempts: maxAttempts})
 }
 
-// benchJob is a benchmark job waiting or running in the queue.
-type benchJob struct {
+// Job is a benchmark job waiting or running in the queue.
+type Job struct {
 	ID    int64
 	Queue string
 	State string
-	Spec  JobSpec
+	Spec  job.Spec
 }
 
-// benchJobs lists the benchmark jobs waiting or running, oldest first.
-func (q *Queue) benchJobs(ctx context.Context) ([]benchJob, error) {
+// Jobs lists the benchmark jobs waiting or running, oldest first.
+func (q *Queue) Jobs(ctx context.Context) ([]Job, error) { return Jobs(ctx, q.st) }
+
+// Jobs lists the benchmark jobs waiting or running in st's queue, oldest
+// first, for a process that does not open the queue ("perfbot status").
+func Jobs(ctx context.Context, st *store.Store) ([]Job, error) {
 	args := "args"
-	if q.st.Driver() == store.SQLite {
+	if st.Driver() == store.SQLite {
 		args = "json(args)" // River keeps SQLite's binary JSON
 	}
-	rows, err := q.st.DB().QueryContext(ctx, `SELECT id, queue, state, `+args+` FROM river_job
+	rows, err := st.DB().QueryContext(ctx, `SELECT id, queue, state, `+args+` FROM river_job
 		WHERE kind = 'perfbot_benchmark' AND state IN ('available', 'scheduled', 'retryable', 'pending', 'running')
 		ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("list benchmark jobs: %w", err)
 	}
 	defer rows.Close()
-	var out []benchJob
+	var out []Job
 	for rows.Next() {
-		var j benchJob
+		var j Job
 		var data []byte
 		if err := rows.Scan(&j.ID, &j.Queue, &j.State, &data); err != nil {
 			return nil, fmt.Errorf("list benchmark jobs: %w", err)
@@ -278,17 +299,18 @@ func (q *Queue) benchJobs(ctx context.Context) ([]benchJob, error) {
 	return out, rows.Err()
 }
 
-// position returns where a waiting job stands in its queue (1: next to
+// Position returns where a waiting job stands in its queue (1: next to
 // run; 0: not waiting any more) and how many jobs of that queue run now.
-func (q *Queue) position(ctx context.Context, jobID int64) (pos, running int, err error) {
-	jobs, err := q.benchJobs(ctx)
+func (q *Queue) Position(ctx context.Context, jobID int64) (pos, running int, err error) {
+	jobs, err := q.Jobs(ctx)
 	if err != nil {
 		return 0, 0, err
 	}
-	return positionIn(jobs, jobID)
+	return PositionIn(jobs, jobID)
 }
 
-func positionIn(jobs []benchJob, jobID int64) (pos, running int, err error) {
+// PositionIn is Position among jobs, as Jobs lists them.
+func PositionIn(jobs []Job, jobID int64) (pos, running int, err error) {
 	var queue string
 	for _, j := range jobs {
 		if j.ID == jobID && j.State != "running" {
@@ -308,4 +330,20 @@ func positionIn(jobs []benchJob, jobID int64) (pos, running int, err error) {
 		}
 	}
 	return pos, running, nil
+}
+
+// BenchArgs is a job.Spec as the queue's job arguments: the same JSON,
+// with the queue's kind and uniqueness.
+type BenchArgs job.Spec
+
+// Kind is the queue's name for benchmark jobs.
+func (BenchArgs) Kind() string { return "perfbot_benchmark" }
+
+// InsertOpts makes jobs unique by key for as long as they exist in the
+// queue, in any state: the same request twice is one job.
+func (BenchArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{UniqueOpts: river.UniqueOpts{
+		ByArgs:  true,
+		ByState: rivertype.UniqueOptsByStateDefault(),
+	}}
 }
