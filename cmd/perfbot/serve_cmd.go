@@ -7,8 +7,8 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/service"
 	"github.com/perfbot/perfbot/service/setup"
 )
 
@@ -18,7 +18,7 @@ import (
 // them, runs them (with SQLite, or with embedded_workers), posts the
 // answers, fires the schedules and serves /healthz and /metrics.
 func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return runService(ctx, "serve", bot.ModeServe, args, stderr)
+	return runService(ctx, "serve", service.ModeServe, args, stderr)
 }
 
 // serviceFlags are the flags shared by serve and worker.
@@ -33,14 +33,14 @@ type serviceFlags struct {
 
 // runService parses the flags of serve or worker, reads the config and
 // runs the service package setup builds from it.
-func runService(ctx context.Context, name string, mode bot.Mode, args []string, stderr io.Writer) error {
+func runService(ctx context.Context, name string, mode service.Mode, args []string, stderr io.Writer) error {
 	var f serviceFlags
 	fs := newFlagSet(name, stderr)
 	fs.StringVar(&f.config, "config", "config.yaml", "config file")
 	fs.StringVar(&f.db, "db", "", "history and queue database: a SQLite file or a postgres:// URL (overrides store:)")
 	fs.StringVar(&f.name, "name", "", "this process's name in runs and logs (default: the host name)")
 	fs.BoolVar(&f.json, "log-json", false, "log JSON lines instead of text")
-	if mode == bot.ModeServe {
+	if mode == service.ModeServe {
 		fs.StringVar(&f.listen, "listen", "", "HTTP address for webhooks, /healthz and /metrics (overrides service.listen)")
 	} else {
 		fs.StringVar(&f.queue, "queue", "", "queue to take jobs from (overrides service.queue), such as service.confirm.queue on a second host")
@@ -55,7 +55,7 @@ func runService(ctx context.Context, name string, mode bot.Mode, args []string, 
 	if err != nil {
 		return err
 	}
-	if mode == bot.ModeWorker && cfg.Store.Driver != "postgres" {
+	if mode == service.ModeWorker && cfg.Store.Driver != "postgres" {
 		return usagef("perfbot worker takes jobs from a shared PostgreSQL queue (store.driver: postgres or --db postgres://...); with SQLite, perfbot serve runs the jobs itself")
 	}
 	var handler slog.Handler = slog.NewTextHandler(stderr, nil)
@@ -63,7 +63,7 @@ func runService(ctx context.Context, name string, mode bot.Mode, args []string, 
 		handler = slog.NewJSONHandler(stderr, nil)
 	}
 	log := slog.New(handler).With("process", name)
-	if mode == bot.ModeServe {
+	if mode == service.ModeServe {
 		if err := logVenueChecks(ctx, cfg, log); err != nil {
 			return err
 		}
@@ -73,7 +73,7 @@ func runService(ctx context.Context, name string, mode bot.Mode, args []string, 
 		return err
 	}
 	defer svc.Close()
-	if mode == bot.ModeServe {
+	if mode == service.ModeServe {
 		stopPages, err := addPages(ctx, svc, cfg, log)
 		if err != nil {
 			return err

@@ -29,12 +29,12 @@ type rule struct {
 // Groups of packages by what they do.
 var (
 	statistics = []string{"stats", "compare", "bench", "provenance"}
-	processes  = []string{"runner", "sandbox", "job", "bot", "intake", "review", "mail", "web", "cmd"}
+	processes  = []string{"runner", "sandbox", "job", "service", "intake", "review", "mail", "web", "cmd"}
 	running    = []string{"runner", "sandbox", "job"}
 	posting    = []string{"review", "mail", "intake"}
 	venues     = []string{"review", "mail"}
-	service    = []string{"bot"}
-	queue      = []string{"github.com/riverqueue/river", "bot"}
+	service    = []string{"service"}
+	queue      = []string{"github.com/riverqueue/river", "service"}
 	rendering  = []string{"report", "digest"}
 )
 

@@ -6,16 +6,16 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/config"
 	glintake "github.com/perfbot/perfbot/intake/gitlab"
 	glreview "github.com/perfbot/perfbot/review/gitlab"
+	"github.com/perfbot/perfbot/service"
 )
 
 // addGitLabIntake serves the GitLab webhook at /webhook/gitlab when
 // venues.gitlab names its secret: notes with commands and, with
 // merge_requests, merge requests opened or pushed to.
-func addGitLabIntake(svc *bot.Service, cfg *config.Config, venues config.Venues, log *slog.Logger) error {
+func addGitLabIntake(svc *service.Service, cfg *config.Config, venues config.Venues, log *slog.Logger) error {
 	g := cfg.Venues.GitLab
 	if !g.Webhook() {
 		return nil

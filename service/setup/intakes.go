@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/config"
 	gerritintake "github.com/perfbot/perfbot/intake/gerrit"
 	ghintake "github.com/perfbot/perfbot/intake/github"
@@ -21,10 +20,11 @@ import (
 	ghreview "github.com/perfbot/perfbot/review/github"
 	"github.com/perfbot/perfbot/review/jira"
 	"github.com/perfbot/perfbot/review/reviewboard"
+	"github.com/perfbot/perfbot/service"
 )
 
 // addIntakes wires each configured venue's intake into the service.
-func addIntakes(svc *bot.Service, cfg *config.Config, venues config.Venues, log *slog.Logger) error {
+func addIntakes(svc *service.Service, cfg *config.Config, venues config.Venues, log *slog.Logger) error {
 	v := cfg.Venues
 	every := cfg.Service.PollInterval
 	policy := cfg.Triggers.Policy()

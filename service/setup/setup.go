@@ -12,7 +12,6 @@ import (
 	"os"
 
 	"github.com/perfbot/perfbot/answer"
-	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/digest"
@@ -20,13 +19,14 @@ import (
 	"github.com/perfbot/perfbot/job/child"
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/review/post"
+	"github.com/perfbot/perfbot/service"
 )
 
 // Options are what the command line sets besides the config.
 type Options struct {
 	// ConfigFile is config.yaml's path, handed to the child.
 	ConfigFile string
-	Mode       bot.Mode
+	Mode       service.Mode
 	Log        *slog.Logger
 	// Version is perfbot's version for perfbot_build_info.
 	Version string
@@ -35,7 +35,7 @@ type Options struct {
 // Open opens the service of a process: its store and queue, the child
 // that runs its jobs, its posters, and, in ModeServe, the intake of every
 // configured venue. The caller must Close the service.
-func Open(ctx context.Context, cfg *config.Config, opt Options) (*bot.Service, error) {
+func Open(ctx context.Context, cfg *config.Config, opt Options) (*service.Service, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -47,14 +47,14 @@ func Open(ctx context.Context, cfg *config.Config, opt Options) (*bot.Service, e
 		return nil, err
 	}
 	venues := cfg.Venues.WithEnv(os.Getenv)
-	var svc *bot.Service
-	deps := bot.Deps{
+	var svc *service.Service
+	deps := service.Deps{
 		Benchmarker: JobCommand(exe, opt.ConfigFile, cfg, sec.Values),
 		Poster:      post.NewRouter(venues, post.Options{ServiceURL: cfg.Service.URL}),
 		Render:      func(cmp *compare.Comparison) answer.Answer { return Render(cmp, cfg.TemplateDir()) },
 		Logger:      opt.Log,
 		Version:     opt.Version,
-		Digest: func(ctx context.Context, job bot.DigestJob) (answer.Answer, error) {
+		Digest: func(ctx context.Context, job service.DigestJob) (answer.Answer, error) {
 			length, err := config.DigestPeriod(job.Period)
 			if err != nil {
 				return answer.Answer{}, err
@@ -66,11 +66,11 @@ func Open(ctx context.Context, cfg *config.Config, opt Options) (*bot.Service, e
 			return d.Message(), nil
 		},
 	}
-	svc, err = bot.Open(ctx, cfg, opt.Mode, deps)
+	svc, err = service.Open(ctx, cfg, opt.Mode, deps)
 	if err != nil {
 		return nil, err
 	}
-	if opt.Mode == bot.ModeServe {
+	if opt.Mode == service.ModeServe {
 		if err := addIntakes(svc, cfg, venues, opt.Log); err != nil {
 			svc.Close()
 			return nil, err
@@ -98,7 +98,7 @@ func JobCommand(exe, cfgFile string, cfg *config.Config, secrets []string) *chil
 	return &child.Command{Argv: argv, Env: env, Secrets: secrets, Answered: map[int]string{2: "setup"}}
 }
 
-var _ bot.FileBenchmarker = (*child.Command)(nil)
+var _ service.FileBenchmarker = (*child.Command)(nil)
 
 // noiseDBEnv carries the store's DSN to the child, off its command line.
 const noiseDBEnv = "PERFBOT_NOISE_DB"
@@ -108,7 +108,7 @@ const noiseDBEnv = "PERFBOT_NOISE_DB"
 func Render(cmp *compare.Comparison, templateDir string) answer.Answer {
 	msg, err := report.Message(cmp, report.Options{Limits: post.Limits(), TemplateDir: templateDir})
 	if err != nil {
-		msg = bot.RenderSummary(cmp)
+		msg = service.RenderSummary(cmp)
 		t := msg.Renderings[answer.Text]
 		t.Full += "\n(the full report could not be rendered: " + err.Error() + ")\n"
 		msg.Set(answer.Text, t)
