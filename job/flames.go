@@ -13,6 +13,17 @@ import (
 	"github.com/perfbot/perfbot/internal/pkgfile"
 )
 
+// ProfileFiles are the outcome's CPU profiles in pprof format, named
+// profile-SUITE-PACKAGE-VARIANT.pprof, to keep with the run.
+func (o *Outcome) ProfileFiles() []answer.Attachment {
+	var files []answer.Attachment
+	for _, p := range o.Profiles {
+		name := "profile-" + SanitizeFile(p.Suite) + "-" + pkgfile.Name(p.Package) + "-" + SanitizeFile(p.Variant) + ".pprof"
+		files = append(files, answer.Attachment{Name: name, ContentType: "application/vnd.google.pprof", Data: p.Data})
+	}
+	return files
+}
+
 // Flames draws, for each suite and benchmark profiled, a flame graph per
 // variant and a differential flame graph of each candidate against the
 // baseline, with each side's sample count and a table of the functions

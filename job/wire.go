@@ -1,7 +1,6 @@
 package job
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -63,12 +62,41 @@ func (o *Outcome) UnmarshalJSON(data []byte) error {
 	if err := finite.Unmarshal(data, &w); err != nil {
 		return err
 	}
+	out, err := w.outcome()
+	if err != nil {
+		return err
+	}
+	*o = *out
+	return nil
+}
+
+// DecodeOutcome reads what a child printed, in one pass: an outcome as
+// MarshalJSON writes it ("perfbot job"), or a bare comparison ("perfbot
+// compare --format json"), which becomes an outcome holding just the
+// comparison. The two share no field name.
+func DecodeOutcome(data []byte) (*Outcome, error) {
+	var w struct {
+		wireOutcome
+		compare.Comparison
+	}
+	if err := finite.Unmarshal(data, &w); err != nil {
+		return nil, err
+	}
+	if w.wireOutcome.Comparison == nil {
+		cmp := w.Comparison
+		return &Outcome{Comparison: &cmp}, nil
+	}
+	return w.wireOutcome.outcome()
+}
+
+// outcome puts each cell's raw values back into the comparison.
+func (w *wireOutcome) outcome() (*Outcome, error) {
 	if w.Comparison == nil {
-		return errors.New("outcome without a comparison")
+		return nil, errors.New("outcome without a comparison")
 	}
 	for _, c := range w.Cells {
 		if c.Row < 0 || c.Row >= len(w.Comparison.Rows) {
-			return fmt.Errorf("outcome: cell of row %d, which does not exist", c.Row)
+			return nil, fmt.Errorf("outcome: cell of row %d, which does not exist", c.Row)
 		}
 		row := &w.Comparison.Rows[c.Row]
 		var cell *compare.Cell
@@ -78,19 +106,9 @@ func (o *Outcome) UnmarshalJSON(data []byte) error {
 		case c.Candidate >= 0 && c.Candidate < len(row.Candidates):
 			cell = &row.Candidates[c.Candidate].Cell
 		default:
-			return fmt.Errorf("outcome: row %d has no cell %d", c.Row, c.Candidate)
+			return nil, fmt.Errorf("outcome: row %d has no cell %d", c.Row, c.Candidate)
 		}
 		cell.Samples, cell.Rounds, cell.Summary = c.Samples, c.Rounds, c.Summary
 	}
-	*o = Outcome{Comparison: w.Comparison, Results: w.Results, Profiles: w.Profiles}
-	return nil
-}
-
-// IsOutcome reports whether JSON text is an outcome (as MarshalJSON
-// writes it) rather than a bare comparison.
-func IsOutcome(data []byte) bool {
-	var probe struct {
-		Comparison json.RawMessage `json:"comparison"`
-	}
-	return json.Unmarshal(data, &probe) == nil && len(probe.Comparison) > 0
+	return &Outcome{Comparison: w.Comparison, Results: w.Results, Profiles: w.Profiles}, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/internal/finite"
 	"github.com/perfbot/perfbot/runner"
 )
 
@@ -33,12 +34,18 @@ func TestOutcomeJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !IsOutcome(data) {
-		t.Error("IsOutcome = false")
+	if o, err := DecodeOutcome(data); err != nil || len(o.Results) != len(results) || len(o.Profiles) != 1 {
+		t.Errorf("DecodeOutcome of an outcome = %+v, %v; want its results and profile", o, err)
 	}
-	bare, _ := json.Marshal(cmp)
-	if IsOutcome(bare) {
-		t.Error("a bare comparison is taken for an outcome")
+	bare, err := finite.Marshal(cmp, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o, err := DecodeOutcome(bare); err != nil || o.Results != nil || len(o.Comparison.Rows) != len(cmp.Rows) || o.Comparison.Base != "base" {
+		t.Errorf("DecodeOutcome of a bare comparison = %+v, %v; want the comparison alone", o, err)
+	}
+	if _, err := DecodeOutcome([]byte("not json")); err == nil {
+		t.Error("DecodeOutcome of text that is not JSON: no error")
 	}
 	var out Outcome
 	if err := json.Unmarshal(data, &out); err != nil {

@@ -39,7 +39,7 @@ const pageCSP = "default-src 'none'; img-src 'self' data:; style-src 'self'; for
 const fileCSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox"
 
 // Mux is where the handlers are registered: an http.ServeMux, or the
-// service's mux (bot.Service.Handle).
+// service's mux (service.Service.Handle).
 type Mux interface {
 	Handle(pattern string, h http.Handler)
 }
@@ -67,7 +67,7 @@ type Server struct {
 // SetScrub makes the pages and the API show every text of a run (its
 // error, its comparison, logs and results) through scrub, which replaces
 // the host's paths with neutral names as answers do
-// (bot.Scrubber.String). Call it before serving.
+// (service.Scrubber.String). Call it before serving.
 func (s *Server) SetScrub(scrub func(string) string) { s.scrub = scrub }
 
 func (s *Server) scrubText(text string) string {

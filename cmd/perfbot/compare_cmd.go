@@ -10,13 +10,13 @@ import (
 	"strings"
 
 	"github.com/perfbot/perfbot/answer"
-	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/ciresult"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/report"
+	"github.com/perfbot/perfbot/service"
 )
 
 // compareFlags are the flags of "perfbot compare".
@@ -171,7 +171,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return fmt.Errorf("save the run: %w", err)
 		}
 		if f.cfg != nil {
-			runURL = bot.RunURL(f.cfg.Service.URL, id)
+			runURL = service.RunURL(f.cfg.Service.URL, id)
 		}
 		if !f.quiet {
 			fmt.Fprintf(stderr, "perfbot: stored as run %d in %s\n", id, job.StoreDriver(f.driver, f.db))

@@ -8,10 +8,11 @@ import (
 	"os"
 	"time"
 
-	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/digest"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/post"
+	"github.com/perfbot/perfbot/service"
+	"github.com/perfbot/perfbot/service/setup"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/web"
 )
@@ -36,7 +37,7 @@ func digestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if fs.NArg() > 0 {
 		return usagef("digest takes no arguments")
 	}
-	length, err := bot.DigestPeriod(*period)
+	length, err := service.DigestPeriod(*period)
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -46,7 +47,7 @@ func digestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return usagef("--end %q: want RFC 3339, such as 2026-11-30T08:00:00Z", *endFlag)
 		}
 	}
-	cfg := &bot.Config{}
+	cfg := &service.Config{}
 	if *configFile != "" {
 		if cfg, err = loadConfig(*configFile); err != nil {
 			return err
@@ -63,7 +64,7 @@ func digestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer st.Close()
-	d, err := digest.Build(ctx, st, end.Add(-length), end, digestOptions(cfg, *period))
+	d, err := digest.Build(ctx, st, end.Add(-length), end, setup.DigestOptions(cfg, *period))
 	if err != nil {
 		return err
 	}
@@ -98,13 +99,13 @@ func digestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // digestPages renders the digest pages of perfbot web (/digests/PERIOD/END)
 // as the mail's HTML part is rendered, with the config's digest settings.
-func digestPages(st *store.Store, cfg *bot.Config) web.DigestFunc {
+func digestPages(st *store.Store, cfg *service.Config) web.DigestFunc {
 	return func(ctx context.Context, period string, end time.Time) (string, error) {
-		length, err := bot.DigestPeriod(period)
+		length, err := service.DigestPeriod(period)
 		if err != nil {
 			return "", fmt.Errorf("%w: %v", web.ErrUnknownDigest, err)
 		}
-		d, err := digest.Build(ctx, st, end.Add(-length), end, digestOptions(cfg, period))
+		d, err := digest.Build(ctx, st, end.Add(-length), end, setup.DigestOptions(cfg, period))
 		if err != nil {
 			return "", err
 		}

@@ -12,12 +12,12 @@ import (
 	"strings"
 
 	"github.com/perfbot/perfbot/answer"
-	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/post"
+	"github.com/perfbot/perfbot/service"
 )
 
 // postTargets parses --post values.
@@ -49,7 +49,7 @@ func answerKey(targets []review.Target, suites []string) string {
 // postAll renders cmp once for every venue and posts it to each target,
 // with extra attachments (flame graphs) after the report's own, reporting
 // each link on stderr. Every target is tried; the errors are joined. Host
-// paths (those of bot.HostPaths under cacheDir, default the user cache
+// paths (those of service.HostPaths under cacheDir, default the user cache
 // directory's perfbot folder) are scrubbed from the answer. A runURL
 // (the stored run's page) is linked from every rendering.
 func postAll(ctx context.Context, cmp *compare.Comparison, extra []answer.Attachment, targets []review.Target, key string, cfg *config.Config, cacheDir, runURL string, stderr io.Writer) error {
@@ -68,9 +68,9 @@ func postAll(ctx context.Context, cmp *compare.Comparison, extra []answer.Attach
 // linked.
 func renderAnswer(cmp *compare.Comparison, extra []answer.Attachment, key string, cfg *config.Config, cacheDir, runURL string) (answer.Answer, error) {
 	if cacheDir == "" {
-		cacheDir = bot.DefaultCacheDir()
+		cacheDir = service.DefaultCacheDir()
 	}
-	scrub := bot.NewScrubber(bot.HostPaths(cacheDir)...)
+	scrub := service.NewScrubber(service.HostPaths(cacheDir)...)
 	msg, err := report.Message(scrub.Comparison(cmp), report.Options{Key: key, Limits: post.Limits(), TemplateDir: cfg.TemplateDir()})
 	if err != nil {
 		return answer.Answer{}, fmt.Errorf("render the answer: %w", err)

@@ -8,11 +8,11 @@ import (
 	"sync"
 
 	"github.com/perfbot/perfbot/answer"
-	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/runner"
+	"github.com/perfbot/perfbot/service"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/web"
 )
@@ -54,13 +54,13 @@ func isDir(path string) bool {
 // addPages serves the history's pages and API on the service's mux and
 // reads the latest runs ahead for them until ctx ends; stop ends that and
 // waits for it.
-func addPages(ctx context.Context, svc *bot.Service, cfg *bot.Config, log *slog.Logger) (stop func(), err error) {
+func addPages(ctx context.Context, svc *service.Service, cfg *service.Config, log *slog.Logger) (stop func(), err error) {
 	ws, err := web.New(svc.Store(), log.With("part", "web"))
 	if err != nil {
 		return nil, fmt.Errorf("pages: %w", err)
 	}
 	// The pages scrub host paths as the service's answers do.
-	ws.SetScrub(bot.NewScrubber(bot.HostPaths(bot.DefaultCacheDir())...).String)
+	ws.SetScrub(service.NewScrubber(service.HostPaths(service.DefaultCacheDir())...).String)
 	ws.SetDigests(digestPages(svc.Store(), cfg))
 	ws.Register(svc)
 	warm, cancel := context.WithCancel(ctx)

@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/internal/safetext"
+	"github.com/perfbot/perfbot/service"
 	"github.com/perfbot/perfbot/store"
 )
 
@@ -47,7 +47,7 @@ func statusCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer st.Close()
-	jobs, err := bot.Jobs(ctx, st)
+	jobs, err := service.Jobs(ctx, st)
 	if err != nil && !strings.Contains(err.Error(), "river_job") {
 		return err // no queue table yet: serve never ran on this store
 	}

@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/perfbot/perfbot/bot"
+	"github.com/perfbot/perfbot/service"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/web"
 )
@@ -22,7 +22,7 @@ func webCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	driver := fs.String("driver", "", "store driver: sqlite or postgres (default: from --db)")
 	listen := fs.String("listen", "127.0.0.1:8080", "HTTP address to serve on")
 	configFile := fs.String("config", "", "config file whose digest and service.url settings the digest pages (/digests/PERIOD/END) use")
-	cacheDir := fs.String("cache-dir", bot.DefaultCacheDir(), "the cache directory of the runs' clones and worktrees, whose paths the pages show as <cache>, <repository> and <worktree>")
+	cacheDir := fs.String("cache-dir", service.DefaultCacheDir(), "the cache directory of the runs' clones and worktrees, whose paths the pages show as <cache>, <repository> and <worktree>")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: perfbot web [--db FILE|URL] [--listen ADDR] [--cache-dir DIR] [--config FILE]\n")
 		fs.PrintDefaults()
@@ -33,7 +33,7 @@ func webCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if fs.NArg() > 0 {
 		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	cfg := &bot.Config{}
+	cfg := &service.Config{}
 	if *configFile != "" {
 		var err error
 		if cfg, err = loadConfig(*configFile); err != nil {
@@ -61,7 +61,7 @@ func webCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	// Host paths are scrubbed as answers scrub them.
-	ws.SetScrub(bot.NewScrubber(bot.HostPaths(*cacheDir)...).String)
+	ws.SetScrub(service.NewScrubber(service.HostPaths(*cacheDir)...).String)
 	ws.SetDigests(digestPages(st, cfg))
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {

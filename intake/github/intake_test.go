@@ -19,14 +19,14 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/perfbot/perfbot/bot"
 	"github.com/perfbot/perfbot/job/jobspec"
+	"github.com/perfbot/perfbot/service"
 	"github.com/perfbot/perfbot/store"
 )
 
 // recordingQueue queues into a real service and records every request.
 type recordingQueue struct {
-	svc  *bot.Service
+	svc  *service.Service
 	mu   sync.Mutex
 	jobs []jobspec.Spec
 	new  int
@@ -50,17 +50,17 @@ type fixture struct {
 	server *httptest.Server
 	st     *store.Store
 	// metrics are the service's, which the intake counts in.
-	metrics *bot.Metrics
+	metrics *service.Metrics
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	cfg := &bot.Config{}
+	cfg := &service.Config{}
 	off := false
 	cfg.Service.EmbeddedWorkers = &off
 	cfg.Store.Path = filepath.Join(t.TempDir(), "perfbot.db")
 	cfg.Defaults()
-	svc, err := bot.Open(context.Background(), cfg, bot.ModeServe, bot.Deps{})
+	svc, err := service.Open(context.Background(), cfg, service.ModeServe, service.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func newFixture(t *testing.T) *fixture {
 	f := &fixture{fake: newFakeGitHub(t), queue: &recordingQueue{svc: svc}, st: svc.Store()}
 	f.fake.permissions["maintainer"] = "maintain"
 	f.fake.permissions["writer"] = "write"
-	policy := bot.Triggers{Allow: []string{"committers", "release-bot"}}.Policy()
+	policy := service.Triggers{Allow: []string{"committers", "release-bot"}}.Policy()
 	f.metrics = svc.Metrics()
 	f.intake = &Intake{Client: f.fake.client(), Queue: f.queue, Seen: svc.Store(), Secret: []byte("s3cret"),
 		Repo: "acme/store", Policy: &policy, Metrics: svc.Metrics()}
@@ -462,16 +462,16 @@ func TestTriggerPolicy(t *testing.T) {
 	pr := Issue{Number: 9, Title: "t", PullRequest: true}
 	tests := []struct {
 		name     string
-		triggers bot.Triggers
+		triggers service.Triggers
 		user     string
 		want     Outcome
 		log      string
 	}{
-		{"committer", bot.Triggers{Allow: []string{"committers"}}, "writer", Queued, "writer has write permission"},
-		{"reader", bot.Triggers{Allow: []string{"committers"}}, "drive-by", Refused, "drive-by has only read permission"},
-		{"listed", bot.Triggers{Allow: []string{"release-bot"}}, "release-bot", Queued, "release-bot is listed"},
-		{"names only: a writer is not enough", bot.Triggers{Allow: []string{"release-bot"}}, "writer", Refused, "the only way to start runs"},
-		{"a JIRA name is not a GitHub login", bot.Triggers{Allow: []string{"committers", "jira:drive-by"}}, "drive-by", Refused, "only read"},
+		{"committer", service.Triggers{Allow: []string{"committers"}}, "writer", Queued, "writer has write permission"},
+		{"reader", service.Triggers{Allow: []string{"committers"}}, "drive-by", Refused, "drive-by has only read permission"},
+		{"listed", service.Triggers{Allow: []string{"release-bot"}}, "release-bot", Queued, "release-bot is listed"},
+		{"names only: a writer is not enough", service.Triggers{Allow: []string{"release-bot"}}, "writer", Refused, "the only way to start runs"},
+		{"a JIRA name is not a GitHub login", service.Triggers{Allow: []string{"committers", "jira:drive-by"}}, "drive-by", Refused, "only read"},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

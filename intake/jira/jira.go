@@ -30,7 +30,7 @@ type Searcher interface {
 	Search(ctx context.Context, jql string, max int) ([]rjira.Issue, error)
 }
 
-// Enqueuer queues jobs; *bot.Service is one.
+// Enqueuer queues jobs; *service.Service is one.
 type Enqueuer = intake.Enqueuer
 
 // Tested remembers tested pairs; *store.Store is one.
@@ -51,7 +51,7 @@ type Poller struct {
 	// no secrets; otherwise the job holds only its URL.
 	Fetch func(ctx context.Context, url string) (string, error)
 	// Policy decides whose patches are run, by the attachment's author
-	// (see bot.Triggers.Policy). Nil means trigger.Default(), which runs
+	// (see service.Triggers.Policy). Nil means trigger.Default(), which runs
 	// none.
 	Policy *trigger.Policy
 	// Poster answers a refused patch on its issue with the policy's

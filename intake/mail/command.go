@@ -29,7 +29,7 @@ const Word = "/perfbot"
 // that acknowledges them or says why nothing was marked. The series is
 // any whose root is one of thread, the Message-IDs a reply names in
 // In-Reply-To and References: its job key is SeriesKey(root, version).
-// An error is a failure to record; *bot.Service is one.
+// An error is a failure to record; *service.Service is one.
 type ThreadMarker interface {
 	MarkFalseAlarmInThread(ctx context.Context, thread []string, who string, benches []string, reason string) (string, error)
 }

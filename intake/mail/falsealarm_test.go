@@ -16,12 +16,12 @@ import (
 	gomail "github.com/emersion/go-message/mail"
 
 	"github.com/perfbot/perfbot/answer"
-	"github.com/perfbot/perfbot/bot"
 	mailintake "github.com/perfbot/perfbot/intake/mail"
 	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/mail"
 	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/service"
 	"github.com/perfbot/perfbot/trigger"
 )
 
@@ -77,12 +77,12 @@ func deliver(t *testing.T, dir, name string, at time.Time, header []string, body
 // thread. A reply from anyone else, a quoted command, perfbot's own
 // answer and a thread without a run mark nothing.
 func TestFalseAlarmReply(t *testing.T) {
-	cfg := &bot.Config{}
+	cfg := &service.Config{}
 	off := false
 	cfg.Service.EmbeddedWorkers = &off
 	cfg.Store.Path = filepath.Join(t.TempDir(), "perfbot.db")
 	cfg.Defaults()
-	svc, err := bot.Open(context.Background(), cfg, bot.ModeServe, bot.Deps{})
+	svc, err := service.Open(context.Background(), cfg, service.ModeServe, service.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,12 +224,12 @@ func (f *failingPoster) Post(context.Context, review.Target, answer.Answer) (str
 // at the next poll (the maildir returns each file once); an answer that
 // fails to send does not mark again.
 func TestFalseAlarmReplyFailures(t *testing.T) {
-	cfg := &bot.Config{}
+	cfg := &service.Config{}
 	off := false
 	cfg.Service.EmbeddedWorkers = &off
 	cfg.Store.Path = filepath.Join(t.TempDir(), "perfbot.db")
 	cfg.Defaults()
-	svc, err := bot.Open(context.Background(), cfg, bot.ModeServe, bot.Deps{})
+	svc, err := service.Open(context.Background(), cfg, service.ModeServe, service.Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}

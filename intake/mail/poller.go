@@ -17,7 +17,7 @@ import (
 	"github.com/perfbot/perfbot/trigger"
 )
 
-// Enqueuer queues jobs; *bot.Service is one.
+// Enqueuer queues jobs; *service.Service is one.
 type Enqueuer = intake.Enqueuer
 
 // Tested remembers tested pairs; *store.Store is one.

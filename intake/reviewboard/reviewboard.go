@@ -33,7 +33,7 @@ type Differ interface {
 	DiffURL(id, revision int) string
 }
 
-// Enqueuer queues jobs; *bot.Service is one.
+// Enqueuer queues jobs; *service.Service is one.
 type Enqueuer = intake.Enqueuer
 
 // Tested remembers tested pairs; *store.Store is one.
@@ -53,7 +53,7 @@ type Poller struct {
 	Log        *slog.Logger
 	// Policy decides whose diffs are run, by the review request's
 	// submitter, the only user who can upload its diffs (see
-	// bot.Triggers.Policy). Nil means trigger.Default(), which runs none.
+	// service.Triggers.Policy). Nil means trigger.Default(), which runs none.
 	Policy *trigger.Policy
 	// Poster answers a refused diff on its review request with the
 	// policy's polite text. When nil, a refusal is only logged.

@@ -33,17 +33,17 @@ type rule struct {
 // Groups of packages by what they do.
 var (
 	statistics = []string{"stats", "compare", "bench", "provenance"}
-	processes  = []string{"runner", "sandbox", "job", "bot", "intake", "review", "mail", "web", "cmd"}
+	processes  = []string{"runner", "sandbox", "job", "service", "intake", "review", "mail", "web", "cmd"}
 	running    = []string{"runner", "sandbox", "job"}
 	posting    = []string{"review", "mail", "intake"}
 	venues     = []string{"review", "mail"}
-	service    = []string{"bot"}
-	queue      = []string{"github.com/riverqueue/river", "bot"}
+	service    = []string{"service"}
+	queue      = []string{"github.com/riverqueue/river", "service"}
 	rendering  = []string{"report", "digest"}
 	intake     = []string{"intake"}
 	// testOnly are the fakes of remote APIs and the helpers that only
 	// tests import.
-	testOnly   = []string{"internal/fake", "internal/storetest", "internal/pgtest", "internal/proctest", "internal/testwait", "review/internal/wiretest"}
+	testOnly   = []string{"internal/fake", "internal/storetest", "internal/pgtest", "internal/proctest", "internal/testwait", "internal/githubtest", "internal/smtptest", "review/internal/wiretest"}
 	everything = []string{""}
 )
 
@@ -80,6 +80,9 @@ var rules = []rule{
 	{"a job never posts and knows no queue", []string{"job"}, append(slices.Clone(posting), queue...),
 		"a job runs untrusted code: it holds no venue credentials, and it runs the same from the command line, " +
 			"the service's workers and the child process", nil},
+	{"the outbox posts, it never runs jobs", []string{"service/outbox"}, append(slices.Clone(running), "github.com/riverqueue/river"),
+		"the outbox holds the venues' credentials and delivers what it is handed; code that builds or runs a " +
+			"patch, or takes jobs from the queue, belongs to the workers, so a slow venue never holds up a benchmark", nil},
 	{"pages read the store", []string{"web"}, append(slices.Clone(running), posting...),
 		"the web pages show what the store holds; a page that runs a benchmark or posts could be made to by " +
 			"anyone who can reach the address", nil},

@@ -1,0 +1,51 @@
+package setup
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/perfbot/perfbot/config"
+	glintake "github.com/perfbot/perfbot/intake/gitlab"
+	glreview "github.com/perfbot/perfbot/review/gitlab"
+	"github.com/perfbot/perfbot/service"
+)
+
+// addGitLabIntake serves the GitLab webhook at /webhook/gitlab when
+// venues.gitlab names its secret: notes with commands and, with
+// merge_requests, merge requests opened or pushed to.
+func addGitLabIntake(svc *service.Service, cfg *config.Config, venues config.Venues, log *slog.Logger) error {
+	g := cfg.Venues.GitLab
+	if !g.Webhook() {
+		return nil
+	}
+	gc, err := glreview.ConfigFrom(venues.GitLab, config.Env{})
+	if err != nil {
+		return fmt.Errorf("gitlab intake: %w", err)
+	}
+	gc.HTTPClient = &http.Client{Timeout: 30 * time.Second}
+	client, err := glreview.NewClient(gc)
+	if err != nil {
+		return fmt.Errorf("gitlab intake: %w", err)
+	}
+	ws := g.WebhookSecret()
+	secret, err := readSecret(ws)
+	if err != nil {
+		return err
+	}
+	if secret == "" {
+		return fmt.Errorf("%s names %s, which is empty: the webhook cannot check deliveries", ws.Key, ws.Source())
+	}
+	policy := cfg.Triggers.Policy()
+	in := &glintake.Intake{
+		Client: client, Queue: svc, Seen: svc.Store(), Control: svc, Marks: svc, Secret: []byte(secret),
+		Project: g.Project, Policy: &policy, MinAccessLevel: g.AccessLevel(), MergeRequests: g.MergeRequests,
+		Login: g.Login, Command: cfg.Triggers.Command, Log: log.With("intake", "gitlab"), Metrics: svc.Metrics(),
+	}
+	if len(cfg.Track.Branches) > 0 {
+		in.OnMerged = svc.RecordGitLabMerge
+	}
+	svc.Handle("POST /webhook/gitlab", in)
+	return nil
+}

@@ -1,0 +1,189 @@
+package setup
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/perfbot/perfbot/config"
+	gerritintake "github.com/perfbot/perfbot/intake/gerrit"
+	ghintake "github.com/perfbot/perfbot/intake/github"
+	jiraintake "github.com/perfbot/perfbot/intake/jira"
+	mailintake "github.com/perfbot/perfbot/intake/mail"
+	rbintake "github.com/perfbot/perfbot/intake/reviewboard"
+	"github.com/perfbot/perfbot/job"
+	"github.com/perfbot/perfbot/review/gerrit"
+	ghreview "github.com/perfbot/perfbot/review/github"
+	"github.com/perfbot/perfbot/review/jira"
+	"github.com/perfbot/perfbot/review/reviewboard"
+	"github.com/perfbot/perfbot/service"
+)
+
+// addIntakes wires each configured venue's intake into the service.
+func addIntakes(svc *service.Service, cfg *config.Config, venues config.Venues, log *slog.Logger) error {
+	v := cfg.Venues
+	every := cfg.Service.PollInterval
+	policy := cfg.Triggers.Policy()
+	if v.GitHub.Repo != "" || v.GitHub.Webhook() {
+		// The client posting uses too: token or GitHub App, whichever
+		// is configured.
+		gc, err := ghreview.ConfigFrom(venues.GitHub, config.Env{})
+		if err != nil {
+			return fmt.Errorf("github intake: %w", err)
+		}
+		gc.HTTPClient = &http.Client{Timeout: 30 * time.Second}
+		client, err := ghreview.NewClient(gc)
+		if err != nil {
+			return fmt.Errorf("github intake: %w", err)
+		}
+		in := &ghintake.Intake{
+			Client:    ghintake.NewClient(client),
+			Queue:     svc,
+			Seen:      svc.Store(),
+			Control:   svc,
+			Marks:     svc,
+			Repo:      v.GitHub.Repo,
+			Policy:    &policy,
+			Command:   cfg.Triggers.Command,
+			CheckName: cmp.Or(v.GitHub.StatusContext, "perfbot"),
+			Log:       log.With("intake", "github"),
+			Metrics:   svc.Metrics(),
+		}
+		if len(cfg.Track.Branches) > 0 {
+			in.OnPush = svc.TrackPush
+			in.OnMerged = svc.RecordMerge
+		}
+		if v.GitHub.Webhook() {
+			ws := v.GitHub.WebhookSecret()
+			secret, err := readSecret(ws)
+			if err != nil {
+				return err
+			}
+			if secret == "" {
+				return fmt.Errorf("%s names %s, which is empty: the webhook cannot verify deliveries", ws.Key, ws.Source())
+			}
+			in.Secret = []byte(secret)
+			svc.Handle("POST /webhook/github", in)
+		}
+		if v.GitHub.Poll {
+			svc.AddPoller("github", every, in.Poll)
+		}
+	}
+	if err := addGitLabIntake(svc, cfg, venues, log); err != nil {
+		return err
+	}
+	if len(cfg.Track.Branches) > 0 {
+		svc.AddPoller("track", every, svc.PollTracked)
+	}
+	if v.JIRA.Poll {
+		var user, token, pat string
+		var err error
+		if v.JIRA.UsesPAT() {
+			pat, err = readSecret(v.JIRA.PAT())
+		} else {
+			user = v.JIRA.User
+			if user == "" {
+				user, err = readSecret(v.JIRA.UserSecret())
+			}
+			if err == nil {
+				token, err = readSecret(v.JIRA.Token())
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("jira intake: %w", err)
+		}
+		c, err := jira.New(jira.Config{BaseURL: venues.JIRA.URL, User: user, Token: token, PAT: pat,
+			Deployment: jira.Deployment(v.JIRA.Deployment)})
+		if err != nil {
+			return fmt.Errorf("jira intake: %w", err)
+		}
+		p := &jiraintake.Poller{Search: c, Queue: svc, Tested: svc.Store(), JQL: v.JIRA.JQL, Log: log.With("intake", "jira"),
+			Policy: &policy, Poster: svc.Poster(), Metrics: svc.Metrics(), FalseAlarms: svc, Marks: svc.Store(),
+			Fetch: func(ctx context.Context, url string) (string, error) {
+				if err := onSite(url, venues.JIRA.URL); err != nil {
+					return "", err
+				}
+				return job.FetchPatch(ctx, url, func(req *http.Request) {
+					if pat != "" {
+						req.Header.Set("Authorization", "Bearer "+pat)
+					} else if user != "" {
+						req.SetBasicAuth(user, token)
+					}
+				})
+			}}
+		svc.AddPoller("jira", every, func(ctx context.Context) error { _, err := p.Poll(ctx); return err })
+	}
+	if v.ReviewBoard.Poll {
+		token, err := readSecret(v.ReviewBoard.Token())
+		if err != nil {
+			return fmt.Errorf("review board intake: %w", err)
+		}
+		c, err := reviewboard.New(reviewboard.Config{BaseURL: venues.ReviewBoard.URL, Token: token})
+		if err != nil {
+			return fmt.Errorf("review board intake: %w", err)
+		}
+		p := &rbintake.Poller{List: c, Diffs: c, Reviews: c, FalseAlarms: svc, Marks: svc.Store(), Queue: svc, Tested: svc.Store(),
+			Repository: v.ReviewBoard.Repository, Log: log.With("intake", "reviewboard"),
+			Policy: &policy, Poster: svc.Poster(), Metrics: svc.Metrics()}
+		svc.AddPoller("reviewboard", every, func(ctx context.Context) error { _, err := p.Poll(ctx); return err })
+	}
+	if v.Gerrit.Poll {
+		pass, err := readSecret(v.Gerrit.Password())
+		if err != nil {
+			return fmt.Errorf("gerrit intake: %w", err)
+		}
+		c, err := gerrit.New(gerrit.Config{BaseURL: venues.Gerrit.URL, User: v.Gerrit.User, Password: pass})
+		if err != nil {
+			return fmt.Errorf("gerrit intake: %w", err)
+		}
+		p := &gerritintake.Poller{Gerrit: c, Queue: svc, Tested: svc.Store(), Marks: svc.Store(), FalseAlarms: svc, Query: v.Gerrit.Query,
+			PatchSets: v.Gerrit.RunsPatchSets(), Commands: v.Gerrit.ReadsCommands(), Group: v.Gerrit.Group,
+			Policy: &policy, Poster: svc.Poster(), Metrics: svc.Metrics(), Log: log.With("intake", "gerrit")}
+		svc.AddPoller("gerrit", every, func(ctx context.Context) error { _, err := p.Poll(ctx); return err })
+	}
+	var src mailintake.Source
+	var maxMail int64
+	if v.Mail.MaxMailSize != "" {
+		var err error
+		if maxMail, err = config.ParseSize(v.Mail.MaxMailSize); err != nil {
+			return fmt.Errorf("venues.mail.max_mail_size: %w", err)
+		}
+	}
+	mailLog := log.With("intake", "mail")
+	switch {
+	case v.Mail.Maildir != "":
+		src = mailintake.Maildir{Dir: v.Mail.Maildir, MaxSize: maxMail, Log: mailLog}.Source()
+	case v.Mail.IMAP != "" && v.Mail.IMAPUserEnv != "":
+		user, err := readSecret(v.Mail.IMAPUser())
+		if err != nil {
+			return err
+		}
+		pass, err := readSecret(v.Mail.IMAPPassword())
+		if err != nil {
+			return err
+		}
+		src = mailintake.IMAP{Addr: v.Mail.IMAP, User: user, Password: pass, Mailbox: v.Mail.Mailbox,
+			MaxSize: maxMail, Log: mailLog}.Source()
+	}
+	if src != nil {
+		p := &mailintake.Poller{Source: src, Queue: svc, Tested: svc.Store(), Claims: svc.Store(), List: v.Mail.List, Log: mailLog,
+			Policy: policy, Poster: svc.Poster(), SeriesWait: v.Mail.SeriesWait, Metrics: svc.Metrics(), Marks: svc}
+		if len(policy.AllowSenders) == 0 {
+			log.Warn("triggers.senders is empty: every mailed patch is refused with a polite reply")
+		}
+		svc.AddPoller("mail", every, func(ctx context.Context) error { _, err := p.Poll(ctx); return err })
+	}
+	return nil
+}
+
+// onSite refuses to send a venue's credentials anywhere but the venue.
+func onSite(url, site string) error {
+	if site == "" || !strings.HasPrefix(url, strings.TrimSuffix(site, "/")+"/") {
+		return fmt.Errorf("patch %s is not on %s: not sending credentials there", url, site)
+	}
+	return nil
+}

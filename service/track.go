@@ -1,0 +1,248 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/intake"
+	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/stats"
+	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/track"
+	"github.com/perfbot/perfbot/track/changepoint"
+)
+
+// trackedRepo is a tracked branch's repository: its own, else the
+// project's; a relative local path is relative to the config file.
+func (s *Service) trackedRepo(b config.TrackedBranch) string {
+	repo := b.RepoOr(s.cfg.Project.Repo)
+	if repo != "" && !strings.Contains(repo, "://") && !strings.Contains(repo, "@") && !filepath.IsAbs(repo) && s.cfg.File != "" {
+		repo = filepath.Join(filepath.Dir(s.cfg.File), repo)
+	}
+	return repo
+}
+
+// TrackHead queues the measurement of head, the new head of a tracked
+// branch, against the commit the track measured last (its first parent
+// when the track has none; before, when given, is the push's old head).
+// A head already measured or queued is not queued again.
+func (s *Service) TrackHead(ctx context.Context, b config.TrackedBranch, head, before string) error {
+	repo := s.trackedRepo(b)
+	name := track.Name(repo, b.Branch)
+	base := ""
+	if last, err := s.st.LastDoneRun(ctx, track.KeyPrefix(name)); err == nil {
+		if last.CandidateCommit == head {
+			return nil
+		}
+		base = last.CandidateCommit
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	switch {
+	case base != "":
+	case b.From != "":
+		base = b.From
+	case before != "" && strings.Trim(before, "0") != "":
+		base = before
+	default:
+		base = head + "^"
+	}
+	_, _, err := s.Enqueue(ctx, JobSpec{
+		Key:          track.KeyPrefix(name) + head,
+		Repo:         repo,
+		BaseRef:      base,
+		CandidateRef: head,
+		Suites:       b.Suites,
+		Track:        name,
+		Title:        fmt.Sprintf("%s at %.12s", b.Branch, head),
+		Source:       "track",
+	})
+	return err
+}
+
+// PollTracked asks each tracked branch's repository for the branch's head
+// (git ls-remote) and queues a new head's measurement.
+func (s *Service) PollTracked(ctx context.Context) error {
+	var errs []error
+	for _, b := range s.cfg.Track.Branches {
+		repo := s.trackedRepo(b)
+		head, err := lsRemote(ctx, repo, b.Branch)
+		if err == nil {
+			err = s.TrackHead(ctx, b, head, "")
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("track %s of %s: %w", b.Branch, repo, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// TrackPush queues the new head of a pushed branch when the config tracks
+// it; repo is the pushed repository's "owner/name". It reports whether
+// the push was taken: a tracked branch, and a head that is a commit id.
+func (s *Service) TrackPush(ctx context.Context, repo, ref, before, after string) (bool, error) {
+	branch, ok := strings.CutPrefix(ref, "refs/heads/")
+	if !ok || strings.Trim(after, "0") == "" {
+		return false, nil // a tag, or a deleted branch
+	}
+	if !intake.IsCommitID(after) {
+		s.log.Warn("push ignored: its head is not a commit id", "ref", ref)
+		return false, nil
+	}
+	if !intake.IsCommitID(before) {
+		before = ""
+	}
+	for _, b := range s.cfg.Track.Branches {
+		if b.Branch != branch || !s.isGitHubRepo(b, repo) {
+			continue
+		}
+		return true, s.TrackHead(ctx, b, after, before)
+	}
+	return false, nil
+}
+
+// isGitHubRepo reports whether a tracked branch's repository is the
+// GitHub repository owner/name.
+func (s *Service) isGitHubRepo(b config.TrackedBranch, fullName string) bool {
+	if fullName == "" {
+		return false
+	}
+	if b.Repo == "" && strings.EqualFold(s.cfg.Venues.GitHub.Repo, fullName) {
+		return true
+	}
+	u := strings.TrimSuffix(strings.TrimSuffix(b.RepoOr(s.cfg.Project.Repo), "/"), ".git")
+	return strings.HasSuffix(strings.ToLower(u), "/"+strings.ToLower(fullName)) ||
+		strings.HasSuffix(strings.ToLower(u), ":"+strings.ToLower(fullName))
+}
+
+// lsRemote returns the commit a remote branch points at, with git's
+// environment scrubbed as for every git perfbot runs.
+func lsRemote(ctx context.Context, repo, branch string) (string, error) {
+	if strings.HasPrefix(repo, "-") || strings.HasPrefix(branch, "-") {
+		return "", fmt.Errorf("repository %q or branch %q starts with '-'", repo, branch)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", "-c", "safe.directory=*", "ls-remote", "--heads", repo, "refs/heads/"+branch)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_GLOBAL=/dev/null", "HOME=/nonexistent"}
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return "", fmt.Errorf("git ls-remote %s: %s", repo, strings.TrimSpace(string(ee.Stderr)))
+		}
+		return "", fmt.Errorf("git ls-remote %s: %w", repo, err)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if sha, ref, ok := strings.Cut(line, "\t"); ok && ref == "refs/heads/"+branch {
+			return sha, nil
+		}
+	}
+	return "", fmt.Errorf("no branch %s in %s", branch, repo)
+}
+
+// keepTrackInstruments has a tracked run's suites set to auto keep the
+// instrument the branch's earlier runs chose (track.KeptInstruments), so
+// the branch's history is measured in one unit. A store that cannot say
+// is logged, and the run chooses for itself.
+func (s *Service) keepTrackInstruments(ctx context.Context, log *slog.Logger, spec *JobSpec) {
+	branch := ""
+	for _, b := range s.cfg.Track.Branches {
+		if track.Name(s.trackedRepo(b), b.Branch) == spec.Track {
+			branch = b.Branch
+		}
+	}
+	if branch == "" {
+		return
+	}
+	keep, err := track.KeptInstruments(ctx, s.st, spec.Track, branch)
+	if err != nil {
+		log.Error("instruments kept for the tracked branch", "track", spec.Track, "err", err)
+		return
+	}
+	spec.KeepInstruments = keep
+}
+
+// afterTrackedRun searches a track's history for change points once a run
+// of it finished, and announces the new ones where the config says, once
+// each. Failures are logged: the measurement stands without them.
+func (s *Service) afterTrackedRun(ctx context.Context, log *slog.Logger, name string) {
+	var branch *config.TrackedBranch
+	for i, b := range s.cfg.Track.Branches {
+		if track.Name(s.trackedRepo(b), b.Branch) == name {
+			branch = &s.cfg.Track.Branches[i]
+		}
+	}
+	opts := track.Options{Detect: changepoint.Options{Alpha: s.cfg.Track.Alpha, MinChangePct: s.cfg.Track.MinChange,
+		Test: changepoint.Test(s.cfg.Track.Test)}}
+	if host, err := os.Hostname(); err == nil {
+		if deltas, err := s.st.Noise(ctx, host, 50); err == nil && len(deltas) > 0 {
+			rule := stats.NoiseRule{FloorPct: 0.5}
+			opts.Noise = func(k store.SeriesKey) (float64, bool) {
+				n, err := rule.Learn(deltas[store.NoiseKey{Group: k.Group, Benchmark: k.Benchmark, Params: k.Params, Metric: k.Metric, Unit: k.Unit}])
+				return n.ThresholdPct, err == nil
+			}
+		}
+	}
+	res, err := track.Detect(ctx, s.st, name, opts)
+	if err != nil {
+		log.Error("change-point detection", "track", name, "err", err)
+		return
+	}
+	log.Info("change points searched", "track", name, "commits", res.Commits, "series", res.Series,
+		"found", len(res.Found), "new", len(res.Added))
+	if branch == nil {
+		return
+	}
+	s.followUps(ctx, log, name, branch)
+	if len(branch.Post) == 0 {
+		return
+	}
+	targets := s.scheduleTargets(Schedule{Post: branch.Post})
+	cps, err := s.st.ChangePoints(ctx, store.ChangePointFilter{Track: name, Unposted: true})
+	if err != nil {
+		log.Error("change points to announce", "track", name, "err", err)
+		return
+	}
+	for _, c := range cps {
+		if key, ok := s.announcedBy(ctx, c); ok {
+			// A reviewed patch announced it; its answer is followed up.
+			log.Info("change point announced by a request", "change_point", c.ID, "key", key)
+			if err := s.st.MarkChangePointPosted(ctx, c.ID, time.Now()); err != nil {
+				log.Error("mark change point posted", "change_point", c.ID, "err", err)
+			}
+			continue
+		}
+		msg := s.deps.Scrub.Message(track.Message(c))
+		posted := true
+		for _, t := range targets {
+			target, err := review.ParseTarget(t)
+			if err == nil {
+				_, err = s.deps.Poster.Post(ctx, target, msg)
+			}
+			if err != nil {
+				posted = false
+				s.metrics.Inc("perfbot_post_failures_total", "venue", target.Venue)
+				log.Error("announce change point", "target", t, "change_point", c.ID, "err", err)
+				continue
+			}
+			s.metrics.Inc("perfbot_posts_total", "venue", target.Venue)
+		}
+		// A failed target is retried after the next run; the others edit
+		// their earlier post in place (the message's key is stable).
+		if posted {
+			if err := s.st.MarkChangePointPosted(ctx, c.ID, time.Now()); err != nil {
+				log.Error("mark change point posted", "change_point", c.ID, "err", err)
+			}
+		}
+	}
+}
