@@ -11,14 +11,10 @@ import (
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/review"
-	"github.com/perfbot/perfbot/runner"
 	"github.com/perfbot/perfbot/service"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/web"
 )
-
-// profileFiles are the CPU profiles of an outcome in pprof format.
-func profileFiles(o *runner.Outcome) []answer.Attachment { return job.ProfileFiles(o.Profiles) }
 
 // saveRun stores a comparison made on the command line (compare --save)
 // in --db and returns the run's id.
