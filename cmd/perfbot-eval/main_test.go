@@ -78,7 +78,8 @@ func TestDefaultMeetsTargets(t *testing.T) {
 // TestInstrumentsLoad re-reads results the instruments scenario saved on an
 // idle 2-core host and checks the table names the file's rounds and draws
 // each instrument as measured: cpu-sim's counts repeat within 0.2%, so a
-// 5% change is found in every draw and nothing is flagged unchanged.
+// 5% change is found (and confirmed) in every draw and nothing unchanged is
+// flagged, before or after confirmation.
 func TestInstrumentsLoad(t *testing.T) {
 	var out, errb bytes.Buffer
 	if err := run(context.Background(), []string{"-load", "testdata/instruments-idle.json", "-draws", "20"}, &out, &errb); err != nil {
@@ -96,8 +97,18 @@ func TestInstrumentsLoad(t *testing.T) {
 		}
 	}
 	for _, line := range strings.Split(text, "\n") {
-		if strings.HasPrefix(line, "| cpu-sim |") && !strings.HasSuffix(line, "| 100% |") {
-			t.Errorf("cpu-sim does not detect every 5%% change: %s", line)
+		cells := strings.Split(line, "|")
+		if !strings.HasPrefix(line, "| cpu-sim |") || len(cells) != 11 {
+			continue
 		}
+		// instrument, rounds, spread, flagged, 0.5%, 1%, 2%, 5%, flagged before confirmation
+		if got := strings.TrimSpace(cells[8]); got != "100%" {
+			t.Errorf("cpu-sim detects %s of 5%% changes, want 100%%: %s", got, line)
+		}
+		if got := strings.TrimSpace(cells[9]); got != "0.0" {
+			t.Errorf("cpu-sim flags %s per 100 unchanged before confirmation, want 0.0: %s", got, line)
+		}
+		return
 	}
+	t.Errorf("no cpu-sim row:\n%s", text)
 }
