@@ -12,7 +12,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -106,10 +105,50 @@ type WorkflowRun struct {
 	} `json:"repository"`
 }
 
-var (
-	shaPattern = regexp.MustCompile(`^[0-9a-f]{40}$`)
-	keyPattern = regexp.MustCompile(`^gha-([0-9]+)(-[A-Za-z0-9._-]{1,64})?$`)
-)
+// isSHA reports whether s is a full commit hash: 40 lowercase hex digits.
+// (Checked by hand, as keyPR is: a package-level regexp would be compiled
+// at every start of perfbot; the start-allocation test keeps that small.)
+func isSHA(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// keyPR returns the pull request number of an answer key of the form
+// gha-N or gha-N-SUFFIX (SUFFIX: 1 to 64 of A-Z a-z 0-9 . _ -), as digits.
+func keyPR(key string) (string, bool) {
+	rest, ok := strings.CutPrefix(key, "gha-")
+	if !ok {
+		return "", false
+	}
+	n := 0
+	for n < len(rest) && '0' <= rest[n] && rest[n] <= '9' {
+		n++
+	}
+	digits, suffix := rest[:n], rest[n:]
+	if digits == "" {
+		return "", false
+	}
+	if suffix == "" {
+		return digits, true
+	}
+	suffix, ok = strings.CutPrefix(suffix, "-")
+	if !ok || len(suffix) < 1 || len(suffix) > 64 {
+		return "", false
+	}
+	for _, c := range []byte(suffix) {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '.' || c == '_' || c == '-') {
+			return "", false
+		}
+	}
+	return digits, true
+}
 
 // An Artifact is a fork pull request's answer, checked against the
 // workflow_run event it is posted from.
@@ -191,7 +230,7 @@ func ReadWorkflowRun(path string) (*WorkflowRun, error) {
 		return nil, fmt.Errorf("%s: no workflow_run: post-artifact runs on a workflow_run event", path)
 	case ev.WorkflowRun.Event != "pull_request":
 		return nil, fmt.Errorf("%s: workflow_run.event is %q, want pull_request", path, ev.WorkflowRun.Event)
-	case !shaPattern.MatchString(ev.WorkflowRun.HeadSHA):
+	case !isSHA(ev.WorkflowRun.HeadSHA):
 		return nil, fmt.Errorf("%s: workflow_run.head_sha %q: want 40 hex digits", path, ev.WorkflowRun.HeadSHA)
 	case strings.Count(ev.Repository.FullName, "/") != 1:
 		return nil, fmt.Errorf("%s: repository.full_name %q: want OWNER/REPO", path, ev.Repository.FullName)
@@ -216,11 +255,10 @@ func ReadArtifact(dir string) (Meta, answer.Answer, error) {
 	if meta.PR <= 0 {
 		return meta, answer.Answer{}, fmt.Errorf("%s: pr %d: want a pull request number", mpath, meta.PR)
 	}
-	if !shaPattern.MatchString(meta.HeadSHA) {
+	if !isSHA(meta.HeadSHA) {
 		return meta, answer.Answer{}, fmt.Errorf("%s: head_sha %q: want 40 hex digits", mpath, meta.HeadSHA)
 	}
-	m := keyPattern.FindStringSubmatch(meta.Key)
-	if m == nil || m[1] != strconv.Itoa(meta.PR) {
+	if pr, ok := keyPR(meta.Key); !ok || pr != strconv.Itoa(meta.PR) {
 		return meta, answer.Answer{}, fmt.Errorf("%s: key %q: want gha-%d or gha-%d-SUFFIX", mpath, meta.Key, meta.PR, meta.PR)
 	}
 	apath := filepath.Join(dir, AnswerJSONFile)
@@ -239,7 +277,7 @@ func ReadArtifact(dir string) (Meta, answer.Answer, error) {
 	default:
 		return meta, answer.Answer{}, fmt.Errorf("%s: state %q: want success, failure or error", apath, got.State)
 	}
-	if !shaPattern.MatchString(got.Commit) && got.Commit != "" {
+	if !isSHA(got.Commit) && got.Commit != "" {
 		return meta, answer.Answer{}, fmt.Errorf("%s: commit %q: want 40 hex digits", apath, got.Commit)
 	}
 	full := got.Full(github.Format)

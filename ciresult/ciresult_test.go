@@ -56,3 +56,23 @@ func TestReadArtifactRefuses(t *testing.T) {
 		}
 	})
 }
+
+// TestKeyPR checks the answer keys a fork artifact may carry: the pull
+// request's number, and a suffix of 1 to 64 safe characters.
+func TestKeyPR(t *testing.T) {
+	for key, want := range map[string]string{
+		"gha-12": "12", "gha-12-wal": "12", "gha-7-a.b_c-d": "7", "gha-3-" + strings.Repeat("x", 64): "3",
+	} {
+		if got, ok := keyPR(key); !ok || got != want {
+			t.Errorf("keyPR(%q) = %q, %v; want %q", key, got, ok, want)
+		}
+	}
+	for _, key := range []string{"", "gha-", "gha-x", "gh-12", "gha-12-", "gha-12-a/b", "gha-12 ", "gha-12-" + strings.Repeat("x", 65), "xgha-12", "gha--1"} {
+		if got, ok := keyPR(key); ok {
+			t.Errorf("keyPR(%q) = %q, true; want refused", key, got)
+		}
+	}
+	if !isSHA(strings.Repeat("a1", 20)) || isSHA(strings.Repeat("A1", 20)) || isSHA(strings.Repeat("a", 39)) || isSHA(strings.Repeat("g", 40)) {
+		t.Error("isSHA accepts other than 40 lowercase hex digits, or refuses them")
+	}
+}
