@@ -14,7 +14,7 @@ import (
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
-	"github.com/perfbot/perfbot/internal/githubtest"
+	"github.com/perfbot/perfbot/internal/fake/githubfake"
 	"github.com/perfbot/perfbot/internal/gitrepo"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/job/jobspec"
@@ -30,7 +30,7 @@ import (
 // commits), with service.bisect set, answering to the fake GitHub f, and
 // measuring for real through job.Run. It returns the service and the
 // commits.
-func bisectService(t *testing.T, f *githubtest.Comments, levels []int, bench Benchmarker) (*Service, *gitrepo.Repo, []string) {
+func bisectService(t *testing.T, f *githubfake.Comments, levels []int, bench Benchmarker) (*Service, *gitrepo.Repo, []string) {
 	t.Helper()
 	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the workspaces' cache
 	r := gitrepo.New(t)
@@ -102,7 +102,7 @@ sandbox: {mode: none}
 // branch moved on after the series left it, so the series is bisected from
 // where it starts.
 func TestBisectFollowUp(t *testing.T) {
-	f := &githubtest.Comments{Comments: map[int64]string{}}
+	f := &githubfake.Comments{Comments: map[int64]string{}}
 	svc, r, commits := bisectService(t, f, []int{1000, 1000, 1000, 3000, 3000, 3000}, nil)
 	r.Git("branch", "pr")
 	r.Git("reset", "-q", "--hard", commits[0])
@@ -195,7 +195,7 @@ func TestBisectNotQueued(t *testing.T) {
 // TestBisectFails: a bisect that cannot be done (its comparisons fail)
 // leaves the answer saying so, not promising a result.
 func TestBisectFails(t *testing.T) {
-	f := &githubtest.Comments{Comments: map[int64]string{}}
+	f := &githubfake.Comments{Comments: map[int64]string{}}
 	moved := &compare.Comparison{Base: "base", Candidates: []string{"pr"}, Rows: []compare.Row{{Benchmark: "Level", Unit: "ns/op",
 		Base: &compare.Cell{Center: 100}, Candidates: []compare.Candidate{{Variant: "pr", Cell: compare.Cell{Center: 300},
 			DeltaPct: 200, Ratio: 3, P: 0.002, Significant: true, Verdict: compare.Worse}}}}}

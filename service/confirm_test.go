@@ -15,7 +15,7 @@ import (
 	"github.com/perfbot/perfbot/bisect"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
-	"github.com/perfbot/perfbot/internal/githubtest"
+	"github.com/perfbot/perfbot/internal/fake/githubfake"
 	"github.com/perfbot/perfbot/internal/gitrepo"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/job/jobspec"
@@ -32,7 +32,7 @@ import (
 // branch pr has level 10000. With onlyFirst, the level is read only while
 // a marker file exists, which it does only during the first host's runs:
 // elsewhere every tree measures 1000.
-func confirmServices(t *testing.T, f *githubtest.Comments, onlyFirst bool) *Service {
+func confirmServices(t *testing.T, f *githubfake.Comments, onlyFirst bool) *Service {
 	t.Helper()
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	marker := filepath.Join(t.TempDir(), "first-host")
@@ -124,7 +124,7 @@ sandbox: {mode: none}
 // first host, confirmed on the second, and answered once, with the table
 // and the confirmation.
 func TestConfirmAgrees(t *testing.T) {
-	f := &githubtest.Comments{Comments: map[int64]string{}}
+	f := &githubfake.Comments{Comments: map[int64]string{}}
 	svc := confirmServices(t, f, false)
 	spec := JobSpec{Key: "github:acme/store#3/comment/1", Targets: []string{"github:acme/store#3"}, Title: "slower",
 		BaseRef: "main", CandidateRef: "pr", Source: "github"}
@@ -141,7 +141,7 @@ func TestConfirmAgrees(t *testing.T) {
 // TestConfirmDisagrees: a benchmark slower only on the first host is not
 // called worse: the answer says the second host did not confirm it.
 func TestConfirmDisagrees(t *testing.T) {
-	f := &githubtest.Comments{Comments: map[int64]string{}}
+	f := &githubfake.Comments{Comments: map[int64]string{}}
 	svc := confirmServices(t, f, true)
 	spec := JobSpec{Key: "github:acme/store#3/comment/1", Targets: []string{"github:acme/store#3"}, Title: "slower here",
 		BaseRef: "main", CandidateRef: "pr", Source: "github"}

@@ -16,8 +16,8 @@ import (
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/internal/fake/smtpfake"
 	"github.com/perfbot/perfbot/internal/pgtest"
-	"github.com/perfbot/perfbot/internal/smtptest"
 	"github.com/perfbot/perfbot/job"
 	perfmail "github.com/perfbot/perfbot/mail"
 	"github.com/perfbot/perfbot/review"
@@ -42,7 +42,7 @@ func testVerdictFollowUpMail(t *testing.T, driver string) {
 	commit := func(msg string, files map[string]string) string { return r.commit(msg, files, 1) }
 	first := commit("commit 0", map[string]string{"n": "0"})
 
-	sink := &smtptest.Sink{}
+	sink := &smtpfake.Sink{}
 	sink.Start(t)
 	defer sink.Stop()
 	sender, err := perfmail.NewSender(perfmail.SMTPConfig{Addr: sink.Addr, From: "perfbot <perfbot@example.org>",

@@ -14,7 +14,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
-	"github.com/perfbot/perfbot/internal/githubtest"
+	"github.com/perfbot/perfbot/internal/fake/githubfake"
 	"github.com/perfbot/perfbot/internal/testwait"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/job/child"
@@ -28,7 +28,7 @@ import (
 // liveService runs a serve with embedded workers on SQLite, answering
 // through the real GitHub poster to the fake f, with bench as its
 // benchmarker.
-func liveService(t *testing.T, f *githubtest.Comments, bench Benchmarker) (*Service, context.CancelFunc) {
+func liveService(t *testing.T, f *githubfake.Comments, bench Benchmarker) (*Service, context.CancelFunc) {
 	t.Helper()
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
@@ -58,7 +58,7 @@ func liveService(t *testing.T, f *githubtest.Comments, bench Benchmarker) (*Serv
 }
 
 // waitComment waits until the pull request's only comment contains want.
-func waitComment(t *testing.T, f *githubtest.Comments, want string) string {
+func waitComment(t *testing.T, f *githubfake.Comments, want string) string {
 	t.Helper()
 	var bodies []string
 	defer func() {
@@ -82,7 +82,7 @@ func waitComment(t *testing.T, f *githubtest.Comments, want string) string {
 // once as queued, with its position; while it runs the same comment shows
 // its progress; it ends as that one comment holding the result.
 func TestLiveAnswer(t *testing.T) {
-	f := &githubtest.Comments{Comments: map[int64]string{}}
+	f := &githubfake.Comments{Comments: map[int64]string{}}
 	release := map[string]chan struct{}{"first": make(chan struct{}), "second": make(chan struct{})}
 	svc, _ := liveService(t, f, BenchmarkerFunc(func(ctx context.Context, spec jobspec.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
 		progress(job.Progress{Stage: "run", Suite: "wal", Variant: "candidate", Round: 2, Rounds: 5,
@@ -130,7 +130,7 @@ func TestLiveAnswer(t *testing.T) {
 // running benchmark (its process is killed) and edits the answer to say
 // it was cancelled, and by whom.
 func TestCancelRunningJob(t *testing.T) {
-	f := &githubtest.Comments{Comments: map[int64]string{}}
+	f := &githubfake.Comments{Comments: map[int64]string{}}
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	svc, _ := liveService(t, f, &child.Command{Argv: []string{"sh", "-c", "echo $$ > " + pidFile + "; exec sleep 60"}})
 	ctx := context.Background()

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/compare"
-	"github.com/perfbot/perfbot/internal/githubtest"
+	"github.com/perfbot/perfbot/internal/fake/githubfake"
 	"github.com/perfbot/perfbot/internal/testwait"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/job/jobspec"
@@ -26,7 +26,7 @@ func TestAnswerOwnCommentOnMeasuredCommit(t *testing.T) {
 	spec := JobSpec{Key: "github:acme/store#3/comment/9", Targets: []string{"github:acme/store#3"}, Title: "faster scan",
 		Source: "github", CandidateRef: "pull/3/head", CandidateCommit: measured}
 	planted := github.Marker(spec.Key) + "\n**perfbot: running**"
-	f := &githubtest.Comments{Comments: map[int64]string{1: planted}, Authors: map[int64]string{1: "mallory"}, NextID: 1, Head: measured}
+	f := &githubfake.Comments{Comments: map[int64]string{1: planted}, Authors: map[int64]string{1: "mallory"}, NextID: 1, Head: measured}
 	release := make(chan struct{})
 	svc, _ := liveService(t, f, BenchmarkerFunc(func(ctx context.Context, spec jobspec.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
 		progress(job.Progress{Stage: "run", Suite: "wal", Variant: "candidate", Round: 1, Rounds: 4})

@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/answer"
-	"github.com/perfbot/perfbot/internal/githubtest"
+	"github.com/perfbot/perfbot/internal/fake/githubfake"
+	"github.com/perfbot/perfbot/internal/fake/smtpfake"
 	"github.com/perfbot/perfbot/internal/pgtest"
-	"github.com/perfbot/perfbot/internal/smtptest"
 	"github.com/perfbot/perfbot/mail"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/github"
@@ -115,7 +115,7 @@ func finalAnswer(key, text string) answer.Answer {
 // down is retried with growing waits, on the delivery clock, and delivered
 // once the server is back; nothing is lost and nothing sent twice.
 func TestSMTPDownForMinutes(t *testing.T) {
-	sink := &smtptest.Sink{}
+	sink := &smtpfake.Sink{}
 	sink.Start(t)
 	sink.Stop() // down, with its address known
 	sender, err := mail.NewSender(mail.SMTPConfig{Addr: sink.Addr, From: "perfbot <perfbot@example.org>",
@@ -251,7 +251,7 @@ func TestDeliveryAcrossRestart(t *testing.T) {
 			if driver == store.Postgres {
 				dsn = pgtest.Start(t).NewDB(t)
 			}
-			f := &githubtest.Comments{Comments: map[int64]string{}}
+			f := &githubfake.Comments{Comments: map[int64]string{}}
 			srv := httptest.NewServer(f)
 			defer srv.Close()
 			gp, err := github.New(github.Config{BaseURL: srv.URL + "/api/v3/", Token: "t0ken",
@@ -314,7 +314,7 @@ func TestDeliveryAcrossRestart(t *testing.T) {
 // service.answer_edit_interval, newest state first; the result is not held
 // back.
 func TestLiveEditsSpaced(t *testing.T) {
-	f := &githubtest.Comments{Comments: map[int64]string{}}
+	f := &githubfake.Comments{Comments: map[int64]string{}}
 	srv := httptest.NewServer(f)
 	defer srv.Close()
 	gp, err := github.New(github.Config{BaseURL: srv.URL + "/api/v3/", Token: "t0ken", Retry: retry.Policy{Attempts: 1}})

@@ -1,7 +1,7 @@
-// Package smtptest is an SMTP server for tests that keeps the messages it
+// Package smtpfake is an SMTP server for tests that keeps the messages it
 // receives and can be stopped and started again on the same address, as a
 // mail server that goes down and comes back.
-package smtptest
+package smtpfake
 
 import (
 	"io"

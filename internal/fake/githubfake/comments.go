@@ -1,6 +1,4 @@
-// Package githubtest is a fake of GitHub's REST API for tests, answering
-// with the shapes GitHub documents.
-package githubtest
+package githubfake
 
 import (
 	"encoding/json"
