@@ -13,6 +13,7 @@ import (
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/job/jobspec"
+	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/store"
 )
@@ -21,14 +22,14 @@ func TestLinkRun(t *testing.T) {
 	msg := RenderSummary(&compare.Comparison{Summary: []compare.Tally{{Variant: "patch", Worse: 1}}})
 	msg.Set(answer.HTML, answer.Rendering{Full: "<html><body><p>report</p></body></html>"})
 	msg.Attachments = []answer.Attachment{{Name: "perfbot-chart-1.png", ContentType: "image/png"}, {Name: "r.json", ContentType: "application/json"}}
-	if got := LinkRun(msg, "", 2); got.Full(answer.MarkdownGFM) != msg.Full(answer.MarkdownGFM) {
+	if got := report.LinkRun(msg, "", 2); got.Full(answer.MarkdownGFM) != msg.Full(answer.MarkdownGFM) {
 		t.Error("no URL changed the answer")
 	}
 	url := RunURL("https://perfbot.example.org/", 42)
 	if url != "https://perfbot.example.org/runs/42" {
 		t.Fatalf("RunURL = %q", url)
 	}
-	got := LinkRun(msg, url, 2)
+	got := report.LinkRun(msg, url, 2)
 	for name, text := range map[string]string{"markdown": got.Full(answer.MarkdownGFM), "short markdown": got.Short(answer.MarkdownGFM),
 		"jira": got.Full(answer.JIRAWiki), "short jira": got.Short(answer.JIRAWiki), "text": got.Full(answer.Text), "html": got.Full(answer.HTML)} {
 		if !strings.Contains(text, url) {

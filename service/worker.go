@@ -192,7 +192,7 @@ func (w *benchWorker) answer(ctx context.Context, log *slog.Logger, spec JobSpec
 func (s *Service) answerMessage(ctx context.Context, spec JobSpec, cmp *compare.Comparison, state string, runID int64) answer.Answer {
 	msg := s.deps.Scrub.Message(s.deps.Render(s.deps.Scrub.Comparison(cmp)))
 	if url := RunURL(s.cfg.Service.URL, runID); url != "" {
-		msg = LinkRun(msg, url, s.storedImages(ctx, runID))
+		msg = report.LinkRun(msg, url, s.storedImages(ctx, runID))
 	}
 	msg.Key = spec.Key
 	// The commit measured, else (nothing was measured) the one the

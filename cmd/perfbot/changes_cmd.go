@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/track"
 )
@@ -36,7 +37,7 @@ func changesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if *limit < 0 {
 		return usagef("--limit %d: want 0 or more", *limit)
 	}
-	st, err := store.Open(ctx, storeDriver(*driver, *db), *db)
+	st, err := store.Open(ctx, job.StoreDriver(*driver, *db), *db)
 	if err != nil {
 		return err
 	}

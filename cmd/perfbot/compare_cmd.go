@@ -13,6 +13,7 @@ import (
 	"github.com/perfbot/perfbot/ciresult"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/doctor"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/report"
@@ -207,7 +208,7 @@ func (f *compareFlags) spec() jobspec.Spec {
 func (f *compareFlags) jobOptions() (job.Options, error) {
 	opts := job.Options{Repo: f.repo, Tune: f.tune, CacheDir: f.cacheDir, NoSandbox: f.noSandbox, Seed: f.seed, Version: version}
 	if f.config != "" {
-		c, err := loadConfig(f.config)
+		c, err := doctor.LoadConfig(f.config)
 		if err != nil {
 			return opts, err
 		}

@@ -22,14 +22,14 @@ func configCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(args) > 1 {
 		file = args[1]
 	}
-	c, err := loadConfig(file)
+	c, err := doctor.LoadConfig(file)
 	if err != nil {
 		var errs config.Errors
 		if errors.As(err, &errs) {
 			for _, e := range errs {
 				fmt.Fprintln(stderr, e)
 			}
-			return &exitError{code: 1, err: fmt.Errorf("%s: %d %s", file, len(errs), plural(len(errs), "error", "errors"))}
+			return &exitError{code: 1, err: fmt.Errorf("%s: %d %s", file, len(errs), doctor.Plural(len(errs), "error", "errors"))}
 		}
 		return err
 	}
@@ -39,10 +39,3 @@ func configCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	return nil
 }
-
-// loadConfig reads and checks a config file, its templates included (see
-// doctor.LoadConfig).
-func loadConfig(file string) (*config.Config, error) { return doctor.LoadConfig(file) }
-
-// plural is one or many, after n.
-func plural(n int, one, many string) string { return doctor.Plural(n, one, many) }

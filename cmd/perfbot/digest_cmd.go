@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/digest"
+	"github.com/perfbot/perfbot/doctor"
+	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/review/post"
 	"github.com/perfbot/perfbot/service"
@@ -49,7 +51,7 @@ func digestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	cfg := &service.Config{}
 	if *configFile != "" {
-		if cfg, err = loadConfig(*configFile); err != nil {
+		if cfg, err = doctor.LoadConfig(*configFile); err != nil {
 			return err
 		}
 	} else {
@@ -57,7 +59,7 @@ func digestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	driver, dsn := cfg.Store.Driver, cfg.StoreDSN()
 	if *db != "" {
-		driver, dsn = storeDriver("", *db), *db
+		driver, dsn = job.StoreDriver("", *db), *db
 	}
 	st, err := store.Open(ctx, driver, dsn)
 	if err != nil {

@@ -4,10 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"strings"
 
-	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/doctor"
 )
 
@@ -32,13 +30,7 @@ func doctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if n := doctor.Failures(rs); n > 0 {
-		return &exitError{code: 1, err: fmt.Errorf("doctor: %d %s cannot work", n, plural(n, "check", "checks"))}
+		return &exitError{code: 1, err: fmt.Errorf("doctor: %d %s cannot work", n, doctor.Plural(n, "check", "checks"))}
 	}
 	return nil
-}
-
-// logVenueChecks logs at the start of serve which venues are usable (see
-// doctor.LogVenues).
-func logVenueChecks(ctx context.Context, cfg *config.Config, log *slog.Logger) error {
-	return doctor.LogVenues(ctx, cfg, log)
 }

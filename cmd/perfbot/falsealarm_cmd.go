@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfbot/perfbot/falsealarm"
 	"github.com/perfbot/perfbot/internal/safetext"
+	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/store"
 )
@@ -44,7 +45,7 @@ func falseAlarmCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	out := safetext.NewTerminal(stdout)
 	defer out.Flush()
-	st, err := store.Open(ctx, storeDriver(*driver, *db), *db)
+	st, err := store.Open(ctx, job.StoreDriver(*driver, *db), *db)
 	if err != nil {
 		return err
 	}

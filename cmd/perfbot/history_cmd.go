@@ -33,7 +33,7 @@ func historyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	out := safetext.NewTerminal(stdout)
 	defer out.Flush()
 	stdout = out
-	st, err := store.Open(ctx, storeDriver(*driver, *db), *db)
+	st, err := store.Open(ctx, job.StoreDriver(*driver, *db), *db)
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,3 @@ func historyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 
 // historyMatches bounds the series a substring search prints.
 const historyMatches = 50
-
-// storeDriver picks the store driver: the one given, else postgres for a
-// postgres URL, else sqlite.
-func storeDriver(driver, dsn string) string { return job.StoreDriver(driver, dsn) }

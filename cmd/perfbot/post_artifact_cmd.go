@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfbot/perfbot/ciresult"
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/doctor"
 	"github.com/perfbot/perfbot/review"
 )
 
@@ -39,7 +40,7 @@ func postArtifactCmd(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	var cfg *config.Config
 	if *configPath != "" {
-		if cfg, err = loadConfig(*configPath); err != nil {
+		if cfg, err = doctor.LoadConfig(*configPath); err != nil {
 			return err
 		}
 	}

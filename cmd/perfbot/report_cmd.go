@@ -10,6 +10,7 @@ import (
 	"github.com/perfbot/perfbot/benchfiles"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/doctor"
 	"github.com/perfbot/perfbot/parse"
 )
 
@@ -40,7 +41,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	var cfg *config.Config
 	if *configFile != "" {
-		if cfg, err = loadConfig(*configFile); err != nil {
+		if cfg, err = doctor.LoadConfig(*configFile); err != nil {
 			return err
 		}
 	}

@@ -26,7 +26,7 @@ func saveRun(ctx context.Context, f *compareFlags, opts job.Options, cmp *compar
 	if db == "" {
 		return 0, usagef("--save needs --db FILE|URL (or --db-env) to store the run in")
 	}
-	st, err := store.Open(ctx, storeDriver(f.driver, db), db)
+	st, err := store.Open(ctx, job.StoreDriver(f.driver, db), db)
 	if err != nil {
 		return 0, err
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/doctor"
+	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/service"
 	"github.com/perfbot/perfbot/service/setup"
 )
@@ -64,7 +66,7 @@ func runService(ctx context.Context, name string, mode service.Mode, args []stri
 	}
 	log := slog.New(handler).With("process", name)
 	if mode == service.ModeServe {
-		if err := logVenueChecks(ctx, cfg, log); err != nil {
+		if err := doctor.LogVenues(ctx, cfg, log); err != nil {
 			return err
 		}
 	}
@@ -86,12 +88,12 @@ func runService(ctx context.Context, name string, mode service.Mode, args []stri
 // loadServiceConfig reads config.yaml as config check does, refusing a
 // file it rejects, and applies the command-line overrides.
 func loadServiceConfig(f serviceFlags) (*config.Config, error) {
-	cfg, err := loadConfig(f.config)
+	cfg, err := doctor.LoadConfig(f.config)
 	if err != nil {
 		return nil, err
 	}
 	if f.db != "" {
-		cfg.Store.Driver = storeDriver("", f.db)
+		cfg.Store.Driver = job.StoreDriver("", f.db)
 		cfg.Store.Path, cfg.Store.URL, cfg.Store.URLEnv = f.db, f.db, ""
 		embedded := cfg.Store.Driver == "sqlite"
 		cfg.Service.EmbeddedWorkers = &embedded

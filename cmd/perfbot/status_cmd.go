@@ -6,7 +6,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/perfbot/perfbot/doctor"
 	"github.com/perfbot/perfbot/internal/safetext"
+	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/service"
 	"github.com/perfbot/perfbot/store"
 )
@@ -34,9 +36,9 @@ func statusCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	out := safetext.NewTerminal(stdout)
 	defer out.Flush()
 	stdout = out
-	driver, dsn := storeDriver("", *db), *db
+	driver, dsn := job.StoreDriver("", *db), *db
 	if dsn == "" {
-		cfg, err := loadConfig(*cfgFile)
+		cfg, err := doctor.LoadConfig(*cfgFile)
 		if err != nil {
 			return err
 		}
@@ -69,7 +71,7 @@ func statusCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if failed > 0 {
-		return fmt.Errorf("%d %s given up (see LAST ERROR)", failed, plural(failed, "answer", "answers"))
+		return fmt.Errorf("%d %s given up (see LAST ERROR)", failed, doctor.Plural(failed, "answer", "answers"))
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/track"
 )
@@ -67,7 +68,7 @@ func trackCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return usagef("%v", err)
 	}
-	st, err := store.Open(ctx, storeDriver(f.driver, db), db)
+	st, err := store.Open(ctx, job.StoreDriver(f.driver, db), db)
 	if err != nil {
 		return err
 	}

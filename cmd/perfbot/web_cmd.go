@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/perfbot/perfbot/doctor"
+	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/service"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/web"
@@ -36,13 +38,13 @@ func webCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	cfg := &service.Config{}
 	if *configFile != "" {
 		var err error
-		if cfg, err = loadConfig(*configFile); err != nil {
+		if cfg, err = doctor.LoadConfig(*configFile); err != nil {
 			return err
 		}
 	} else {
 		cfg.Defaults()
 	}
-	drv := storeDriver(*driver, *db)
+	drv := job.StoreDriver(*driver, *db)
 	if drv == store.SQLite {
 		// Opening would create an empty store: a mistyped path should
 		// say so instead.
