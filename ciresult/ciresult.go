@@ -17,7 +17,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
-	"github.com/perfbot/perfbot/review/github"
+	"github.com/perfbot/perfbot/venue/github"
 )
 
 // The files of an answer directory (compare --answer-out) and of a fork

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/config"
-	"github.com/perfbot/perfbot/mail"
-	"github.com/perfbot/perfbot/review"
-	"github.com/perfbot/perfbot/review/post"
+	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/venue/mail"
+	"github.com/perfbot/perfbot/venue/post"
 )
 
 // venueTimeout bounds the check of one venue.
@@ -33,11 +33,11 @@ func Venues(ctx context.Context, cfg *config.Config, opt Options) []Result {
 	}
 	router := post.NewRouter(v, post.Options{Getenv: opt.Getenv, ReadFile: opt.ReadFile, HTTPClient: hc})
 	var checks []func(ctx context.Context) Result
-	viaRouter := func(name, venue string) {
+	viaRouter := func(name, venueName string) {
 		checks = append(checks, func(ctx context.Context) Result {
-			who, err := router.Check(ctx, venue)
+			who, err := router.Check(ctx, venueName)
 			if err != nil {
-				var mismatch *review.LoginMismatchError
+				var mismatch *venue.LoginMismatchError
 				return Result{Name: name, Status: Fail, Reason: err.Error(), Misconfigured: errors.As(err, &mismatch)}
 			}
 			return Result{Name: name, Status: OK, Reason: who}

@@ -19,8 +19,8 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/job/jobspec"
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/trigger"
+	"github.com/perfbot/perfbot/venue"
 )
 
 // Enqueuer queues benchmark jobs. duplicate is true when a job with the
@@ -46,7 +46,7 @@ type Claims interface {
 // Poster posts an answer to a target, editing the earlier post with the
 // same key.
 type Poster interface {
-	Post(ctx context.Context, to review.Target, msg answer.Answer) (string, error)
+	Post(ctx context.Context, to venue.Target, msg answer.Answer) (string, error)
 }
 
 // Metrics counts events by label pairs.
@@ -292,7 +292,7 @@ func (a *Admitter) Rationed(ctx context.Context, name string, post func(ctx cont
 
 // PostRefusal returns a Refuse that posts RefusalMessage(key, subject,
 // text) to to through Poster, after edit (which may be nil) adjusts it.
-func (a *Admitter) PostRefusal(to review.Target, key, subject string, edit func(*answer.Answer)) func(ctx context.Context, text string) error {
+func (a *Admitter) PostRefusal(to venue.Target, key, subject string, edit func(*answer.Answer)) func(ctx context.Context, text string) error {
 	if a.Poster == nil {
 		return nil
 	}

@@ -140,7 +140,7 @@ func TestMessageStates(t *testing.T) {
 // say how many rows they left out.
 func TestMessageLimits(t *testing.T) {
 	cmp := bigComparison(10000, "patch")
-	// The comment limits of GitHub and JIRA, as review/post.Limits gives them.
+	// The comment limits of GitHub and JIRA, as venue/post.Limits gives them.
 	const gitHubCommentLimit, jiraCommentLimit = 65536, 32767
 	msg, err := Message(cmp, Options{NoCharts: true, Limits: map[answer.Format]int{
 		answer.MarkdownGFM: gitHubCommentLimit, answer.JIRAWiki: jiraCommentLimit}})

@@ -17,9 +17,9 @@ import (
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/report"
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/runner"
 	"github.com/perfbot/perfbot/service/outbox"
+	"github.com/perfbot/perfbot/venue"
 )
 
 // bisectArgs asks for a series to be bisected after its comparison (run
@@ -78,7 +78,7 @@ func (s *Service) queueBisect(ctx context.Context, log *slog.Logger, spec JobSpe
 func editableTargets(targets []string) []string {
 	var out []string
 	for _, t := range targets {
-		if target, err := review.ParseTarget(t); err == nil && outbox.Live(target.Venue) {
+		if target, err := venue.ParseTarget(t); err == nil && outbox.Live(target.Venue) {
 			out = append(out, t)
 		}
 	}

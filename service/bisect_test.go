@@ -19,10 +19,10 @@ import (
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/provenance"
-	"github.com/perfbot/perfbot/review"
-	"github.com/perfbot/perfbot/review/github"
-	"github.com/perfbot/perfbot/review/retry"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/venue/github"
+	"github.com/perfbot/perfbot/venue/retry"
 )
 
 // bisectService serves a repository whose command suite prints the number
@@ -79,7 +79,7 @@ sandbox: {mode: none}
 		})
 	}
 	svc, err := Open(context.Background(), cfg, ModeServe, Deps{Benchmarker: bench,
-		Poster: PosterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
+		Poster: PosterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
 			return gp.Post(ctx, to.Where, msg)
 		})})
 	if err != nil {
@@ -155,7 +155,7 @@ func TestBisectNotQueued(t *testing.T) {
 			DeltaPct: 20, Ratio: 1.2, P: 0.002, Significant: true, Verdict: compare.Worse}}}}}
 	svc, err := Open(context.Background(), cfg, ModeServe, Deps{Benchmarker: BenchmarkerFunc(func(context.Context, jobspec.Spec, job.ProgressFunc) (*compare.Comparison, error) {
 		return moved, nil
-	}), Poster: PosterFunc(func(context.Context, review.Target, answer.Answer) (string, error) { return "", nil })})
+	}), Poster: PosterFunc(func(context.Context, venue.Target, answer.Answer) (string, error) { return "", nil })})
 	if err != nil {
 		t.Fatal(err)
 	}

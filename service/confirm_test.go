@@ -19,10 +19,10 @@ import (
 	"github.com/perfbot/perfbot/internal/gitrepo"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/job/jobspec"
-	"github.com/perfbot/perfbot/review"
-	"github.com/perfbot/perfbot/review/github"
-	"github.com/perfbot/perfbot/review/retry"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/venue/github"
+	"github.com/perfbot/perfbot/venue/retry"
 )
 
 // confirmServices runs two processes on one SQLite store, each with its
@@ -82,7 +82,7 @@ sandbox: {mode: none}
 	if err != nil {
 		t.Fatal(err)
 	}
-	poster := PosterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
+	poster := PosterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
 		return gp.Post(ctx, to.Where, msg)
 	})
 	run := func(cfg *Config, mark bool) Benchmarker {
@@ -167,7 +167,7 @@ func TestConfirmNotQueued(t *testing.T) {
 	}
 	svc, err := Open(context.Background(), cfg, ModeServe, Deps{Benchmarker: BenchmarkerFunc(func(context.Context, jobspec.Spec, job.ProgressFunc) (*compare.Comparison, error) {
 		return nil, nil
-	}), Poster: PosterFunc(func(context.Context, review.Target, answer.Answer) (string, error) { return "", nil })})
+	}), Poster: PosterFunc(func(context.Context, venue.Target, answer.Answer) (string, error) { return "", nil })})
 	if err != nil {
 		t.Fatal(err)
 	}

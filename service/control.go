@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/answer"
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/service/queue"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/venue"
 )
 
 type actorKey struct{}
@@ -75,7 +75,7 @@ func (s *Service) answerCancelled(ctx context.Context, spec JobSpec, who string)
 	}
 	var targets []string
 	for _, t := range spec.Targets {
-		pt, err := review.ParseTarget(t)
+		pt, err := venue.ParseTarget(t)
 		if err != nil {
 			continue
 		}
@@ -187,8 +187,8 @@ func finished(ctx context.Context, st *store.Store, j queue.Job) (bool, error) {
 
 // normalTarget parses target and fills a bare GitHub "#N" with the
 // configured repository.
-func (s *Service) normalTarget(target string) (review.Target, error) {
-	t, err := review.ParseTarget(target)
+func (s *Service) normalTarget(target string) (venue.Target, error) {
+	t, err := venue.ParseTarget(target)
 	if err != nil {
 		return t, err
 	}
@@ -199,7 +199,7 @@ func (s *Service) normalTarget(target string) (review.Target, error) {
 }
 
 // answersTo reports whether one of spec's targets is want.
-func (s *Service) answersTo(spec JobSpec, want review.Target) bool {
+func (s *Service) answersTo(spec JobSpec, want venue.Target) bool {
 	for _, t := range spec.Targets {
 		if nt, err := s.normalTarget(t); err == nil && nt == want {
 			return true

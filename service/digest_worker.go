@@ -8,8 +8,8 @@ import (
 
 	"github.com/riverqueue/river"
 
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/venue"
 )
 
 // digestWorker builds a digest and mails it.
@@ -33,7 +33,7 @@ func (w *digestWorker) Work(ctx context.Context, job *river.Job[DigestJob]) erro
 	msg.Key = key
 	var errs []error
 	for _, t := range job.Args.Targets {
-		target, err := review.ParseTarget(t)
+		target, err := venue.ParseTarget(t)
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -16,11 +16,11 @@ import (
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/intake"
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/runner"
 	"github.com/perfbot/perfbot/service/outbox"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/track"
+	"github.com/perfbot/perfbot/venue"
 )
 
 // Verdicts followed up (see track.FollowUp): a request whose answer called
@@ -228,7 +228,7 @@ func (s *Service) putFollowUp(ctx context.Context, f store.FollowUp) error {
 	}
 	var fresh *answer.Answer
 	for _, t := range targets {
-		target, err := review.ParseTarget(t)
+		target, err := venue.ParseTarget(t)
 		if err != nil {
 			continue
 		}
@@ -284,7 +284,7 @@ const followUpSuffix = "/followup"
 // earlier answer ("Re: " its subject, In-Reply-To and References naming
 // it), a new review on a Review Board request, a new Gerrit message. A
 // reply already in the outbox (put before a restart) is not put again.
-func (s *Service) putFollowUpReply(ctx context.Context, f store.FollowUp, target review.Target) error {
+func (s *Service) putFollowUpReply(ctx context.Context, f store.FollowUp, target venue.Target) error {
 	key := f.Key + followUpSuffix
 	if _, err := s.st.GetAnswer(ctx, key, target.String()); err == nil {
 		return nil

@@ -19,11 +19,11 @@ import (
 	"github.com/perfbot/perfbot/internal/fake/smtpfake"
 	"github.com/perfbot/perfbot/internal/pgtest"
 	"github.com/perfbot/perfbot/job"
-	perfmail "github.com/perfbot/perfbot/mail"
-	"github.com/perfbot/perfbot/review"
-	"github.com/perfbot/perfbot/review/retry"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/track"
+	"github.com/perfbot/perfbot/venue"
+	perfmail "github.com/perfbot/perfbot/venue/mail"
+	"github.com/perfbot/perfbot/venue/retry"
 )
 
 // TestVerdictFollowUpMail: a mailed patch answered "Append -95%" lands on
@@ -50,7 +50,7 @@ func testVerdictFollowUpMail(t *testing.T, driver string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	poster := PosterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
+	poster := PosterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
 		if to.Venue != "mail" {
 			return "", fmt.Errorf("unexpected target %s", to)
 		}
@@ -284,7 +284,7 @@ func TestVerdictFollowUpReviewBoard(t *testing.T) {
 	first := commit("commit 0", map[string]string{"n": "0"})
 	var mu sync.Mutex // guards posts
 	var posts []answer.Answer
-	poster := PosterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
+	poster := PosterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
 		if to.String() != "reviewboard:42" {
 			return "", fmt.Errorf("unexpected target %s", to)
 		}

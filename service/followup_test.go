@@ -21,11 +21,11 @@ import (
 	"github.com/perfbot/perfbot/internal/pgtest"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/provenance"
-	"github.com/perfbot/perfbot/review"
-	"github.com/perfbot/perfbot/review/github"
-	"github.com/perfbot/perfbot/review/retry"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/track"
+	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/venue/github"
+	"github.com/perfbot/perfbot/venue/retry"
 )
 
 // fakeGitHubPulls is GitHub's issue comment API for any pull request of
@@ -226,7 +226,7 @@ func testVerdictFollowUp(t *testing.T, driver string) {
 		t.Fatal(err)
 	}
 	list := &recordingPoster{}
-	poster := PosterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
+	poster := PosterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
 		if to.Venue == "github" {
 			return gp.Post(ctx, to.Where, msg)
 		}

@@ -19,10 +19,10 @@ import (
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/job/child"
 	"github.com/perfbot/perfbot/job/jobspec"
-	"github.com/perfbot/perfbot/review"
-	"github.com/perfbot/perfbot/review/github"
-	"github.com/perfbot/perfbot/review/retry"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/venue/github"
+	"github.com/perfbot/perfbot/venue/retry"
 )
 
 // liveService runs a serve with embedded workers on SQLite, answering
@@ -40,7 +40,7 @@ func liveService(t *testing.T, f *githubfake.Comments, bench Benchmarker) (*Serv
 	cfg.Service.AnswerEditInterval = 200 * time.Millisecond
 	cfg.Service.MaxAttempts = 1
 	svc, err := Open(context.Background(), cfg, ModeServe, Deps{Benchmarker: bench,
-		Poster: PosterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
+		Poster: PosterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
 			return gp.Post(ctx, to.Where, msg)
 		})})
 	if err != nil {

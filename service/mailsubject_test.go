@@ -12,8 +12,8 @@ import (
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/provenance"
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/venue"
 )
 
 // TestAnswerKeepsThreadSubject: a job from a mail thread is answered under
@@ -23,7 +23,7 @@ func TestAnswerKeepsThreadSubject(t *testing.T) {
 	cfg := testConfig("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
 	var mu sync.Mutex
 	var got []answer.Answer
-	poster := PosterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
+	poster := PosterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		got = append(got, msg)

@@ -14,8 +14,8 @@ import (
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/report"
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/venue"
 )
 
 func TestLinkRun(t *testing.T) {
@@ -69,7 +69,7 @@ func TestAnswerLinksRunPage(t *testing.T) {
 	cfg.Service.URL = "https://perfbot.example.org"
 	var mu sync.Mutex
 	var got []answer.Answer
-	poster := PosterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
+	poster := PosterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		got = append(got, msg)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/perfbot/perfbot/digest"
 	"github.com/perfbot/perfbot/intake"
-	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/venue"
 )
 
 // scheduleLoop queues the scheduled nightly runs and digests. Each firing
@@ -102,7 +102,7 @@ func scheduleName(s Schedule) string {
 func (s *Service) scheduleTargets(sch Schedule) []string {
 	var out []string
 	for _, p := range sch.Post {
-		if _, err := review.ParseTarget(p); err == nil {
+		if _, err := venue.ParseTarget(p); err == nil {
 			out = append(out, p)
 			continue
 		}

@@ -15,8 +15,8 @@ import (
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/job/child"
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/venue"
 )
 
 type recordingPoster struct {
@@ -24,7 +24,7 @@ type recordingPoster struct {
 	posts []string
 }
 
-func (p *recordingPoster) Post(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
+func (p *recordingPoster) Post(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.posts = append(p.posts, to.String()+" "+msg.Key+" "+msg.Subject)

@@ -12,8 +12,8 @@ import (
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/provenance"
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/venue"
 )
 
 func TestScrubberString(t *testing.T) {
@@ -117,7 +117,7 @@ type textPoster struct {
 	posts []string
 }
 
-func (p *textPoster) Post(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
+func (p *textPoster) Post(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.posts = append(p.posts, msg.Full(answer.MarkdownGFM)+"\n"+msg.Full(answer.Text))

@@ -13,11 +13,11 @@ import (
 
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/intake"
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/stats"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/track"
 	"github.com/perfbot/perfbot/track/changepoint"
+	"github.com/perfbot/perfbot/venue"
 )
 
 // trackedRepo is a tracked branch's repository: its own, else the
@@ -225,7 +225,7 @@ func (s *Service) afterTrackedRun(ctx context.Context, log *slog.Logger, name st
 		msg := s.deps.Scrub.Message(track.Message(c))
 		posted := true
 		for _, t := range targets {
-			target, err := review.ParseTarget(t)
+			target, err := venue.ParseTarget(t)
 			if err == nil {
 				_, err = s.deps.Poster.Post(ctx, target, msg)
 			}

@@ -12,7 +12,7 @@ import (
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/provenance"
-	"github.com/perfbot/perfbot/review/github"
+	"github.com/perfbot/perfbot/venue/github"
 )
 
 // TestAnswerOwnCommentOnMeasuredCommit: through the service and the real

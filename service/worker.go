@@ -16,9 +16,9 @@ import (
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/report"
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/service/queue"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/venue"
 )
 
 // benchWorker runs benchmark jobs: it records the run, keeps its heartbeat,
@@ -61,7 +61,7 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[queue.BenchArgs])
 	run := &store.Run{JobKey: spec.Key, JobID: job.ID, Suites: strings.Join(spec.Suites, " "),
 		BaseRef: spec.BaseRef, CandidateRef: spec.CandidateRef, Patch: patchName(spec), Title: spec.Title, Worker: s.cfg.Service.Name}
 	if len(spec.Targets) > 0 {
-		if t, err := review.ParseTarget(spec.Targets[0]); err == nil {
+		if t, err := venue.ParseTarget(spec.Targets[0]); err == nil {
 			run.Venue, run.Target = t.Venue, t.Where
 		}
 	}

@@ -11,11 +11,11 @@ import (
 	"github.com/perfbot/perfbot/digest"
 	"github.com/perfbot/perfbot/doctor"
 	"github.com/perfbot/perfbot/job"
-	"github.com/perfbot/perfbot/review"
-	"github.com/perfbot/perfbot/review/post"
 	"github.com/perfbot/perfbot/service"
 	"github.com/perfbot/perfbot/service/setup"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/venue/post"
 	"github.com/perfbot/perfbot/web"
 )
 
@@ -81,7 +81,7 @@ func digestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		return err
 	}
-	target, err := review.ParseTarget(*postTo)
+	target, err := venue.ParseTarget(*postTo)
 	if err != nil {
 		return usagef("%v", err)
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/perfbot/perfbot/falsealarm"
 	"github.com/perfbot/perfbot/internal/safetext"
 	"github.com/perfbot/perfbot/job"
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/venue"
 )
 
 // falseAlarmCmd implements "perfbot false-alarm": it marks verdicts of a
@@ -80,7 +80,7 @@ func falseAlarmCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return err
 		}
 	default:
-		t, err := review.ParseTarget(*target)
+		t, err := venue.ParseTarget(*target)
 		if err != nil {
 			return usagef("--target: %v", err)
 		}

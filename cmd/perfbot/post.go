@@ -15,16 +15,16 @@ import (
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/report"
-	"github.com/perfbot/perfbot/review"
-	"github.com/perfbot/perfbot/review/post"
 	"github.com/perfbot/perfbot/service"
+	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/venue/post"
 )
 
 // postTargets parses --post values.
-func postTargets(values []string) ([]review.Target, error) {
-	var ts []review.Target
+func postTargets(values []string) ([]venue.Target, error) {
+	var ts []venue.Target
 	for _, v := range values {
-		t, err := review.ParseTarget(v)
+		t, err := venue.ParseTarget(v)
 		if err != nil {
 			return nil, usagef("--post: %v", err)
 		}
@@ -36,7 +36,7 @@ func postTargets(values []string) ([]review.Target, error) {
 // answerKey is the stable key of perfbot's answer in a place: the same
 // targets and suites give the same key, so a rerun edits its earlier answer
 // instead of posting a second one.
-func answerKey(targets []review.Target, suites []string) string {
+func answerKey(targets []venue.Target, suites []string) string {
 	var parts []string
 	for _, t := range targets {
 		parts = append(parts, t.String())
@@ -52,7 +52,7 @@ func answerKey(targets []review.Target, suites []string) string {
 // paths (those of service.HostPaths under cacheDir, default the user cache
 // directory's perfbot folder) are scrubbed from the answer. A runURL
 // (the stored run's page) is linked from every rendering.
-func postAll(ctx context.Context, cmp *compare.Comparison, extra []answer.Attachment, targets []review.Target, key string, cfg *config.Config, cacheDir, runURL string, stderr io.Writer) error {
+func postAll(ctx context.Context, cmp *compare.Comparison, extra []answer.Attachment, targets []venue.Target, key string, cfg *config.Config, cacheDir, runURL string, stderr io.Writer) error {
 	if len(targets) == 0 {
 		return nil
 	}
@@ -82,7 +82,7 @@ func renderAnswer(cmp *compare.Comparison, extra []answer.Attachment, key string
 
 // postMessage posts msg to each target, reporting each link on stderr.
 // Every target is tried; the errors are joined.
-func postMessage(ctx context.Context, msg answer.Answer, targets []review.Target, cfg *config.Config, stderr io.Writer) error {
+func postMessage(ctx context.Context, msg answer.Answer, targets []venue.Target, cfg *config.Config, stderr io.Writer) error {
 	router := newRouter(cfg)
 	var errs []error
 	for _, t := range targets {

@@ -10,7 +10,7 @@ import (
 	"github.com/perfbot/perfbot/ciresult"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/doctor"
-	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/venue"
 )
 
 // postArtifactCmd posts the answer a fork pull request's run left as an
@@ -53,8 +53,8 @@ func postArtifactCmd(ctx context.Context, args []string, stdout, stderr io.Write
 			return fmt.Errorf("post-artifact: %w", err)
 		}
 	}
-	t := review.Target{Venue: "github", Where: art.Where}
-	if err := postMessage(ctx, art.Answer, []review.Target{t}, cfg, stderr); err != nil {
+	t := venue.Target{Venue: "github", Where: art.Where}
+	if err := postMessage(ctx, art.Answer, []venue.Target{t}, cfg, stderr); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "posted %s on %s\n", art.Answer.Key, art.Where)

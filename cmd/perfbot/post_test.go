@@ -16,7 +16,7 @@ import (
 
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/provenance"
-	"github.com/perfbot/perfbot/review"
+	"github.com/perfbot/perfbot/venue"
 )
 
 // fakeGitHub is GitHub's REST API for one pull request's comments and
@@ -142,7 +142,7 @@ func TestPostScrubsHostPaths(t *testing.T) {
 	wt := filepath.Join(cache, "repos", "0a1b", "wt", "patched")
 	cmp := &compare.Comparison{Base: "base", Candidates: []string{"patched"}, Failures: []provenance.Failure{{
 		Variant: "patched", Stage: "build", Message: exe + " compare: build failed", LogTail: wt + "/x_test.go:3:1: syntax error"}}}
-	targets := []review.Target{{Venue: "github", Where: "acme/store#7"}}
+	targets := []venue.Target{{Venue: "github", Where: "acme/store#7"}}
 	if err := postAll(context.Background(), cmp, nil, targets, "scrub-test", nil, cache, "", io.Discard); err != nil {
 		t.Fatal(err)
 	}

@@ -10,15 +10,15 @@ import (
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/job"
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/service"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/venue"
 	"github.com/perfbot/perfbot/web"
 )
 
 // saveRun stores a comparison made on the command line (compare --save)
 // in --db and returns the run's id.
-func saveRun(ctx context.Context, f *compareFlags, opts job.Options, cmp *compare.Comparison, key string, targets []review.Target, suites []string, files []answer.Attachment) (int64, error) {
+func saveRun(ctx context.Context, f *compareFlags, opts job.Options, cmp *compare.Comparison, key string, targets []venue.Target, suites []string, files []answer.Attachment) (int64, error) {
 	db, err := f.dsn()
 	if err != nil {
 		return 0, err

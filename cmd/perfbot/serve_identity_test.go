@@ -14,7 +14,7 @@ import (
 
 	ghintake "github.com/perfbot/perfbot/intake/github"
 	"github.com/perfbot/perfbot/internal/gitrepo"
-	"github.com/perfbot/perfbot/review/github"
+	"github.com/perfbot/perfbot/venue/github"
 )
 
 // TestServeOwnAnswerOnMeasuredCommit: perfbot serve, with venues.github.login

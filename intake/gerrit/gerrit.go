@@ -25,12 +25,12 @@ import (
 	"github.com/perfbot/perfbot/intake"
 	"github.com/perfbot/perfbot/intake/command"
 	"github.com/perfbot/perfbot/job/jobspec"
-	"github.com/perfbot/perfbot/review"
-	rg "github.com/perfbot/perfbot/review/gerrit"
 	"github.com/perfbot/perfbot/trigger"
+	"github.com/perfbot/perfbot/venue"
+	rg "github.com/perfbot/perfbot/venue/gerrit"
 )
 
-// Gerrit is what the poller asks of the site; *review/gerrit.Client is
+// Gerrit is what the poller asks of the site; *venue/gerrit.Client is
 // one.
 type Gerrit interface {
 	Query(ctx context.Context, q string, limit int) ([]rg.Change, error)
@@ -96,8 +96,8 @@ func CommandKey(change, ps int, messageID string) string {
 }
 
 // Target is where a patch set's answer goes.
-func Target(change, ps int) review.Target {
-	return review.Target{Venue: "gerrit", Where: fmt.Sprintf("%d/%d", change, ps)}
+func Target(change, ps int) venue.Target {
+	return venue.Target{Venue: "gerrit", Where: fmt.Sprintf("%d/%d", change, ps)}
 }
 
 // Poll reads the changes updated since the mark and admits their new

@@ -10,10 +10,10 @@ import (
 	"github.com/perfbot/perfbot/internal/fake/gerritfake"
 	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/job/jobspec"
-	"github.com/perfbot/perfbot/review"
-	rg "github.com/perfbot/perfbot/review/gerrit"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/trigger"
+	"github.com/perfbot/perfbot/venue"
+	rg "github.com/perfbot/perfbot/venue/gerrit"
 )
 
 const patch = "From 1111 Mon Sep 17 00:00:00 2001\nSubject: [PATCH] wal: batch fsync\n\n---\ndiff --git a/wal.go b/wal.go\n--- a/wal.go\n+++ b/wal.go\n@@ -1 +1 @@\n-a\n+b\n"
@@ -40,7 +40,7 @@ func (q *fakeQueue) Enqueue(ctx context.Context, spec jobspec.Spec) (int64, bool
 // does in the service.
 type clientPoster struct{ c *rg.Client }
 
-func (p clientPoster) Post(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
+func (p clientPoster) Post(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
 	return p.c.Post(ctx, to.Where, msg)
 }
 

@@ -14,7 +14,7 @@ import (
 )
 
 // Client is the part of the GitHub REST API the intake uses, over the
-// go-github client that posting uses too (review/github.NewClient), so
+// go-github client that posting uses too (venue/github.NewClient), so
 // that a token and a GitHub App installation work alike.
 type Client struct {
 	gh *gh.Client

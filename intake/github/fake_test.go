@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	ghreview "github.com/perfbot/perfbot/review/github"
+	ghreview "github.com/perfbot/perfbot/venue/github"
 )
 
 // fakeGitHub serves the GitHub REST endpoints the intake calls, with the

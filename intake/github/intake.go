@@ -128,7 +128,7 @@ func RerunKey(repo string, number int, delivery string) string {
 	return fmt.Sprintf("github:%s#%d/rerun/%s", repo, number, delivery)
 }
 
-// Target is the answer target of a pull request, as review.ParseTarget
+// Target is the answer target of a pull request, as venue.ParseTarget
 // reads it.
 func Target(repo string, number int) string { return fmt.Sprintf("github:%s#%d", repo, number) }
 

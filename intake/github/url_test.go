@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/perfbot/perfbot/answer"
-	ghreview "github.com/perfbot/perfbot/review/github"
+	ghreview "github.com/perfbot/perfbot/venue/github"
 )
 
 // TestIntakeAndPostingURLs: one venues.github.url, given with or without

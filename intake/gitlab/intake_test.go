@@ -18,8 +18,8 @@ import (
 	"github.com/perfbot/perfbot/internal/fake/gitlabfake"
 	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/job/jobspec"
-	rgitlab "github.com/perfbot/perfbot/review/gitlab"
 	"github.com/perfbot/perfbot/store"
+	rgitlab "github.com/perfbot/perfbot/venue/gitlab"
 )
 
 const (

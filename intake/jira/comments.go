@@ -12,9 +12,9 @@ import (
 	"github.com/perfbot/perfbot/intake/command"
 	"github.com/perfbot/perfbot/internal/safetext"
 	"github.com/perfbot/perfbot/report"
-	"github.com/perfbot/perfbot/review"
-	rjira "github.com/perfbot/perfbot/review/jira"
 	"github.com/perfbot/perfbot/trigger"
+	"github.com/perfbot/perfbot/venue"
+	rjira "github.com/perfbot/perfbot/venue/jira"
 )
 
 // Marks keeps the time from which comments are read, across restarts;
@@ -95,7 +95,7 @@ func (p *Poller) post(ctx context.Context, is rjira.Issue, c rjira.Comment, kind
 	msg.Set(answer.JIRAWiki, answer.Rendering{Full: wikiLines(text)})
 	msg = msg.Map(safetext.Answer)
 	msg.Summary = summary
-	_, err := p.Poster.Post(ctx, review.Target{Venue: "jira", Where: is.Key}, msg)
+	_, err := p.Poster.Post(ctx, venue.Target{Venue: "jira", Where: is.Key}, msg)
 	return err
 }
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/internal/storetest"
-	rjira "github.com/perfbot/perfbot/review/jira"
+	rjira "github.com/perfbot/perfbot/venue/jira"
 )
 
 // TestFalseAlarmComment: "/perfbot false-alarm BENCH -- REASON" in a

@@ -17,15 +17,15 @@ import (
 
 	"github.com/perfbot/perfbot/intake"
 	"github.com/perfbot/perfbot/job/jobspec"
-	"github.com/perfbot/perfbot/review"
-	rjira "github.com/perfbot/perfbot/review/jira"
 	"github.com/perfbot/perfbot/trigger"
+	"github.com/perfbot/perfbot/venue"
+	rjira "github.com/perfbot/perfbot/venue/jira"
 )
 
 // DefaultJQL selects the issues whose patch awaits review.
 const DefaultJQL = `status = "Patch Available"`
 
-// Searcher runs a JQL search; *review/jira.Client is one.
+// Searcher runs a JQL search; *venue/jira.Client is one.
 type Searcher interface {
 	Search(ctx context.Context, jql string, max int) ([]rjira.Issue, error)
 }
@@ -174,7 +174,7 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 			Decide: func(context.Context) (trigger.Decision, error) {
 				return policy.Tracker(trigger.JIRA, a.Author), nil
 			},
-			Refuse: adm.PostRefusal(review.Target{Venue: "jira", Where: is.Key}, key+"/refused", title, nil),
+			Refuse: adm.PostRefusal(venue.Target{Venue: "jira", Where: is.Key}, key+"/refused", title, nil),
 		}
 		if p.Fetch != nil {
 			req.Prepare = func(ctx context.Context, spec *jobspec.Spec) error {
@@ -182,7 +182,7 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 				if spec.Patch, err = p.Fetch(ctx, spec.PatchURL); err != nil {
 					return fmt.Errorf("fetch %s: %w", spec.PatchURL, err)
 				}
-				if why := review.NotPatch(spec.Patch); why != "" {
+				if why := venue.NotPatch(spec.Patch); why != "" {
 					// Never applied: a login page is not a patch that
 					// "does not apply". The pair stays taken in; a new
 					// attachment is tried anew.
@@ -216,7 +216,7 @@ func (p *Poller) notPatch(ctx context.Context, is rjira.Issue, a rjira.Attachmen
 	text := fmt.Sprintf("perfbot did not run %s: the download is not a patch (%s). Attach the output of git diff or git format-patch; if the attachment is one, perfbot's JIRA credentials may lack access to it.", a.Filename, why)
 	msg := intake.RefusalMessage(JobKey(is.Key, a.ID)+"/not-a-patch", fmt.Sprintf("%s: %s (%s)", is.Key, is.Summary, a.Filename), text)
 	msg.Summary = "not run: the attachment is not a patch"
-	if _, err := p.Poster.Post(ctx, review.Target{Venue: "jira", Where: is.Key}, msg); err != nil {
+	if _, err := p.Poster.Post(ctx, venue.Target{Venue: "jira", Where: is.Key}, msg); err != nil {
 		return fmt.Errorf("answer attachment %s of %s that is not a patch: %w", a.ID, is.Key, err)
 	}
 	return nil

@@ -10,8 +10,8 @@ import (
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/job/jobspec"
-	rjira "github.com/perfbot/perfbot/review/jira"
 	"github.com/perfbot/perfbot/trigger"
+	rjira "github.com/perfbot/perfbot/venue/jira"
 )
 
 type fakeSearch struct {

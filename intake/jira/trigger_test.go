@@ -10,17 +10,17 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/internal/storetest"
-	"github.com/perfbot/perfbot/review"
-	rjira "github.com/perfbot/perfbot/review/jira"
 	"github.com/perfbot/perfbot/trigger"
+	"github.com/perfbot/perfbot/venue"
+	rjira "github.com/perfbot/perfbot/venue/jira"
 )
 
 type fakePoster struct {
-	posts []review.Target
+	posts []venue.Target
 	msgs  []answer.Answer
 }
 
-func (f *fakePoster) Post(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
+func (f *fakePoster) Post(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
 	f.posts, f.msgs = append(f.posts, to), append(f.msgs, msg)
 	return "https://issues.example.org/browse/" + to.Where, nil
 }

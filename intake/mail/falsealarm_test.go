@@ -19,14 +19,14 @@ import (
 	mailintake "github.com/perfbot/perfbot/intake/mail"
 	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/job/jobspec"
-	"github.com/perfbot/perfbot/mail"
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/service"
 	"github.com/perfbot/perfbot/trigger"
+	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/venue/mail"
 )
 
 type posted struct {
-	to  review.Target
+	to  venue.Target
 	msg answer.Answer
 }
 
@@ -36,7 +36,7 @@ type recorder struct {
 	posts []posted
 }
 
-func (r *recorder) Post(_ context.Context, to review.Target, msg answer.Answer) (string, error) {
+func (r *recorder) Post(_ context.Context, to venue.Target, msg answer.Answer) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.posts = append(r.posts, posted{to, msg})
@@ -215,7 +215,7 @@ func (f *flaky) MarkFalseAlarmInThread(ctx context.Context, thread []string, who
 // failingPoster fails every answer, as an SMTP server that refuses.
 type failingPoster struct{ tries int }
 
-func (f *failingPoster) Post(context.Context, review.Target, answer.Answer) (string, error) {
+func (f *failingPoster) Post(context.Context, venue.Target, answer.Answer) (string, error) {
 	f.tries++
 	return "", errors.New("smtp: 554 refused")
 }

@@ -16,8 +16,8 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/internal/storetest"
-	"github.com/perfbot/perfbot/mail"
 	"github.com/perfbot/perfbot/trigger"
+	"github.com/perfbot/perfbot/venue/mail"
 )
 
 // bigMail writes an ordinary mail of size bytes into the maildir's new

@@ -12,9 +12,9 @@ import (
 
 	"github.com/perfbot/perfbot/intake"
 	"github.com/perfbot/perfbot/job/jobspec"
-	"github.com/perfbot/perfbot/mail"
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/trigger"
+	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/venue/mail"
 )
 
 // Enqueuer queues jobs; *service.Service is one.
@@ -316,7 +316,7 @@ func (p *Poller) refuse(ctx context.Context, log *slog.Logger, s *Series, sender
 		return nil
 	}
 	first := s.RootMail()
-	to := review.Target{Venue: "mail", Where: addr}
+	to := venue.Target{Venue: "mail", Where: addr}
 	msg := intake.RefusalMessage(s.Key()+"/refused", RefusalSubject, RefusalText)
 	msg.InReplyTo, msg.References = s.Root, threadRefs(first)
 	if _, err := p.Poster.Post(ctx, to, msg); err != nil {
@@ -429,7 +429,7 @@ func (p *Poller) expire(ctx context.Context, log *slog.Logger, s *Series, deadli
 	msg := intake.RefusalMessage(s.Key()+"/expired", first.Subject, text)
 	msg.Summary = "not run: the series is incomplete"
 	msg.InReplyTo, msg.References = first.ID, threadRefs(first)
-	if _, err := p.Poster.Post(ctx, review.Target{Venue: "mail", Where: mail.Target(to, cc)}, msg); err != nil {
+	if _, err := p.Poster.Post(ctx, venue.Target{Venue: "mail", Where: mail.Target(to, cc)}, msg); err != nil {
 		if uerr := p.Tested.UnmarkTested(ctx, "mail", s.Root, rev); uerr != nil {
 			return errors.Join(err, uerr)
 		}

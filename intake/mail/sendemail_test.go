@@ -18,9 +18,9 @@ import (
 	"github.com/perfbot/perfbot/internal/gitrepo"
 	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/job/jobspec"
-	"github.com/perfbot/perfbot/mail"
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/trigger"
+	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/venue/mail"
 )
 
 const list = "sums-dev@lists.example.org"
@@ -160,7 +160,7 @@ func checkApplies(t *testing.T, r *gitrepo.Repo, mbox string) {
 // its headers back.
 func checkAnswer(t *testing.T, j jobspec.Spec, subject string, refs []string) {
 	t.Helper()
-	target, err := review.ParseTarget(j.Targets[0])
+	target, err := venue.ParseTarget(j.Targets[0])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,9 +14,9 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/internal/storetest"
-	"github.com/perfbot/perfbot/mail"
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/trigger"
+	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/venue/mail"
 )
 
 // fakePoster records the answers posted, failing while fail is set.
@@ -27,11 +27,11 @@ type fakePoster struct {
 }
 
 type post struct {
-	to  review.Target
+	to  venue.Target
 	msg answer.Answer
 }
 
-func (f *fakePoster) Post(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
+func (f *fakePoster) Post(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.fail {

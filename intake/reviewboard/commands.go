@@ -10,16 +10,16 @@ import (
 
 	"github.com/perfbot/perfbot/intake"
 	"github.com/perfbot/perfbot/intake/command"
-	"github.com/perfbot/perfbot/review"
-	rrb "github.com/perfbot/perfbot/review/reviewboard"
 	"github.com/perfbot/perfbot/trigger"
+	"github.com/perfbot/perfbot/venue"
+	rrb "github.com/perfbot/perfbot/venue/reviewboard"
 )
 
 // Word is the command word of a review's commands.
 const Word = "/perfbot"
 
 // Reviewer reads the published reviews of a review request, each followed
-// by its published replies; *review/reviewboard.Client is one.
+// by its published replies; *venue/reviewboard.Client is one.
 type Reviewer interface {
 	Reviews(ctx context.Context, id int) ([]rrb.Review, error)
 }
@@ -41,8 +41,8 @@ const firstLook = time.Hour
 
 // Target is where the answers on review request id go: the target of its
 // runs' answers, so that a mark finds the run answered there.
-func Target(id int) review.Target {
-	return review.Target{Venue: "reviewboard", Where: strconv.Itoa(id)}
+func Target(id int) venue.Target {
+	return venue.Target{Venue: "reviewboard", Where: strconv.Itoa(id)}
 }
 
 // ParseCommand finds perfbot's command in a review's or reply's text of

@@ -10,8 +10,8 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/internal/storetest"
-	rrb "github.com/perfbot/perfbot/review/reviewboard"
 	"github.com/perfbot/perfbot/trigger"
+	rrb "github.com/perfbot/perfbot/venue/reviewboard"
 )
 
 // TestFalseAlarmReview: "/perfbot false-alarm BENCH -- REASON" in a reply

@@ -14,19 +14,19 @@ import (
 
 	"github.com/perfbot/perfbot/intake"
 	"github.com/perfbot/perfbot/job/jobspec"
-	"github.com/perfbot/perfbot/review"
-	rrb "github.com/perfbot/perfbot/review/reviewboard"
 	"github.com/perfbot/perfbot/trigger"
+	"github.com/perfbot/perfbot/venue"
+	rrb "github.com/perfbot/perfbot/venue/reviewboard"
 )
 
 // Lister lists review requests updated since a time (all when zero);
-// *review/reviewboard.Client is one.
+// *venue/reviewboard.Client is one.
 type Lister interface {
 	ListRequests(ctx context.Context, repository, status string, since time.Time) ([]rrb.Request, error)
 }
 
 // Differ downloads one diff revision as a patch, refusing what is not
-// one with a *review/reviewboard.NotPatchError; *review/reviewboard.Client
+// one with a *venue/reviewboard.NotPatchError; *venue/reviewboard.Client
 // is one.
 type Differ interface {
 	Diff(ctx context.Context, id, revision int) (string, error)
@@ -153,7 +153,7 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 			Decide: func(context.Context) (trigger.Decision, error) {
 				return policy.Tracker(trigger.ReviewBoard, r.Submitter), nil
 			},
-			Refuse: adm.PostRefusal(review.Target{Venue: "reviewboard", Where: id}, key+"/refused", title, nil),
+			Refuse: adm.PostRefusal(venue.Target{Venue: "reviewboard", Where: id}, key+"/refused", title, nil),
 			Prepare: func(ctx context.Context, spec *jobspec.Spec) error {
 				patch, err := p.Diffs.Diff(ctx, r.ID, r.DiffRevision)
 				if np, ok := errors.AsType[*rrb.NotPatchError](err); ok {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/job/jobspec"
-	rrb "github.com/perfbot/perfbot/review/reviewboard"
 	"github.com/perfbot/perfbot/trigger"
+	rrb "github.com/perfbot/perfbot/venue/reviewboard"
 )
 
 // fakeList is a site's review requests, listed with the

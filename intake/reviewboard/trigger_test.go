@@ -9,14 +9,14 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/internal/storetest"
-	"github.com/perfbot/perfbot/review"
-	rrb "github.com/perfbot/perfbot/review/reviewboard"
 	"github.com/perfbot/perfbot/trigger"
+	"github.com/perfbot/perfbot/venue"
+	rrb "github.com/perfbot/perfbot/venue/reviewboard"
 )
 
 type fakePoster struct{ posts []answer.Answer }
 
-func (f *fakePoster) Post(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
+func (f *fakePoster) Post(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
 	if to.Venue != "reviewboard" {
 		return "", nil
 	}

@@ -33,17 +33,17 @@ type rule struct {
 // Groups of packages by what they do.
 var (
 	statistics = []string{"stats", "compare", "bench", "provenance"}
-	processes  = []string{"runner", "sandbox", "job", "service", "intake", "review", "mail", "web", "cmd"}
+	processes  = []string{"runner", "sandbox", "job", "service", "intake", "venue", "web", "cmd"}
 	running    = []string{"runner", "sandbox", "job"}
-	posting    = []string{"review", "mail", "intake"}
-	venues     = []string{"review", "mail"}
+	posting    = []string{"venue", "intake"}
+	venues     = []string{"venue"}
 	service    = []string{"service"}
 	queue      = []string{"github.com/riverqueue/river", "service"}
 	rendering  = []string{"report", "digest"}
 	intake     = []string{"intake"}
 	// testOnly are the fakes of remote APIs and the helpers that only
 	// tests import.
-	testOnly   = []string{"internal/fake", "internal/storetest", "internal/pgtest", "internal/proctest", "internal/testwait", "review/internal/wiretest"}
+	testOnly   = []string{"internal/fake", "internal/storetest", "internal/pgtest", "internal/proctest", "internal/testwait", "venue/internal/wiretest"}
 	everything = []string{""}
 )
 

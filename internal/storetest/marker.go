@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/perfbot/perfbot/falsealarm"
-	"github.com/perfbot/perfbot/review"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/venue"
 )
 
 // Marker marks false alarms in Store for a target ("gitlab:GROUP/PROJECT!N",
@@ -17,7 +17,7 @@ type Marker struct{ Store *store.Store }
 // MarkFalseAlarm marks, for who, the verdicts of benches in the latest
 // finished run answered to target, and returns the acknowledgement.
 func (m Marker) MarkFalseAlarm(ctx context.Context, target, who string, benches []string, reason string) (string, error) {
-	t, err := review.ParseTarget(target)
+	t, err := venue.ParseTarget(target)
 	if err != nil {
 		return "", err
 	}

@@ -21,16 +21,16 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/answer"
-	"github.com/perfbot/perfbot/review"
-	"github.com/perfbot/perfbot/review/retry"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/venue/retry"
 )
 
 // Poster posts an answer to a target. Posting the same Message.Key to the
 // same target again edits the earlier answer. It returns a link to the
 // post.
 type Poster interface {
-	Post(ctx context.Context, to review.Target, msg answer.Answer) (string, error)
+	Post(ctx context.Context, to venue.Target, msg answer.Answer) (string, error)
 }
 
 // Metrics counts posts and given-up answers.
@@ -125,7 +125,7 @@ func (s *Outbox) Put(ctx context.Context, targets []string, msg answer.Answer, f
 	}
 	var errs []error
 	for _, t := range targets {
-		target, err := review.ParseTarget(t)
+		target, err := venue.ParseTarget(t)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -204,7 +204,7 @@ func (s *Outbox) DeliverDue(ctx context.Context) (int, error) {
 func (s *Outbox) deliver(ctx context.Context, a store.Answer) {
 	log := s.log.With("key", a.Key, "target", a.Target, "state", a.State, "version", a.Version)
 	rec := context.WithoutCancel(ctx)
-	target, perr := review.ParseTarget(a.Target)
+	target, perr := venue.ParseTarget(a.Target)
 	var msg answer.Answer
 	if perr == nil {
 		perr = json.Unmarshal(a.Message, &msg)
@@ -254,13 +254,13 @@ func (s *Outbox) deliver(ctx context.Context, a store.Answer) {
 
 // giveUp marks an answer failed for good, with its reason.
 func (s *Outbox) giveUp(ctx context.Context, log *slog.Logger, a store.Answer, why, reason string) {
-	venue := "unknown"
-	if t, err := review.ParseTarget(a.Target); err == nil {
-		venue = t.Venue
+	venueName := "unknown"
+	if t, err := venue.ParseTarget(a.Target); err == nil {
+		venueName = t.Venue
 	}
 	if err := s.st.AnswerFailed(ctx, a.Key, a.Target, a.Version, reason, s.opt.Now()); err != nil {
 		log.Error("record given-up answer", "err", err)
 	}
-	s.metrics.Inc("perfbot_answers_failed_total", "venue", venue, "reason", why)
+	s.metrics.Inc("perfbot_answers_failed_total", "venue", venueName, "reason", why)
 	log.Error("answer given up", "reason", reason, "why", why, "attempts", a.Attempts+1)
 }

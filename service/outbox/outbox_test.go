@@ -18,11 +18,11 @@ import (
 	"github.com/perfbot/perfbot/internal/fake/githubfake"
 	"github.com/perfbot/perfbot/internal/fake/smtpfake"
 	"github.com/perfbot/perfbot/internal/pgtest"
-	"github.com/perfbot/perfbot/mail"
-	"github.com/perfbot/perfbot/review"
-	"github.com/perfbot/perfbot/review/github"
-	"github.com/perfbot/perfbot/review/retry"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/venue/github"
+	"github.com/perfbot/perfbot/venue/mail"
+	"github.com/perfbot/perfbot/venue/retry"
 )
 
 // clock is a settable clock for Options.Now.
@@ -79,9 +79,9 @@ func (c *counters) Counter(name string, labels ...string) float64 {
 }
 
 // posterFunc adapts a function to Poster.
-type posterFunc func(ctx context.Context, to review.Target, msg answer.Answer) (string, error)
+type posterFunc func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error)
 
-func (f posterFunc) Post(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
+func (f posterFunc) Post(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
 	return f(ctx, to, msg)
 }
 
@@ -123,7 +123,7 @@ func TestSMTPDownForMinutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	poster := posterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
+	poster := posterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
 		return sender.Post(ctx, to.Where, msg)
 	})
 	c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
@@ -193,7 +193,7 @@ func TestSMTPDownForMinutes(t *testing.T) {
 // is given up at once.
 func TestDeliveryGivesUp(t *testing.T) {
 	var calls int
-	poster := posterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
+	poster := posterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
 		calls++
 		if to.Venue == "jira" {
 			return "", errors.New("jira: comment on STORE-9: 404 Not Found: Issue does not exist")
@@ -259,7 +259,7 @@ func TestDeliveryAcrossRestart(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			poster := posterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
+			poster := posterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
 				return gp.Post(ctx, to.Where, msg)
 			})
 			ctx := context.Background()
@@ -323,7 +323,7 @@ func TestLiveEditsSpaced(t *testing.T) {
 	}
 	c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 	svc := openDelivery(t, store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"),
-		posterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
+		posterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
 			return gp.Post(ctx, to.Where, msg)
 		}),
 		c, time.Hour)
@@ -421,7 +421,7 @@ func TestPostfixDownThenBack(t *testing.T) {
 	}
 	c := &clock{t: time.Now()}
 	svc := openDelivery(t, store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"),
-		posterFunc(func(ctx context.Context, to review.Target, msg answer.Answer) (string, error) {
+		posterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
 			return sender.Post(ctx, to.Where, msg)
 		}), c, 12*time.Hour)
 	ctx := context.Background()

@@ -8,8 +8,8 @@ import (
 
 	"github.com/perfbot/perfbot/config"
 	glintake "github.com/perfbot/perfbot/intake/gitlab"
-	glreview "github.com/perfbot/perfbot/review/gitlab"
 	"github.com/perfbot/perfbot/service"
+	glreview "github.com/perfbot/perfbot/venue/gitlab"
 )
 
 // addGitLabIntake serves the GitLab webhook at /webhook/gitlab when

@@ -16,11 +16,11 @@ import (
 	mailintake "github.com/perfbot/perfbot/intake/mail"
 	rbintake "github.com/perfbot/perfbot/intake/reviewboard"
 	"github.com/perfbot/perfbot/job"
-	"github.com/perfbot/perfbot/review/gerrit"
-	ghreview "github.com/perfbot/perfbot/review/github"
-	"github.com/perfbot/perfbot/review/jira"
-	"github.com/perfbot/perfbot/review/reviewboard"
 	"github.com/perfbot/perfbot/service"
+	"github.com/perfbot/perfbot/venue/gerrit"
+	ghreview "github.com/perfbot/perfbot/venue/github"
+	"github.com/perfbot/perfbot/venue/jira"
+	"github.com/perfbot/perfbot/venue/reviewboard"
 )
 
 // addIntakes wires each configured venue's intake into the service.

@@ -18,8 +18,8 @@ import (
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/job/child"
 	"github.com/perfbot/perfbot/report"
-	"github.com/perfbot/perfbot/review/post"
 	"github.com/perfbot/perfbot/service"
+	"github.com/perfbot/perfbot/venue/post"
 )
 
 // Options are what the command line sets besides the config.

@@ -1,0 +1,35 @@
+package gitlab
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	gl "gitlab.com/gitlab-org/api/client-go"
+
+	"github.com/perfbot/perfbot/venue/retry"
+)
+
+// Check shows that the token works, with one authenticated read and no
+// retry (GET /user), naming the account perfbot posts as and failing when
+// venues.gitlab.login names another; then, when project ("GROUP/PROJECT") is set, reads
+// the project, which the token must be able to see. It returns who perfbot
+// is signed in as; errors never hold the token.
+func (p *Poster) Check(ctx context.Context, project string) (string, error) {
+	me, err := p.self(ctx)
+	if err != nil {
+		return "", retry.Redact(err, p.secrets()...)
+	}
+	who := "signed in as " + me
+	if project == "" {
+		return who, nil
+	}
+	pr, _, err := p.client.Projects.GetProject(project, nil, gl.WithContext(ctx))
+	if err != nil {
+		if StatusCode(err) == http.StatusNotFound {
+			err = fmt.Errorf("gitlab: %s: not found, or not visible to this token", project)
+		}
+		return "", retry.Redact(err, p.secrets()...)
+	}
+	return fmt.Sprintf("%s; %s readable", who, pr.PathWithNamespace), nil
+}

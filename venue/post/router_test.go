@@ -1,0 +1,154 @@
+package post
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/venue/retry"
+)
+
+func envOf(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestConfigFromEnv(t *testing.T) {
+	cfg := ConfigFromEnv(envOf(map[string]string{
+		EnvGitHubURL: "https://ghe.example.com/api/v3/", EnvJIRAURL: "https://issues.example.org",
+		EnvReviewBoardURL: "https://reviews.example.org", EnvSMTP: "smtp.example.org:587", EnvMailFrom: "perfbot <perfbot@example.org>",
+	}))
+	want := Config{
+		GitHub: GitHub{URL: "https://ghe.example.com/api/v3/"}, JIRA: JIRA{URL: "https://issues.example.org"},
+		ReviewBoard: ReviewBoard{URL: "https://reviews.example.org"}, Mail: Mail{SMTP: "smtp.example.org:587", From: "perfbot <perfbot@example.org>"},
+	}
+	if !reflect.DeepEqual(cfg, want) {
+		t.Errorf("got %+v", cfg)
+	}
+	// config.yaml wins over the environment.
+	if got := (Config{JIRA: JIRA{URL: "https://yaml.example.org"}}).WithEnv(envOf(map[string]string{EnvJIRAURL: "https://env.example.org"})); got.JIRA.URL != "https://yaml.example.org" {
+		t.Errorf("env overrode config: %q", got.JIRA.URL)
+	}
+}
+
+func TestConfigYAML(t *testing.T) {
+	src := `
+github: {repo: acme/store, token_env: GH_PAT, webhook_secret_env: PERFBOT_WEBHOOK_SECRET}
+jira:   {url: https://issues.example.org, project: STORE, user_env: JIRA_USER, token_env: JIRA_TOKEN, deployment: server}
+reviewboard: {url: https://reviews.example.org, repository: store, token_env: REVIEWBOARD_TOKEN}
+mail:   {smtp: "smtp.example.org:587", from: "perfbot <perfbot@example.org>", list: dev@store.example.org, imap: "imap.example.org:993"}
+`
+	dec := yaml.NewDecoder(strings.NewReader(src))
+	dec.KnownFields(true)
+	var cfg Config
+	if err := dec.Decode(&cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.GitHub.TokenEnv != "GH_PAT" || cfg.JIRA.Deployment != "server" || cfg.Mail.SMTP != "smtp.example.org:587" || cfg.ReviewBoard.Repository != "store" {
+		t.Errorf("%+v", cfg)
+	}
+}
+
+func TestUnconfiguredVenues(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name   string
+		cfg    Config
+		env    map[string]string
+		target string
+		want   string
+	}{
+		{"github without token", Config{}, nil, "github:acme/store#7", "no token in $GITHUB_TOKEN"},
+		{"github custom env", Config{GitHub: GitHub{TokenEnv: "GH_PAT"}}, nil, "github:acme/store#7", "no token in $GH_PAT"},
+		{"github missing file", Config{GitHub: GitHub{TokenFile: filepath.Join(dir, "nope")}}, nil, "github:acme/store#7", "nope: no such file"},
+		{"github app half set", Config{GitHub: GitHub{AppID: "1"}}, nil, "github:acme/store#7", "installation_id"},
+		{"github bare number", Config{}, map[string]string{"GITHUB_TOKEN": "ghp_x0123456789"}, "github:#7", "needs venues.github.repo"},
+		{"jira without url", Config{}, nil, "jira:STORE-1", "set PERFBOT_JIRA_URL or venues.jira.url"},
+		{"jira without user", Config{JIRA: JIRA{URL: "https://j.example.org"}}, nil, "jira:STORE-1", "no user in $JIRA_USER"},
+		{"jira without token", Config{JIRA: JIRA{URL: "https://j.example.org"}}, map[string]string{"JIRA_USER": "bot"}, "jira:STORE-1", "no API token or password in $JIRA_TOKEN"},
+		{"reviewboard without url", Config{}, nil, "reviewboard:42", "set PERFBOT_REVIEWBOARD_URL"},
+		{"reviewboard without token", Config{ReviewBoard: ReviewBoard{URL: "https://r.example.org"}}, nil, "reviewboard:42", "no API token in $REVIEWBOARD_TOKEN"},
+		{"gerrit without url", Config{}, nil, "gerrit:1234", "set PERFBOT_GERRIT_URL or venues.gerrit.url"},
+		{"gerrit without user", Config{Gerrit: Gerrit{URL: "https://g.example.org"}}, nil, "gerrit:1234/2", "no account (venues.gerrit.user)"},
+		{"gerrit without password", Config{Gerrit: Gerrit{URL: "https://g.example.org", User: "perfbot"}}, nil, "gerrit:1234", "no HTTP password in $GERRIT_HTTP_PASSWORD"},
+		{"mail without smtp", Config{}, nil, "mail:a@example.org", "set PERFBOT_SMTP=host:port"},
+		{"mail without from", Config{Mail: Mail{SMTP: "localhost:25"}}, nil, "mail:a@example.org", "set PERFBOT_MAIL_FROM"},
+		{"mail without password", Config{Mail: Mail{SMTP: "localhost:25", From: "p@example.org"}}, map[string]string{"SMTP_USER": "bot"}, "mail:a@example.org", "no password in $SMTP_PASSWORD"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := NewRouter(tc.cfg, Options{Getenv: envOf(tc.env)})
+			target, err := venue.ParseTarget(tc.target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = r.Post(context.Background(), target, answer.Answer{Key: "k"})
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "post "+tc.target) {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestRouteToReviewBoard posts through the router to a Review Board fake,
+// with the token read from a file, and checks a rejected token stays out of
+// the error.
+func TestRouteToReviewBoard(t *testing.T) {
+	const token = "rb-file-token-0123456789"
+	var bodies []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.Header.Get("Authorization") != "token "+token {
+			w.WriteHeader(401)
+			_ = json.NewEncoder(w).Encode(map[string]any{"stat": "fail", "err": map[string]any{"code": 103, "msg": "You are not logged in: " + r.Header.Get("Authorization")}})
+			return
+		}
+		switch {
+		case r.Method == "GET" && r.URL.Path == "/api/session/":
+			_ = json.NewEncoder(w).Encode(map[string]any{"stat": "ok", "session": map[string]any{"authenticated": true,
+				"links": map[string]any{"user": map[string]any{"href": "https://reviews.example.org/api/users/perfbot/", "method": "GET", "title": "perfbot"}}}})
+		case r.Method == "GET" && r.URL.Path == "/api/review-requests/42/reviews/":
+			_ = json.NewEncoder(w).Encode(map[string]any{"stat": "ok", "reviews": []any{}, "total_results": 0, "links": map[string]any{}})
+		case r.Method == "POST" && r.URL.Path == "/api/review-requests/42/reviews/":
+			_ = r.ParseForm()
+			bodies = append(bodies, r.PostForm.Get("body_top"))
+			w.WriteHeader(201)
+			_ = json.NewEncoder(w).Encode(map[string]any{"stat": "ok", "review": map[string]any{"id": 7, "public": true, "absolute_url": "https://reviews.example.org/r/42/#review7"}})
+		default:
+			w.WriteHeader(404)
+		}
+	}))
+	defer srv.Close()
+	file := filepath.Join(t.TempDir(), "rb-token")
+	if err := os.WriteFile(file, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	quick := retry.Policy{Sleep: func(context.Context, time.Duration) error { return nil }}
+	r := NewRouter(Config{ReviewBoard: ReviewBoard{URL: srv.URL, TokenFile: file}}, Options{Getenv: envOf(nil), Retry: quick})
+	link, err := r.Post(context.Background(), venue.Target{Venue: "reviewboard", Where: "42"}, answer.Answer{Key: "job", Renderings: map[answer.Format]answer.Rendering{answer.MarkdownGFM: {Full: "**1 better**"}}})
+	if err != nil || link != "https://reviews.example.org/r/42/#review7" || len(bodies) != 1 || !strings.Contains(bodies[0], "**1 better**") {
+		t.Fatalf("link %q, err %v, bodies %q", link, err, bodies)
+	}
+	if err := r.Configured("reviewboard"); err != nil {
+		t.Error(err)
+	}
+
+	bad := filepath.Join(t.TempDir(), "bad")
+	_ = os.WriteFile(bad, []byte("rb-WRONG-token-987654321"), 0o600)
+	r = NewRouter(Config{ReviewBoard: ReviewBoard{URL: srv.URL, TokenFile: bad}}, Options{Getenv: envOf(nil), Retry: quick})
+	_, err = r.Post(context.Background(), venue.Target{Venue: "reviewboard", Where: "42"}, answer.Answer{Key: "job"})
+	if err == nil || bytes.Contains([]byte(err.Error()), []byte("rb-WRONG-token")) || !strings.Contains(err.Error(), "401") {
+		t.Fatalf("err = %v", err)
+	}
+}

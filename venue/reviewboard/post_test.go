@@ -1,0 +1,200 @@
+package reviewboard
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/venue/retry"
+)
+
+func newClient(t *testing.T, f *fakeRB, token string, waits *[]time.Duration) *Client {
+	t.Helper()
+	c, err := New(Config{BaseURL: f.url(), Token: token, Retry: retry.Policy{Attempts: 8, Sleep: func(ctx context.Context, d time.Duration) error {
+		*waits = append(*waits, d)
+		return ctx.Err()
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func msg(key, md string) answer.Answer {
+	return answer.Answer{Key: key, Summary: "1 better", Renderings: map[answer.Format]answer.Rendering{answer.MarkdownGFM: {Full: md}}}
+}
+
+func TestPostCreatesThenRerun(t *testing.T) {
+	f := newFakeRB(t)
+	for i := range 30 { // a page and more of others' reviews
+		f.reviews = append(f.reviews, fakeReview{ID: i + 1, BodyTop: "Ship it!", TextType: "plain", Public: true})
+	}
+	var waits []time.Duration
+	c := newClient(t, f, f.token, &waits)
+	ctx := context.Background()
+	link, err := c.Post(ctx, "42", msg("job-1", "| Threads | Diff |\n|---|---|\n| 10 | 3.7x |\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := f.url() + "r/42/#review101"; link != want {
+		t.Errorf("link %q, want %q", link, want)
+	}
+	last := f.reviews[len(f.reviews)-1]
+	if !last.Public || last.TextType != "markdown" || last.ExtraData["perfbot_key"] != "job-1" || !strings.HasPrefix(last.BodyTop, "[//]: # (perfbot:job-1)\n\n| Threads") {
+		t.Errorf("review %+v", last)
+	}
+	// Same text again (a retry): nothing new.
+	if l, err := c.Post(ctx, "42", msg("job-1", "| Threads | Diff |\n|---|---|\n| 10 | 3.7x |\n")); err != nil || l != link {
+		t.Fatalf("retry: %q, %v", l, err)
+	}
+	// New text (a rerun): a new published review, the old one untouched.
+	l2, err := c.Post(ctx, "42", msg("job-1", "rerun\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.reviews) != 32 || !strings.HasSuffix(f.reviews[31].BodyTop, "\n\nrerun\n") || !f.reviews[31].Public || l2 == link {
+		t.Fatalf("%d reviews, last %+v, link %q: want a second published review", len(f.reviews), f.reviews[31], l2)
+	}
+	// Its retry finds the latest review and adds nothing.
+	if _, err := c.Post(ctx, "42", msg("job-1", "rerun\n")); err != nil || len(f.reviews) != 32 {
+		t.Errorf("retry of rerun: %d reviews, %v", len(f.reviews), err)
+	}
+	for _, r := range f.requests {
+		if strings.HasPrefix(r, "PUT ") {
+			t.Errorf("%s: a published review was edited", r)
+		}
+	}
+}
+
+func TestPostRidesOutStorm(t *testing.T) {
+	f := newFakeRB(t)
+	f.fail = []int{502, 429, 503, 502, 504}
+	var waits []time.Duration
+	c := newClient(t, f, f.token, &waits)
+	if _, err := c.Post(context.Background(), "42", msg("k", "x")); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.reviews) != 1 || len(waits) != 5 || waits[1] != 4*time.Second {
+		t.Errorf("%d reviews, waits %v", len(f.reviews), waits)
+	}
+}
+
+func TestPostFailsFast(t *testing.T) {
+	tests := []struct {
+		name, token, where string
+		fail               []int
+		want               string
+	}{
+		{"401", "rbtok_wrong_wrong_wrong", "42", nil, "401 Unauthorized: You are not logged in"},
+		{"404 request", "", "43", nil, "404 Not Found: Object does not exist (code 100)"},
+		{"404 injected", "", "42", []int{404}, "404 Not Found"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeRB(t)
+			f.echoAuth = true
+			f.fail = tc.fail
+			tok := tc.token
+			if tok == "" {
+				tok = f.token
+			}
+			var waits []time.Duration
+			c := newClient(t, f, tok, &waits)
+			_, err := c.Post(context.Background(), tc.where, msg("k", "x"))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+			// Asking who perfbot is (GET /api/session/) may come first.
+			if n := len(f.requests); n == 0 || n > 2 || n == 2 && f.requests[0] != "GET /rb/api/session/" || len(waits) != 0 {
+				t.Errorf("requests %v: want the failing one once, no retry", f.requests)
+			}
+			if strings.Contains(err.Error(), tok) {
+				t.Errorf("token in error: %v", err)
+			}
+		})
+	}
+}
+
+func TestListRequests(t *testing.T) {
+	f := newFakeRB(t)
+	var waits []time.Duration
+	c := newClient(t, f, f.token, &waits)
+	got, err := c.ListRequests(context.Background(), "3", "", time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 30 || got[29].ID != 71 || got[0].DiffRevision != 3 || got[0].Submitter != "alice" || !got[0].LastUpdated.Equal(updated(0)) {
+		t.Errorf("%d requests, first %+v", len(got), got[0])
+	}
+	// Since a time: only the requests updated then or later, and only
+	// their diffs are listed.
+	f.requests = nil
+	got, err = c.ListRequests(context.Background(), "3", "", updated(27))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0].ID != 69 || len(f.requests) != 4 || !strings.Contains(f.requests[0], "/api/review-requests/") {
+		t.Errorf("since: %d requests (%+v), %d calls %v; want 3 and 4", len(got), got, len(f.requests), f.requests)
+	}
+}
+
+// TestDiff fetches a revision through the API's diff resource as a patch;
+// the web page (/r/ID/diff/REV/raw/) is a login redirect on this site and
+// is never asked for; an answer that is not a patch is refused.
+func TestDiff(t *testing.T) {
+	f := newFakeRB(t)
+	var waits []time.Duration
+	c := newClient(t, f, f.token, &waits)
+	got, err := c.Diff(context.Background(), 42, 2)
+	if err != nil || got != fakePatch {
+		t.Fatalf("Diff = %q, %v", got, err)
+	}
+	if f.requests[0] != "GET /rb/api/review-requests/42/diffs/2/" {
+		t.Errorf("requests %v", f.requests)
+	}
+	f.diffHTML = true
+	_, err = c.Diff(context.Background(), 42, 2)
+	var np *NotPatchError
+	if !errors.As(err, &np) || !strings.Contains(err.Error(), `Content-Type "text/html; charset=utf-8"`) {
+		t.Errorf("HTML answer: %v", err)
+	}
+	// Pointed at the web page, as perfbot once was: a redirect, refused.
+	c2 := newClient(t, f, f.token, &waits)
+	c2.base.Path = "/rb/r/" // the diff resolves to a web page
+	if _, err := c2.Diff(context.Background(), 42, 2); !errors.As(err, &np) || !strings.Contains(err.Error(), "redirected") {
+		t.Errorf("login redirect: %v", err)
+	}
+	for _, tc := range []struct{ text, why string }{
+		{"", "empty"},
+		{"<!DOCTYPE html><html>", "HTML"},
+		{"just some text\n", "file header"},
+		{"--- a/x\n+++ b/x\n", "hunk"},
+		{fakePatch, ""},
+		{"diff --git a/p.png b/p.png\nindex 1..2\nBinary files a/p.png and b/p.png differ\n", ""},
+	} {
+		if got := venue.NotPatch(tc.text); (tc.why == "") != (got == "") || !strings.Contains(got, tc.why) {
+			t.Errorf("review.NotPatch(%q) = %q, want %q", tc.text, got, tc.why)
+		}
+	}
+}
+
+func TestConfigAndTarget(t *testing.T) {
+	for _, cfg := range []Config{{}, {BaseURL: "reviews.example.org", Token: "t"}, {BaseURL: "https://r.example.org"}} {
+		if _, err := New(cfg); err == nil {
+			t.Errorf("New(%+v) succeeded", cfg)
+		}
+	}
+	c, _ := New(Config{BaseURL: "https://r.example.org", Token: "t"})
+	for _, w := range []string{"", "abc", "-1", "0", "12/x"} {
+		if _, err := c.Post(context.Background(), w, msg("k", "x")); err == nil {
+			t.Errorf("target %q accepted", w)
+		}
+	}
+	if _, err := c.resolve("https://evil.example.com/api/"); err == nil {
+		t.Error("a link off the site was followed")
+	}
+}

@@ -1,0 +1,26 @@
+package reviewboard
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/perfbot/perfbot/venue/internal/wiretest"
+)
+
+// TestWire records what a first post and a rerun send to Review Board.
+func TestWire(t *testing.T) {
+	f := newFakeRB(t)
+	var rec wiretest.Recorder
+	f.srv.Config.Handler = rec.Wrap(f.srv.Config.Handler)
+	var waits []time.Duration
+	c := newClient(t, f, f.token, &waits)
+	ctx := context.Background()
+	if _, err := c.Post(ctx, "42", msg("job-1", "| Threads | Default | Async | Diff |\n|---|---|---|---|\n| 10 | 1.0 | 3.7 | 3.7x |\n")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Post(ctx, "42", msg("job-1", "rerun\n")); err != nil {
+		t.Fatal(err)
+	}
+	wiretest.Golden(t, "post-then-rerun", rec.Transcript())
+}
