@@ -187,7 +187,7 @@ func Load(dir, eventPath string) (*Artifact, error) {
 	return &Artifact{Meta: meta, Answer: msg, Where: ev.Repository.FullName + "#" + strconv.Itoa(meta.PR), Listed: ev.NamesPR(meta.PR)}, nil
 }
 
-// HeadReader tells a pull request's head commit (github.Poster does).
+// HeadReader tells a pull request's head commit (github.Client does).
 type HeadReader interface {
 	HeadSHA(ctx context.Context, where string) (string, error)
 }

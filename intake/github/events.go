@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	gh "github.com/google/go-github/v60/github"
+
+	ghvenue "github.com/perfbot/perfbot/venue/github"
 )
 
 // dispatch acts on a verified, not yet handled delivery, parsed by
@@ -70,7 +72,7 @@ func (in *Intake) onIssueComment(ctx context.Context, e *gh.IssueCommentEvent) (
 	if e.Issue == nil || e.Comment == nil {
 		return http.StatusBadRequest, "bad_payload", "issue_comment payload without issue or comment", nil
 	}
-	return answered(in.HandleComment(ctx, e.GetRepo().GetFullName(), issueOf(e.Issue), commentOf(e.Comment)))
+	return answered(in.HandleComment(ctx, e.GetRepo().GetFullName(), ghvenue.IssueOf(e.Issue), ghvenue.CommentOf(e.Comment)))
 }
 
 // onCheckRun re-runs the pull request of a rerequested check run.
@@ -112,7 +114,7 @@ func (in *Intake) rerun(ctx context.Context, delivery, repo string, prs []*gh.Pu
 	if len(prs) == 0 || prs[0].GetNumber() <= 0 {
 		return ignored(rr.What + " names no pull request of this repository")
 	}
-	return answered(in.HandleRerun(ctx, repo, prs[0].GetNumber(), userOf(sender), delivery, rr))
+	return answered(in.HandleRerun(ctx, repo, prs[0].GetNumber(), ghvenue.UserOf(sender), delivery, rr))
 }
 
 // repoOf is the full name of the repository an event names, for the

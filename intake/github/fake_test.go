@@ -55,12 +55,12 @@ func newFakeGitHub(t *testing.T) *fakeGitHub {
 	return f
 }
 
-func (f *fakeGitHub) client() *Client {
-	c, err := ghreview.NewClient(ghreview.Config{BaseURL: f.srv.URL + "/", Token: f.token})
+func (f *fakeGitHub) client() *ghreview.Client {
+	c, err := ghreview.New(ghreview.Config{BaseURL: f.srv.URL + "/", Token: f.token})
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	return NewClient(c)
+	return c
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

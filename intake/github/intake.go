@@ -28,7 +28,7 @@ type Seen interface {
 // Intake handles the "/perfbot" comments and check run re-runs of one
 // GitHub installation.
 type Intake struct {
-	Client *Client
+	Client Client
 	Queue  intake.Enqueuer
 	Seen   Seen
 	// Control cancels and describes a pull request's jobs, for
@@ -245,7 +245,7 @@ func (in *Intake) handleComment(ctx context.Context, repo string, issue Issue, c
 		},
 		Decide: func(ctx context.Context) (trigger.Decision, error) {
 			var err error
-			if head, err = in.Client.PullHead(ctx, repo, issue.Number); err != nil {
+			if head, err = in.pullHead(ctx, repo, issue.Number); err != nil {
 				return trigger.Decision{}, err
 			}
 			return in.decide(ctx, repo, user)
@@ -329,13 +329,26 @@ func (in *Intake) pinHead(repo string, number int, head string) func(context.Con
 	return func(ctx context.Context, spec *jobspec.Spec) error {
 		if !intake.IsCommitID(head) {
 			var err error
-			if head, err = in.Client.PullHead(ctx, repo, number); err != nil {
+			if head, err = in.pullHead(ctx, repo, number); err != nil {
 				return err
 			}
 		}
 		spec.CandidateCommit = head
 		return nil
 	}
+}
+
+// pullHead reads the commit pull request number's head is at now, which
+// must be a full commit id: the one a run is pinned to.
+func (in *Intake) pullHead(ctx context.Context, repo string, number int) (string, error) {
+	sha, err := in.Client.PullHead(ctx, repo, number)
+	if err != nil {
+		return "", err
+	}
+	if !intake.IsCommitID(sha) {
+		return "", fmt.Errorf("pull request %s#%d: head.sha %q is not a full commit id", repo, number, sha)
+	}
+	return sha, nil
 }
 
 // Rerun is a check run's or check suite's "Re-run", as the signed

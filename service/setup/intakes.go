@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/perfbot/perfbot/config"
 	gerritintake "github.com/perfbot/perfbot/intake/gerrit"
@@ -18,30 +17,26 @@ import (
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/service"
 	"github.com/perfbot/perfbot/venue/gerrit"
-	ghreview "github.com/perfbot/perfbot/venue/github"
 	"github.com/perfbot/perfbot/venue/jira"
+	"github.com/perfbot/perfbot/venue/post"
 	"github.com/perfbot/perfbot/venue/reviewboard"
 )
 
-// addIntakes wires each configured venue's intake into the service.
-func addIntakes(svc *service.Service, cfg *config.Config, venues config.Venues, log *slog.Logger) error {
+// addIntakes wires each configured venue's intake into the service; the
+// GitHub intake reads and replies through the router's GitHub client.
+func addIntakes(svc *service.Service, cfg *config.Config, venues config.Venues, router *post.Router, log *slog.Logger) error {
 	v := cfg.Venues
 	every := cfg.Service.PollInterval
 	policy := cfg.Triggers.Policy()
 	if v.GitHub.Repo != "" || v.GitHub.Webhook() {
-		// The client posting uses too: token or GitHub App, whichever
-		// is configured.
-		gc, err := ghreview.ConfigFrom(venues.GitHub, config.Env{})
-		if err != nil {
-			return fmt.Errorf("github intake: %w", err)
-		}
-		gc.HTTPClient = &http.Client{Timeout: 30 * time.Second}
-		client, err := ghreview.NewClient(gc)
+		// The client answers are posted through: token or GitHub App,
+		// whichever is configured.
+		client, err := router.GitHub()
 		if err != nil {
 			return fmt.Errorf("github intake: %w", err)
 		}
 		in := &ghintake.Intake{
-			Client:    ghintake.NewClient(client),
+			Client:    client,
 			Queue:     svc,
 			Seen:      svc.Store(),
 			Control:   svc,

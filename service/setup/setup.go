@@ -47,10 +47,13 @@ func Open(ctx context.Context, cfg *config.Config, opt Options) (*service.Servic
 		return nil, err
 	}
 	venues := cfg.Venues.WithEnv(os.Getenv)
+	// One client per venue, built here: answers are posted through it,
+	// and the intake of the same venue reads and replies through it.
+	router := post.NewRouter(venues, post.Options{ServiceURL: cfg.Service.URL})
 	var svc *service.Service
 	deps := service.Deps{
 		Benchmarker: JobCommand(exe, opt.ConfigFile, cfg, sec.Values),
-		Poster:      post.NewRouter(venues, post.Options{ServiceURL: cfg.Service.URL}),
+		Poster:      router,
 		Render:      func(cmp *compare.Comparison) answer.Answer { return Render(cmp, cfg.TemplateDir()) },
 		Logger:      opt.Log,
 		Version:     opt.Version,
@@ -71,7 +74,7 @@ func Open(ctx context.Context, cfg *config.Config, opt Options) (*service.Servic
 		return nil, err
 	}
 	if opt.Mode == service.ModeServe {
-		if err := addIntakes(svc, cfg, venues, opt.Log); err != nil {
+		if err := addIntakes(svc, cfg, venues, router, opt.Log); err != nil {
 			svc.Close()
 			return nil, err
 		}

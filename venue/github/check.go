@@ -20,7 +20,7 @@ import (
 // ("OWNER/REPO") is set it then reads the repository, which the
 // installation or token must be able to see. It returns who perfbot is
 // signed in as; errors never hold a secret.
-func (p *Poster) Check(ctx context.Context, repo string) (string, error) {
+func (p *Client) Check(ctx context.Context, repo string) (string, error) {
 	who, err := p.whoAmI(ctx)
 	if err != nil {
 		return "", retry.Redact(err, p.secrets()...)
@@ -46,7 +46,7 @@ func (p *Poster) Check(ctx context.Context, repo string) (string, error) {
 // whoAmI makes the one authenticated read of Check and says whom perfbot
 // posts as: GET /app with the App's JWT, and an installation token minted;
 // or GET /user with a token.
-func (p *Poster) whoAmI(ctx context.Context) (string, error) {
+func (p *Client) whoAmI(ctx context.Context) (string, error) {
 	me, err := p.self(ctx)
 	if err != nil {
 		return "", err

@@ -1,7 +1,9 @@
-// Package github posts perfbot's answers to GitHub pull requests: one
+// Package github is perfbot's GitHub client. It reads what the intake
+// needs (a pull request's head, a commenter's permission, recent comments)
+// and replies, and it posts perfbot's answers to pull requests: one
 // Markdown comment, written by perfbot's own account and found again by a
-// hidden marker and edited in place on a rerun, and a commit status on the
-// commit that was measured.
+// hidden marker and edited in place on a rerun, and a commit status (or
+// check run) on the commit that was measured.
 //
 // It authenticates with a token (a personal access token, or the
 // GITHUB_TOKEN of a workflow) or as a GitHub App installation, and talks to
@@ -53,8 +55,11 @@ type Config struct {
 	Retry retry.Policy
 }
 
-// Poster posts to GitHub pull requests. It is safe for concurrent use.
-type Poster struct {
+// Client is perfbot's one GitHub client: the intake reads pull requests,
+// comments and permissions and replies through it (see pulls.go), and
+// answers are posted through it (Post). It signs in with a token or as a
+// GitHub App installation and is safe for concurrent use.
+type Client struct {
 	client  *gh.Client
 	app     *appTransport // nil with token auth
 	token   string
@@ -67,27 +72,19 @@ type Poster struct {
 	me identity // who perfbot posts as, once asked
 }
 
-var _ venue.Poster = (*Poster)(nil)
+var _ venue.Poster = (*Client)(nil)
 
-// New checks cfg and returns a Poster. It makes no request.
-func New(cfg Config) (*Poster, error) {
+// New checks cfg and returns a Client. It makes no request.
+func New(cfg Config) (*Client, error) {
 	client, app, err := newClient(cfg)
 	if err != nil {
 		return nil, err
 	}
-	p := &Poster{client: client, app: app, token: cfg.Token, login: cfg.Login, context: cfg.StatusContext, checks: cfg.Checks, retry: cfg.Retry}
+	p := &Client{client: client, app: app, token: cfg.Token, login: cfg.Login, context: cfg.StatusContext, checks: cfg.Checks, retry: cfg.Retry}
 	if p.context == "" {
 		p.context = "perfbot"
 	}
 	return p, nil
-}
-
-// NewClient returns the go-github client that cfg describes, signed in with
-// the token or as the App installation, at the configured address: the
-// one construction that posting and intake share. It makes no request.
-func NewClient(cfg Config) (*gh.Client, error) {
-	c, _, err := newClient(cfg)
-	return c, err
 }
 
 func newClient(cfg Config) (*gh.Client, *appTransport, error) {
@@ -127,7 +124,7 @@ func newClient(cfg Config) (*gh.Client, *appTransport, error) {
 }
 
 // APIBaseURL is the REST API root for a configured venues.github.url, the
-// one rule that intake and posting both follow: empty, github.com or
+// address the intake and posting both use: empty, github.com or
 // api.github.com mean https://api.github.com/; a GitHub Enterprise Server
 // address is taken with or without its /api/v3/ and always ends in it
 // (go-github's WithEnterpriseURLs rule), so requests go to
@@ -156,7 +153,7 @@ func uploadURL(base string) string {
 }
 
 // secrets lists what must never appear in an error.
-func (p *Poster) secrets() []string {
+func (p *Client) secrets() []string {
 	s := []string{p.token}
 	if p.app != nil {
 		s = append(s, p.app.current())

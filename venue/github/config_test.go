@@ -49,7 +49,7 @@ func TestConfigFrom(t *testing.T) {
 			t.Errorf("%s: app %+v", tt.name, gc.App)
 		}
 	}
-	if _, err := NewClient(Config{}); err == nil {
-		t.Errorf("NewClient without credentials: %v, want an error", err)
+	if _, err := New(Config{}); err == nil {
+		t.Errorf("New without credentials: %v, want an error", err)
 	}
 }

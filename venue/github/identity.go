@@ -29,7 +29,7 @@ type identity struct {
 // configured Login must name the same account. A token that is not a
 // user's (a workflow's GITHUB_TOKEN, an installation token) cannot ask,
 // so Login is taken as is for it, and is required.
-func (p *Poster) self(ctx context.Context) (identity, error) {
+func (p *Client) self(ctx context.Context) (identity, error) {
 	p.mu.Lock()
 	me := p.me
 	p.mu.Unlock()
@@ -49,7 +49,7 @@ func (p *Poster) self(ctx context.Context) (identity, error) {
 	return me, nil
 }
 
-func (p *Poster) askSelf(ctx context.Context) (identity, error) {
+func (p *Client) askSelf(ctx context.Context) (identity, error) {
 	if p.app != nil {
 		app, _, err := p.app.jwtc.Apps.Get(ctx, "")
 		if err != nil {
@@ -85,7 +85,7 @@ func (p *Poster) askSelf(ctx context.Context) (identity, error) {
 
 // Self returns the login perfbot's comments are written by, asking GitHub
 // once (see Check).
-func (p *Poster) Self(ctx context.Context) (string, error) {
+func (p *Client) Self(ctx context.Context) (string, error) {
 	me, err := p.self(ctx)
 	if err != nil {
 		return "", err

@@ -136,9 +136,9 @@ func TestStatusOnMeasuredCommit(t *testing.T) {
 	}
 }
 
-// newAppPoster is a Poster signed in as the fake's App (id 12345,
+// newAppPoster is a Client signed in as the fake's App (id 12345,
 // installation 99).
-func newAppPoster(t *testing.T) (*Poster, *githubfake.Server) {
+func newAppPoster(t *testing.T) (*Client, *githubfake.Server) {
 	t.Helper()
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {

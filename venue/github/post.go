@@ -53,7 +53,7 @@ func Marker(key string) string { return venue.HTMLCommentMarker(key) }
 // a failure before anything was checked out) puts its status on the
 // current head, except a verdict, which speaks for a measured commit only.
 // It returns the comment's URL.
-func (p *Poster) Post(ctx context.Context, where string, msg answer.Answer) (string, error) {
+func (p *Client) Post(ctx context.Context, where string, msg answer.Answer) (string, error) {
 	pr, err := ParsePR(where)
 	if err != nil {
 		return "", err
@@ -94,7 +94,7 @@ func (p *Poster) Post(ctx context.Context, where string, msg answer.Answer) (str
 // upsertComment finds perfbot's earlier comment with marker (written by
 // login) and edits it, or creates one. Looking before each try keeps a
 // retried creation (whose first answer was lost) from posting twice.
-func (p *Poster) upsertComment(ctx context.Context, pr PR, login, marker, body string) (string, error) {
+func (p *Client) upsertComment(ctx context.Context, pr PR, login, marker, body string) (string, error) {
 	c, err := p.findComment(ctx, pr, login, marker)
 	if err != nil {
 		return "", err
@@ -120,7 +120,7 @@ func (p *Poster) upsertComment(ctx context.Context, pr PR, login, marker, body s
 // written by login that starts with marker. A comment by anyone else is
 // never perfbot's, whatever marker it carries: anyone who can comment can
 // copy one.
-func (p *Poster) findComment(ctx context.Context, pr PR, login, marker string) (*gh.IssueComment, error) {
+func (p *Client) findComment(ctx context.Context, pr PR, login, marker string) (*gh.IssueComment, error) {
 	opt := &gh.IssueListCommentsOptions{ListOptions: gh.ListOptions{PerPage: 100}}
 	for {
 		cs, resp, err := p.client.Issues.ListComments(ctx, pr.Owner, pr.Repo, pr.Number, opt)
@@ -140,7 +140,7 @@ func (p *Poster) findComment(ctx context.Context, pr PR, login, marker string) (
 }
 
 // headSHA is the pull request's head commit.
-func (p *Poster) headSHA(ctx context.Context, pr PR) (string, error) {
+func (p *Client) headSHA(ctx context.Context, pr PR) (string, error) {
 	got, _, err := p.client.PullRequests.Get(ctx, pr.Owner, pr.Repo, pr.Number)
 	if err != nil {
 		return "", classify(fmt.Errorf("get pull request: %w", err))
@@ -153,7 +153,7 @@ func (p *Poster) headSHA(ctx context.Context, pr PR) (string, error) {
 }
 
 // setStatus sets the commit status on commit sha.
-func (p *Poster) setStatus(ctx context.Context, pr PR, sha string, _ int64, msg answer.Answer, link string) error {
+func (p *Client) setStatus(ctx context.Context, pr PR, sha string, _ int64, msg answer.Answer, link string) error {
 	return p.retry.Do(ctx, "github: commit status on "+pr.String(), func(ctx context.Context) error {
 		st := &gh.RepoStatus{
 			State:       gh.String(statusState(msg.State)),
@@ -223,7 +223,7 @@ const checkTitleLimit = 200
 // with a conclusion (success; failure when something got worse; neutral
 // when nothing could be compared; cancelled) and the report as its output. A rerun on
 // the same commit updates the run instead of adding one.
-func (p *Poster) setCheck(ctx context.Context, pr PR, sha string, appID int64, msg answer.Answer, link string) error {
+func (p *Client) setCheck(ctx context.Context, pr PR, sha string, appID int64, msg answer.Answer, link string) error {
 	return p.retry.Do(ctx, "github: check run on "+pr.String(), func(ctx context.Context) error {
 		status, conclusion := checkState(msg.State)
 		output := &gh.CheckRunOutput{
@@ -281,7 +281,7 @@ func checkSummary(msg answer.Answer) string {
 
 // HeadSHA is the current head commit of the pull request where
 // ("OWNER/REPO#N"), as GitHub reports it (GET /repos/OWNER/REPO/pulls/N).
-func (p *Poster) HeadSHA(ctx context.Context, where string) (string, error) {
+func (p *Client) HeadSHA(ctx context.Context, where string) (string, error) {
 	pr, err := ParsePR(where)
 	if err != nil {
 		return "", err

@@ -36,7 +36,7 @@ func (w *waits) policy() retry.Policy {
 	}}
 }
 
-func newPoster(t *testing.T, f *githubfake.Server, w *waits, token string) *Poster {
+func newPoster(t *testing.T, f *githubfake.Server, w *waits, token string) *Client {
 	t.Helper()
 	p, err := New(Config{BaseURL: f.URL(), Token: token, Retry: w.policy()})
 	if err != nil {

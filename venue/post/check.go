@@ -18,7 +18,7 @@ func (r *Router) Check(ctx context.Context, venue string) (string, error) {
 		return "", r.Configured(venue)
 	}
 	switch p := p.(type) {
-	case *github.Poster:
+	case *github.Client:
 		return p.Check(ctx, r.github.Repo)
 	case *gitlab.Poster:
 		return p.Check(ctx, r.gitlab.Project)

@@ -121,7 +121,7 @@ func (r *Router) Configured(venue string) error {
 	return fmt.Errorf("unknown venue %q", venue)
 }
 
-func newGitHub(c GitHub, s config.Env, opt Options) (string, *github.Poster, error) {
+func newGitHub(c GitHub, s config.Env, opt Options) (string, *github.Client, error) {
 	gc, err := github.ConfigFrom(c, s)
 	if err != nil {
 		return "github", nil, err
@@ -268,11 +268,11 @@ func Limits() map[answer.Format]int {
 
 // GitHub is the configured GitHub poster, for reads beyond posting (a pull
 // request's head), or why there is none.
-func (r *Router) GitHub() (*github.Poster, error) {
+func (r *Router) GitHub() (*github.Client, error) {
 	if err, ok := r.errs["github"]; ok {
 		return nil, err
 	}
-	p, ok := r.posters["github"].(*github.Poster)
+	p, ok := r.posters["github"].(*github.Client)
 	if !ok {
 		return nil, errors.New("github is not configured")
 	}
