@@ -9,8 +9,6 @@ import (
 	"time"
 
 	gh "github.com/google/go-github/v60/github"
-
-	"github.com/perfbot/perfbot/venue/retry"
 )
 
 // Issue is an issue or pull request, as a webhook payload or the API
@@ -192,6 +190,3 @@ func (p *Client) CommentsSince(ctx context.Context, repo string, since time.Time
 	}
 	return out, nil
 }
-
-// redact takes the credentials out of err.
-func (p *Client) redact(err error) error { return retry.Redact(err, p.secrets()...) }
