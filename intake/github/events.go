@@ -2,12 +2,15 @@ package github
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 
 	gh "github.com/google/go-github/v60/github"
 
+	"github.com/perfbot/perfbot/intake"
 	ghvenue "github.com/perfbot/perfbot/venue/github"
 )
 
@@ -133,4 +136,68 @@ func repoOf(ev any) string {
 		return e.GetRepo().GetFullName()
 	}
 	return "-" // events that are ignored need none
+}
+
+// PushEvent is the part of GitHub's push webhook payload perfbot reads.
+type PushEvent struct {
+	Ref        string `json:"ref"`
+	Before     string `json:"before"`
+	After      string `json:"after"`
+	Deleted    bool   `json:"deleted"`
+	Repository struct {
+		FullName string `json:"full_name"`
+	} `json:"repository"`
+}
+
+// handlePush hands a push to OnPush, which queues the new head of a
+// tracked branch.
+func (in *Intake) handlePush(ctx context.Context, payload []byte) (int, string, string) {
+	var ev PushEvent
+	if err := json.Unmarshal(payload, &ev); err != nil {
+		return http.StatusBadRequest, "bad_payload", "push payload: " + err.Error()
+	}
+	if ev.Deleted {
+		return http.StatusAccepted, "ignored", "deleted ref ignored"
+	}
+	tracked, err := in.OnPush(ctx, ev.Repository.FullName, ev.Ref, ev.Before, ev.After)
+	if err != nil {
+		in.log().Error("handle push", "ref", ev.Ref, "err", err)
+		return http.StatusInternalServerError, "error", "internal error"
+	}
+	if !tracked {
+		return http.StatusAccepted, "ignored", fmt.Sprintf("push to %q: not a tracked branch", ev.Ref)
+	}
+	return http.StatusOK, "queued", "tracked branch queued"
+}
+
+// onPullRequest hands a merged pull request to OnMerged: GitHub sends the
+// pull_request event with action "closed" when a pull request is merged
+// or closed, and only a merge has merged true and the merge_commit_sha
+// the merge left on the base branch (the merge, squash or last rebased
+// commit). That commit is how perfbot links the request to the commit
+// that landed it, to follow its verdicts up on the tracked branch.
+func (in *Intake) onPullRequest(ctx context.Context, e *gh.PullRequestEvent) (int, string, string, error) {
+	if in.OnMerged == nil {
+		return ignored("pull_request ignored: no branch is tracked")
+	}
+	pr := e.GetPullRequest()
+	if e.GetAction() != "closed" || pr == nil || !pr.GetMerged() {
+		return ignored(fmt.Sprintf("pull_request action %q ignored: not a merge", e.GetAction()))
+	}
+	repo := e.GetRepo().GetFullName()
+	if in.Repo != "" && !strings.EqualFold(repo, in.Repo) {
+		return ignored(fmt.Sprintf("pull_request of %s ignored: not %s", repo, in.Repo))
+	}
+	number := e.GetNumber()
+	if number <= 0 {
+		number = pr.GetNumber()
+	}
+	sha := pr.GetMergeCommitSHA()
+	if number <= 0 || !intake.IsCommitID(sha) {
+		return http.StatusBadRequest, "bad_payload", "merged pull_request without number or merge_commit_sha", nil
+	}
+	if err := in.OnMerged(ctx, repo, number, sha); err != nil {
+		return 0, "", "", fmt.Errorf("merge of #%d: %w", number, err)
+	}
+	return http.StatusOK, "merged", "merge recorded", nil
 }

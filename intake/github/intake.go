@@ -1,3 +1,8 @@
+// Package github turns "/perfbot ..." comments on GitHub pull requests and
+// check run "Re-run" clicks into requests for intake.Admitter: from the
+// webhook (signature-checked with go-github, deliveries de-duplicated) or
+// by polling recent comments, with the commenter's permission checked
+// before anything is queued, cancelled or described.
 package github
 
 import (
@@ -11,8 +16,34 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/intake"
+	"github.com/perfbot/perfbot/intake/command"
 	"github.com/perfbot/perfbot/job/jobspec"
+	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/trigger"
+	ghvenue "github.com/perfbot/perfbot/venue/github"
+)
+
+// Client is the part of GitHub the intake uses: the permission of a
+// commenter, a pull request's head, recent comments, and a reaction or a
+// reply. *ghvenue.Client (venue/github), the client answers are posted
+// through, is one.
+type Client interface {
+	Permission(ctx context.Context, repo, user string) (string, error)
+	PullHead(ctx context.Context, repo string, number int) (string, error)
+	Issue(ctx context.Context, repo string, number int) (*Issue, error)
+	CommentsSince(ctx context.Context, repo string, since time.Time) ([]Comment, error)
+	React(ctx context.Context, repo string, commentID int64, content string) error
+	Reply(ctx context.Context, repo string, number int, body string) error
+}
+
+var _ Client = (*ghvenue.Client)(nil)
+
+// Issue, Comment and User are an issue or pull request, a comment and an
+// account, as a webhook payload or the API names them.
+type (
+	Issue   = ghvenue.Issue
+	Comment = ghvenue.Comment
+	User    = ghvenue.User
 )
 
 // Seen remembers deliveries, handled comments and rationed replies;
@@ -423,105 +454,48 @@ func (in *Intake) decide(ctx context.Context, repo, user string) (trigger.Decisi
 	return p.GitHub(user, perm), nil
 }
 
-// Poll handles the comments made since the last poll, for installations
-// without a public webhook endpoint. It lists every comment updated since
-// its cursor, in the order of their updates (CommentsSince), and moves the
-// cursor to the last update it handled: never back, so that old comments
-// edited lately cannot hide newer ones. Each comment is handled once
-// (HandleComment records its id); one whose handling failed holds the
-// cursor for a day at most, while the comments after it are handled. A comment edited since it was made is
-// not a command: the webhook takes only new comments ("created"), and
-// GitHub does not say who edited one, so its permission cannot be checked.
-func (in *Intake) Poll(ctx context.Context) error {
-	if in.Repo == "" {
-		return errors.New("github polling needs venues.github.repo")
-	}
-	cursor := "github-poll:" + in.Repo
-	since, err := in.Seen.ScheduleLast(ctx, cursor)
-	if err != nil {
-		return err
-	}
-	if since.IsZero() {
-		since = time.Now().Add(-time.Hour)
-	}
-	// GitHub's timestamps are whole seconds: list from a second before
-	// the cursor, so that a comment updated in the cursor's second after
-	// the last poll is listed too (its id keeps it from being handled
-	// twice). The cursor itself never moves back.
-	comments, err := in.Client.CommentsSince(ctx, in.Repo, since.Add(-time.Second))
-	if err != nil {
-		return err
-	}
-	latest := since
-	// hold is the update time of the first comment whose handling failed
-	// (within retryFor): the cursor stays there, so that the next poll
-	// takes it in again; the comments after it are handled meanwhile, and
-	// their ids keep them from being handled twice.
-	var hold time.Time
-	var errs []error
-	for _, c := range comments {
-		if c.Updated.IsZero() {
-			c.Updated = c.Created
-		}
-		if _, ok, _ := ParseCommand(c.Body, in.word()); ok {
-			if c.Edited() {
-				in.log().Info("edited comment is not a command", "comment", c.ID, "user", c.User.Login)
-				in.count("perfbot_requests_total", "source", "github", "result", "edited")
-			} else if err := in.pollComment(ctx, c); err != nil {
-				errs = append(errs, err)
-				if hold.IsZero() && time.Since(c.Updated) < retryFor {
-					hold = c.Updated
-				}
-			}
-		}
-		if c.Updated.After(latest) {
-			latest = c.Updated
-		}
-	}
-	if !hold.IsZero() && hold.Before(latest) {
-		latest = hold
-	}
-	if latest.After(since) {
-		if err := in.Seen.SetScheduleLast(ctx, cursor, latest); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
+// Verbs of a command (package intake/command).
+const (
+	VerbRun        = command.VerbRun
+	VerbHelp       = command.VerbHelp
+	VerbCancel     = command.VerbCancel
+	VerbStatus     = command.VerbStatus
+	VerbFalseAlarm = command.VerbFalseAlarm
+)
+
+// Command is a parsed "/perfbot VERB ..." comment.
+type Command = command.Command
+
+// Usage is the answer to "/perfbot help" and to a malformed command, for
+// the command word word.
+func Usage(word string) string {
+	return fmt.Sprintf("perfbot commands, one per comment line:\n\n"+
+		"- `%[1]s run [SUITE...] [base=REF]`: benchmark this pull request against REF (default: the project branch), all suites or the ones named\n"+
+		"- `%[1]s status`: list this pull request's queued and running benchmark jobs\n"+
+		"- `%[1]s cancel`: cancel this pull request's queued and running benchmark jobs\n"+
+		"- `%[1]s false-alarm BENCH... [-- REASON]`: mark the latest run's verdicts of these benchmarks false alarms, so that they need a larger change on that host to be called better or worse\n"+
+		"- `%[1]s help`: show this text\n\n"+
+		"Starting, cancelling, listing runs and marking false alarms need write permission on the repository (or a place on the trigger allow list).", word)
 }
 
-// retryFor is how long a polled comment whose handling keeps failing holds
-// the poll's cursor back; after that it is given up (and logged each time).
-const retryFor = 24 * time.Hour
-
-// pollComment handles one polled comment that holds a command.
-func (in *Intake) pollComment(ctx context.Context, c Comment) error {
-	number, err := issueNumber(c.IssueURL)
-	if err != nil {
-		in.log().Warn("polled comment skipped", "comment", c.ID, "err", err)
-		return nil
-	}
-	out, err := in.pollOne(ctx, number, c)
-	if err != nil {
-		return err
-	}
-	in.log().Info("polled comment", "comment", c.ID, "number", number, "outcome", out)
-	return nil
+// ParseCommand finds the command in a Markdown comment body
+// (command.ParseMarkdown).
+func ParseCommand(body, word string) (Command, bool, error) {
+	return command.ParseMarkdown(body, word)
 }
 
-func (in *Intake) pollOne(ctx context.Context, number int, c Comment) (Outcome, error) {
-	issue, err := in.Client.Issue(ctx, in.Repo, number)
-	if err != nil {
-		return "", err
-	}
-	return in.HandleComment(ctx, in.Repo, *issue, c)
-}
+// TextLines returns the lines of a Markdown comment shown as text
+// (command.MarkdownLines).
+func TextLines(body string) []string { return command.MarkdownLines(body) }
 
-// issueNumber reads the number at the end of an issue_url.
-func issueNumber(issueURL string) (int, error) {
-	i := strings.LastIndex(issueURL, "/")
-	n, err := strconv.Atoi(issueURL[i+1:])
-	if err != nil || i < 0 {
-		return 0, fmt.Errorf("comment's issue_url %q does not end in an issue number", issueURL)
+// QuoteLines makes text that holds outside words (a status naming pull
+// request titles) safe in a GitHub Markdown reply, line by line
+// (report.MarkdownEscape): no mention, reference, link, markup, HTML,
+// control or bidirectional formatting character takes effect.
+func QuoteLines(text string) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = report.MarkdownEscape(l)
 	}
-	return n, nil
+	return strings.Join(lines, "\n")
 }
