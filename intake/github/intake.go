@@ -25,8 +25,8 @@ import (
 
 // Client is the part of GitHub the intake uses: the permission of a
 // commenter, a pull request's head, recent comments, and a reaction or a
-// reply. *ghvenue.Client (venue/github), the client answers are posted
-// through, is one.
+// reply. venue/github's Client, the one answers are posted through, is
+// the one perfbot serve hands it.
 type Client interface {
 	Permission(ctx context.Context, repo, user string) (string, error)
 	PullHead(ctx context.Context, repo string, number int) (string, error)
