@@ -5,7 +5,9 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -147,15 +149,18 @@ func installHelper(t *testing.T, dir string) string {
 	return dst
 }
 
-// sandboxProcs counts the host's processes running as the default sandbox
-// user.
-func sandboxProcs(t *testing.T) int {
-	t.Helper()
-	return procsOf(t, DefaultUID)
+// processMark returns an environment entry unique to one test's command:
+// its processes and every descendant inherit it, so markedProcs counts
+// them alone, whatever else runs as the sandbox user (other packages'
+// tests share it).
+func processMark(t *testing.T) string {
+	return fmt.Sprintf("PERFBOT_TEST_MARK=%d-%d", os.Getpid(), time.Now().UnixNano())
 }
 
-// procsOf counts the host's processes running as uid.
-func procsOf(t *testing.T, uid int) int {
+// markedProcs counts the host's processes whose environment holds mark.
+// Reading another user's environment takes root; without it the count is
+// 0.
+func markedProcs(t *testing.T, mark string) int {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		return 0
@@ -169,15 +174,51 @@ func procsOf(t *testing.T, uid int) int {
 		if _, err := strconv.Atoi(e.Name()); err != nil {
 			continue
 		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/status")
+		b, err := os.ReadFile("/proc/" + e.Name() + "/environ")
 		if err != nil {
 			continue
 		}
-		for _, line := range strings.Split(string(b), "\n") {
-			if f := strings.Fields(line); len(f) > 1 && f[0] == "Uid:" && f[1] == strconv.Itoa(uid) {
-				n++
-			}
+		if slices.Contains(strings.Split(string(b), "\x00"), mark) {
+			n++
 		}
 	}
 	return n
+}
+
+// waitMarkedProcs gives the kernel up to three seconds to reap a killed
+// tree (a loaded machine takes longer than an idle one) and returns how
+// many of its processes are left.
+func waitMarkedProcs(t *testing.T, mark string) int {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		n := markedProcs(t, mark)
+		if n == 0 || time.Now().After(deadline) {
+			return n
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestMarkedProcsCountsMarked checks the count the hostile tests rely on:
+// a process started with the mark is counted, and no longer once it is
+// gone.
+func TestMarkedProcsCountsMarked(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("reading another process's environment takes root")
+	}
+	mark := processMark(t)
+	cmd := exec.Command("sleep", "30")
+	cmd.Env = append(os.Environ(), mark)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if n := markedProcs(t, mark); n != 1 {
+		t.Errorf("%d processes counted with the mark, want 1", n)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if n := markedProcs(t, mark); n != 0 {
+		t.Errorf("%d processes counted after the marked one ended, want 0", n)
+	}
 }

@@ -186,11 +186,11 @@ func TestHostileUnixSocket(t *testing.T) {
 
 func TestHostileForkBomb(t *testing.T) {
 	b, dir := newSandbox(t)
-	before := sandboxProcs(t)
+	mark := processMark(t)
 	start := time.Now()
 	// The bomb's own shell sleeps on, so the command ends by a limit even
 	// when every fork has failed and the bomb's children have all died.
-	res := run(t, b, Spec{Dir: dir, MaxProcs: 32, Timeout: 3 * time.Second, Argv: sh("b() { b | b & }; b; sleep 10")})
+	res := run(t, b, Spec{Dir: dir, Env: []string{mark}, MaxProcs: 32, Timeout: 3 * time.Second, Argv: sh("b() { b | b & }; b; sleep 10")})
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("fork bomb took %s to contain", d)
 	}
@@ -200,8 +200,8 @@ func TestHostileForkBomb(t *testing.T) {
 	if res.Note == "" {
 		t.Error("no note says how the fork bomb ended")
 	}
-	if after := waitProcs(t, before); after > before {
-		t.Errorf("%d sandbox processes outlived the command", after-before)
+	if left := waitMarkedProcs(t, mark); left > 0 {
+		t.Errorf("%d sandbox processes outlived the command", left)
 	}
 }
 
@@ -279,8 +279,8 @@ func TestHostileGigabyteOfOutput(t *testing.T) {
 
 func TestHostileNeverEnding(t *testing.T) {
 	b, dir := newSandbox(t)
-	before := sandboxProcs(t)
-	res := run(t, b, Spec{Dir: dir, Timeout: time.Second, Argv: sh("sleep 1000 & while :; do :; done")})
+	mark := processMark(t)
+	res := run(t, b, Spec{Dir: dir, Env: []string{mark}, Timeout: time.Second, Argv: sh("sleep 1000 & while :; do :; done")})
 	if res.Limit != LimitTimeout || res.OK() {
 		t.Errorf("Limit = %q, OK %v: want timeout", res.Limit, res.OK())
 	}
@@ -290,8 +290,8 @@ func TestHostileNeverEnding(t *testing.T) {
 	if !strings.Contains(res.Note, "timeout") {
 		t.Errorf("Note = %q", res.Note)
 	}
-	if after := waitProcs(t, before); after > before {
-		t.Errorf("%d sandbox processes outlived the timeout", after-before)
+	if left := waitMarkedProcs(t, mark); left > 0 {
+		t.Errorf("%d sandbox processes outlived the timeout", left)
 	}
 }
 
@@ -327,20 +327,6 @@ func TestMemoryLimit(t *testing.T) {
 	}
 	if res.Limit != LimitMemory && !strings.Contains(res.Note, "RLIMIT_DATA") {
 		t.Errorf("Limit = %q, Note %q: want memory", res.Limit, res.Note)
-	}
-}
-
-// waitProcs gives the kernel up to three seconds to reap a killed tree (a
-// loaded machine takes longer than an idle one) and returns how many
-// sandbox processes are left.
-func waitProcs(t *testing.T, want int) int {
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		n := sandboxProcs(t)
-		if n <= want || time.Now().After(deadline) {
-			return n
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 

@@ -30,7 +30,6 @@ func TestLimitsStopHostileCommands(t *testing.T) {
 			b, dir := newSandbox(t)
 			b.CgroupParent = mode.cgroupParent
 			b.UID, b.GID = mode.uid, mode.uid
-			uid, _ := b.ids()
 			r := WithLimits(b, testLimits)
 			probe := installHelper(t, dir)
 			rlimitNote := func(res *Result, what string) {
@@ -60,11 +59,11 @@ func TestLimitsStopHostileCommands(t *testing.T) {
 			})
 
 			t.Run("pids", func(t *testing.T) {
-				before := procsOf(t, uid)
+				mark := processMark(t)
 				// Without cgroups, other processes of the sandbox user count
 				// against RLIMIT_NPROC: the bomb is stopped when its shell
 				// says a fork failed, before perfbot counts 64 of its own.
-				res := run(t, r, Spec{Dir: dir, Timeout: 20 * time.Second, Argv: sh("b() { b | b & }; b; sleep 100")})
+				res := run(t, r, Spec{Dir: dir, Env: []string{mark}, Timeout: 20 * time.Second, Argv: sh("b() { b | b & }; b; sleep 100")})
 				if res.Limit != LimitPids || !strings.Contains(res.Note, "stopped by the process limit (64") {
 					t.Errorf("Limit %q, Note %q: want pids, 64", res.Limit, res.Note)
 				}
@@ -72,12 +71,8 @@ func TestLimitsStopHostileCommands(t *testing.T) {
 					t.Errorf("Note = %q: the bomb ran to its timeout instead of being stopped at its limit", res.Note)
 				}
 				rlimitNote(res, "no cgroup available")
-				deadline := time.Now().Add(3 * time.Second)
-				for procsOf(t, uid) > before && time.Now().Before(deadline) {
-					time.Sleep(50 * time.Millisecond)
-				}
-				if after := procsOf(t, uid); after > before {
-					t.Errorf("%d sandbox processes outlived the fork bomb", after-before)
+				if left := waitMarkedProcs(t, mark); left > 0 {
+					t.Errorf("%d sandbox processes outlived the fork bomb", left)
 				}
 			})
 
