@@ -11,17 +11,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"strings"
 	"time"
-
-	gl "gitlab.com/gitlab-org/api/client-go"
 
 	"github.com/perfbot/perfbot/intake"
 	"github.com/perfbot/perfbot/intake/command"
 	ghintake "github.com/perfbot/perfbot/intake/github"
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/trigger"
+	rgitlab "github.com/perfbot/perfbot/venue/gitlab"
 )
 
 // Seen remembers deliveries and rationed replies; *store.Store is one.
@@ -31,10 +29,22 @@ type Seen interface {
 	intake.DeliveryLog
 }
 
+// API is what the intake asks GitLab; *venue/gitlab.Client, the client
+// posting uses too, is one.
+type API interface {
+	// MergeRequest reads a merge request (its head commit).
+	MergeRequest(ctx context.Context, mr rgitlab.MR) (rgitlab.MergeRequest, error)
+	// AccessLevel is a user's access level on a project, inherited from
+	// groups included; 0 for a user who is no member.
+	AccessLevel(ctx context.Context, project string, userID int64) (int, error)
+	// CreateNote writes a note on a merge request.
+	CreateNote(ctx context.Context, mr rgitlab.MR, body string) (rgitlab.Note, error)
+}
+
 // Intake handles the webhook deliveries of one GitLab project.
 type Intake struct {
-	// Client reads access levels and posts replies.
-	Client *gl.Client
+	// Client reads merge requests and access levels and posts replies.
+	Client API
 	Queue  intake.Enqueuer
 	Seen   Seen
 	// Control cancels and describes a merge request's jobs, for
@@ -288,7 +298,7 @@ func (in *Intake) pinHead(project string, mr MergeRequest) func(context.Context,
 	return func(ctx context.Context, spec *jobspec.Spec) error {
 		sha := strings.ToLower(mr.SHA)
 		if !intake.IsCommitID(sha) {
-			got, _, err := in.Client.MergeRequests.GetMergeRequest(project, mr.IID, nil, gl.WithContext(ctx))
+			got, err := in.Client.MergeRequest(ctx, rgitlab.MR{Project: project, IID: mr.IID})
 			if err != nil {
 				return fmt.Errorf("merge request %s!%d: %w", project, mr.IID, err)
 			}
@@ -381,20 +391,16 @@ func (in *Intake) accessLevel(ctx context.Context, project string, userID int64)
 	if userID <= 0 {
 		return 0, nil
 	}
-	m, resp, err := in.Client.ProjectMembers.GetInheritedProjectMember(project, userID, gl.WithContext(ctx))
-	if resp != nil && resp.StatusCode == http.StatusNotFound {
-		return 0, nil
-	}
+	level, err := in.Client.AccessLevel(ctx, project, userID)
 	if err != nil {
 		return 0, fmt.Errorf("access level of user %d on %s: %w", userID, project, err)
 	}
-	return int(m.AccessLevel), nil
+	return level, nil
 }
 
 // reply posts a note on the merge request.
 func (in *Intake) reply(ctx context.Context, project string, iid int64, body string) error {
-	_, _, err := in.Client.Notes.CreateMergeRequestNote(project, iid, &gl.CreateMergeRequestNoteOptions{Body: gl.Ptr(body)}, gl.WithContext(ctx))
-	if err != nil {
+	if _, err := in.Client.CreateNote(ctx, rgitlab.MR{Project: project, IID: iid}, body); err != nil {
 		return fmt.Errorf("reply on %s!%d: %w", project, iid, err)
 	}
 	return nil

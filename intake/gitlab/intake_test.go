@@ -72,7 +72,7 @@ func newFixture(t *testing.T) *fixture {
 	fake.AddMR(gitlabfake.MR{Project: "acme/db/store", IID: 12, Title: "wal: batch fsync", SHA: sha})
 	fake.SetMember("acme/db/store", 21, 30) // alice, Developer
 	fake.SetMember("acme/db/store", 22, 20) // rita, Reporter
-	c, err := rgitlab.NewClient(rgitlab.Config{BaseURL: fake.URL, Token: token})
+	c, err := rgitlab.New(rgitlab.Config{BaseURL: fake.URL, Token: token})
 	if err != nil {
 		t.Fatal(err)
 	}

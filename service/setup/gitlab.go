@@ -3,29 +3,23 @@ package setup
 import (
 	"fmt"
 	"log/slog"
-	"net/http"
-	"time"
 
 	"github.com/perfbot/perfbot/config"
 	glintake "github.com/perfbot/perfbot/intake/gitlab"
 	"github.com/perfbot/perfbot/service"
-	glreview "github.com/perfbot/perfbot/venue/gitlab"
+	"github.com/perfbot/perfbot/venue/post"
 )
 
 // addGitLabIntake serves the GitLab webhook at /webhook/gitlab when
 // venues.gitlab names its secret: notes with commands and, with
-// merge_requests, merge requests opened or pushed to.
-func addGitLabIntake(svc *service.Service, cfg *config.Config, venues config.Venues, log *slog.Logger) error {
+// merge_requests, merge requests opened or pushed to. The intake reads
+// and replies through router's GitLab client, the one posting uses.
+func addGitLabIntake(svc *service.Service, cfg *config.Config, router *post.Router, log *slog.Logger) error {
 	g := cfg.Venues.GitLab
 	if !g.Webhook() {
 		return nil
 	}
-	gc, err := glreview.ConfigFrom(venues.GitLab, config.Env{})
-	if err != nil {
-		return fmt.Errorf("gitlab intake: %w", err)
-	}
-	gc.HTTPClient = &http.Client{Timeout: 30 * time.Second}
-	client, err := glreview.NewClient(gc)
+	client, err := router.GitLab()
 	if err != nil {
 		return fmt.Errorf("gitlab intake: %w", err)
 	}

@@ -22,8 +22,9 @@ import (
 	"github.com/perfbot/perfbot/venue/reviewboard"
 )
 
-// addIntakes wires each configured venue's intake into the service; the
-// GitHub intake reads and replies through the router's GitHub client.
+// addIntakes wires each configured venue's intake into the service; an
+// intake reads and replies through router's client of its venue, the one
+// that posts.
 func addIntakes(svc *service.Service, cfg *config.Config, venues config.Venues, router *post.Router, log *slog.Logger) error {
 	v := cfg.Venues
 	every := cfg.Service.PollInterval
@@ -68,7 +69,7 @@ func addIntakes(svc *service.Service, cfg *config.Config, venues config.Venues, 
 			svc.AddPoller("github", every, in.Poll)
 		}
 	}
-	if err := addGitLabIntake(svc, cfg, venues, log); err != nil {
+	if err := addGitLabIntake(svc, cfg, router, log); err != nil {
 		return err
 	}
 	if len(cfg.Track.Branches) > 0 {

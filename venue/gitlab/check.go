@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"net/http"
 
-	gl "gitlab.com/gitlab-org/api/client-go"
-
 	"github.com/perfbot/perfbot/venue/retry"
 )
 
@@ -15,21 +13,21 @@ import (
 // venues.gitlab.login names another; then, when project ("GROUP/PROJECT") is set, reads
 // the project, which the token must be able to see. It returns who perfbot
 // is signed in as; errors never hold the token.
-func (p *Poster) Check(ctx context.Context, project string) (string, error) {
-	me, err := p.self(ctx)
+func (c *Client) Check(ctx context.Context, project string) (string, error) {
+	me, err := c.Self(ctx)
 	if err != nil {
-		return "", retry.Redact(err, p.secrets()...)
+		return "", retry.Redact(err, c.secrets()...)
 	}
 	who := "signed in as " + me
 	if project == "" {
 		return who, nil
 	}
-	pr, _, err := p.client.Projects.GetProject(project, nil, gl.WithContext(ctx))
+	path, err := c.Project(ctx, project)
 	if err != nil {
 		if StatusCode(err) == http.StatusNotFound {
 			err = fmt.Errorf("gitlab: %s: not found, or not visible to this token", project)
 		}
-		return "", retry.Redact(err, p.secrets()...)
+		return "", retry.Redact(err, c.secrets()...)
 	}
-	return fmt.Sprintf("%s; %s readable", who, pr.PathWithNamespace), nil
+	return fmt.Sprintf("%s; %s readable", who, path), nil
 }

@@ -1,7 +1,8 @@
-// Package gitlab posts perfbot's answers to GitLab merge requests: one
-// note, written by perfbot's own account and found again by a hidden marker
-// and edited in place on a rerun, and a commit status on the commit that
-// was measured. It talks to
+// Package gitlab is perfbot's one GitLab client: it reads merge requests,
+// access levels and the token's account for the intake, and posts
+// perfbot's answers to merge requests: one note, written by perfbot's own
+// account and found again by a hidden marker and edited in place on a
+// rerun, and a commit status on the commit that was measured. It talks to
 // gitlab.com or a self-hosted GitLab through the maintained client
 // (gitlab.com/gitlab-org/api/client-go), signed in with an access token.
 package gitlab
@@ -61,9 +62,11 @@ func ConfigFrom(c config.GitLab, env config.Env) (Config, error) {
 	return Config{BaseURL: c.BaseURL, Token: tok, Login: c.Login, StatusName: c.StatusName}, nil
 }
 
-// Poster posts to GitLab merge requests. It is safe for concurrent use.
-type Poster struct {
-	client     *gl.Client
+// Client is perfbot's GitLab client: every REST call perfbot makes to
+// GitLab goes through it, for the intake and for posting. It is safe for
+// concurrent use.
+type Client struct {
+	api        *gl.Client
 	token      string
 	login      string
 	status     string
@@ -74,25 +77,12 @@ type Poster struct {
 	me string // the token's username, once asked
 }
 
-var _ venue.Poster = (*Poster)(nil)
+var _ venue.Poster = (*Client)(nil)
 
-// New checks cfg and returns a Poster. It makes no request.
-func New(cfg Config) (*Poster, error) {
-	c, err := NewClient(cfg)
-	if err != nil {
-		return nil, err
-	}
-	p := &Poster{client: c, token: cfg.Token, login: cfg.Login, status: cfg.StatusName, serviceURL: cfg.ServiceURL, retry: cfg.Retry}
-	if p.status == "" {
-		p.status = "perfbot"
-	}
-	return p, nil
-}
-
-// NewClient returns the client-go client cfg describes, with its own
-// retries off (perfbot's retry.Policy retries instead): the one
-// construction posting and intake share. It makes no request.
-func NewClient(cfg Config) (*gl.Client, error) {
+// New checks cfg and returns a Client, whose client-go client has its own
+// retries off (perfbot's retry.Policy retries instead). It makes no
+// request.
+func New(cfg Config) (*Client, error) {
 	if cfg.Token == "" {
 		return nil, errors.New("gitlab: no access token")
 	}
@@ -104,14 +94,18 @@ func NewClient(cfg Config) (*gl.Client, error) {
 	if hc == nil {
 		hc = &http.Client{Timeout: 60 * time.Second}
 	}
-	c, err := gl.NewClient(cfg.Token, gl.WithBaseURL(base), gl.WithHTTPClient(hc), gl.WithoutRetries())
+	api, err := gl.NewClient(cfg.Token, gl.WithBaseURL(base), gl.WithHTTPClient(hc), gl.WithoutRetries())
 	if err != nil {
 		return nil, fmt.Errorf("gitlab %s: %w", base, err)
+	}
+	c := &Client{api: api, token: cfg.Token, login: cfg.Login, status: cfg.StatusName, serviceURL: cfg.ServiceURL, retry: cfg.Retry}
+	if c.status == "" {
+		c.status = "perfbot"
 	}
 	return c, nil
 }
 
-func (p *Poster) secrets() []string { return []string{p.token} }
+func (c *Client) secrets() []string { return []string{c.token} }
 
 // classify marks err for retry.Do: 429 and 5xx answers (waiting the
 // Retry-After the server named) and network failures retry, every other
@@ -130,8 +124,12 @@ func classify(err error) error {
 	return err
 }
 
-// StatusCode is the HTTP status of a GitLab error answer, or 0.
+// StatusCode is the HTTP status of a GitLab error answer, or 0. client-go
+// answers a 404 with gl.ErrNotFound, which carries no response.
 func StatusCode(err error) int {
+	if errors.Is(err, gl.ErrNotFound) {
+		return http.StatusNotFound
+	}
 	var er *gl.ErrorResponse
 	if errors.As(err, &er) && er.Response != nil {
 		return er.Response.StatusCode

@@ -11,32 +11,28 @@ import (
 	"github.com/perfbot/perfbot/venue"
 )
 
-// self asks GitLab who the token is (GET /user), once: perfbot's notes
+// Self asks GitLab who the token is (GET /user), once: perfbot's notes
 // are the ones that account wrote. A configured Login must name the same
-// account.
-func (p *Poster) self(ctx context.Context) (string, error) {
-	p.mu.Lock()
-	me := p.me
-	p.mu.Unlock()
+// account (see Check).
+func (c *Client) Self(ctx context.Context) (string, error) {
+	c.mu.Lock()
+	me := c.me
+	c.mu.Unlock()
 	if me != "" {
 		return me, nil
 	}
-	u, _, err := p.client.Users.CurrentUser(gl.WithContext(ctx))
+	u, _, err := c.api.Users.CurrentUser(gl.WithContext(ctx))
 	if err != nil {
 		return "", classify(fmt.Errorf("gitlab: token (GET /user): %w", err))
 	}
 	if u.Username == "" {
 		return "", errors.New("gitlab: GET /user named no username")
 	}
-	if p.login != "" && !strings.EqualFold(p.login, u.Username) {
-		return "", &venue.LoginMismatchError{Venue: "gitlab", Configured: p.login, Actual: u.Username, How: "the token signs in as " + u.Username}
+	if c.login != "" && !strings.EqualFold(c.login, u.Username) {
+		return "", &venue.LoginMismatchError{Venue: "gitlab", Configured: c.login, Actual: u.Username, How: "the token signs in as " + u.Username}
 	}
-	p.mu.Lock()
-	p.me = u.Username
-	p.mu.Unlock()
+	c.mu.Lock()
+	c.me = u.Username
+	c.mu.Unlock()
 	return u.Username, nil
 }
-
-// Self returns the username perfbot's notes are written by, asking GitLab
-// once (see Check).
-func (p *Poster) Self(ctx context.Context) (string, error) { return p.self(ctx) }

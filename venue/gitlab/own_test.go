@@ -17,7 +17,7 @@ func TestPostIgnoresPlantedMarker(t *testing.T) {
 	const key = "gitlab:acme/db/store!12/note/7"
 	planted := Marker(key) + "\n**perfbot: running**"
 	f.AddNote("acme/db/store", 12, "mallory", planted)
-	p := newPoster(t, f, Config{})
+	p := newClient(t, f, Config{})
 	for _, m := range []answer.Answer{msgOf(key, answer.StatePending, "running", "**perfbot: running**"), msgOf(key, answer.StateSuccess, "2 better", "**2 better**")} {
 		if _, err := p.Post(context.Background(), "acme/db/store!12", m); err != nil {
 			t.Fatal(err)
@@ -33,7 +33,7 @@ func TestPostIgnoresPlantedMarker(t *testing.T) {
 // account is refused before anything is written.
 func TestPostRefusesWrongLogin(t *testing.T) {
 	f := newFake(t)
-	p := newPoster(t, f, Config{Login: "mallory"})
+	p := newClient(t, f, Config{Login: "mallory"})
 	_, err := p.Post(context.Background(), "acme/db/store!12", msgOf("k", answer.StateSuccess, "s", "s"))
 	if err == nil || !strings.Contains(err.Error(), `venues.gitlab.login is "mallory", but the token signs in as perfbot-bot`) {
 		t.Fatalf("err = %v", err)
@@ -52,7 +52,7 @@ func TestStatusOnMeasuredCommit(t *testing.T) {
 	f := newFake(t)
 	const pushed = "fedcba9876543210fedcba9876543210fedcba98"
 	f.AddMR(gitlabfake.MR{Project: "acme/db/store", IID: 12, Title: "wal: batch fsync", SHA: pushed}) // pushed during the run
-	p := newPoster(t, f, Config{})
+	p := newClient(t, f, Config{})
 	if _, err := p.Post(context.Background(), "acme/db/store!12", msgOf("k", answer.StateSuccess, "2 better", "**2 better**\n\n| a |\n")); err != nil {
 		t.Fatal(err)
 	}

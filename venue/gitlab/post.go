@@ -2,9 +2,7 @@ package gitlab
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
@@ -51,7 +49,7 @@ func Marker(key string) string { return venue.HTMLCommentMarker(key) }
 // since (the note says when the head moved); without a commit, on the head
 // for a state that is no verdict, and nowhere for a verdict. It returns
 // the note's URL.
-func (p *Poster) Post(ctx context.Context, where string, msg answer.Answer) (string, error) {
+func (c *Client) Post(ctx context.Context, where string, msg answer.Answer) (string, error) {
 	mr, err := ParseMR(where)
 	if err != nil {
 		return "", err
@@ -60,45 +58,38 @@ func (p *Poster) Post(ctx context.Context, where string, msg answer.Answer) (str
 		return "", fmt.Errorf("gitlab %s: message has no key; without one a rerun cannot find its note", mr)
 	}
 	var link string
-	var head *gl.MergeRequest
-	err = p.retry.Do(ctx, "gitlab: note on "+mr.String(), func(ctx context.Context) error {
-		me, err := p.self(ctx)
+	var head *MergeRequest
+	err = c.retry.Do(ctx, "gitlab: note on "+mr.String(), func(ctx context.Context) error {
+		me, err := c.Self(ctx)
 		if err != nil {
 			return err
 		}
 		if head == nil {
-			if head, err = p.mergeRequest(ctx, mr); err != nil {
+			got, err := c.MergeRequest(ctx, mr)
+			if err != nil {
 				return err
 			}
+			head = &got
 		}
-		link, err = p.upsertNote(ctx, mr, me, head.WebURL, Marker(msg.Key), NoteBody(venue.WithHeadNote(msg, Format, head.SHA, "merge request")))
-		return classify(err)
+		link, err = c.upsertNote(ctx, mr, me, head.WebURL, Marker(msg.Key), NoteBody(venue.WithHeadNote(msg, Format, head.SHA, "merge request")))
+		return err
 	})
 	if err != nil {
-		return "", retry.Redact(err, p.secrets()...)
+		return "", retry.Redact(err, c.secrets()...)
 	}
 	if sha := venue.StatusCommit(msg, head.SHA); sha != "" {
-		if err := p.setStatus(ctx, mr, sha, msg, p.statusTarget(msg, link)); err != nil {
-			return link, retry.Redact(err, p.secrets()...)
+		if err := c.setStatus(ctx, mr, sha, msg, c.statusTarget(msg, link)); err != nil {
+			return link, retry.Redact(err, c.secrets()...)
 		}
 	}
 	return link, nil
 }
 
-// mergeRequest reads the merge request (its web address and head commit).
-func (p *Poster) mergeRequest(ctx context.Context, mr MR) (*gl.MergeRequest, error) {
-	got, _, err := p.client.MergeRequests.GetMergeRequest(mr.Project, mr.IID, nil, gl.WithContext(ctx))
-	if err != nil {
-		return nil, classify(fmt.Errorf("get merge request %s: %w", mr, err))
-	}
-	return got, nil
-}
-
 // upsertNote finds perfbot's earlier note with marker (written by login)
 // and edits it, or creates one. Looking before each try keeps a retried creation (whose first
 // answer was lost) from posting twice.
-func (p *Poster) upsertNote(ctx context.Context, mr MR, login, mrURL, marker, body string) (string, error) {
-	n, err := p.findNote(ctx, mr, login, marker)
+func (c *Client) upsertNote(ctx context.Context, mr MR, login, mrURL, marker, body string) (string, error) {
+	n, err := c.FindNote(ctx, mr, login, marker)
 	if err != nil {
 		return "", err
 	}
@@ -106,19 +97,17 @@ func (p *Poster) upsertNote(ctx context.Context, mr MR, login, mrURL, marker, bo
 		if n.Body == body {
 			return noteURL(mrURL, n.ID), nil
 		}
-		n, _, err = p.client.Notes.UpdateMergeRequestNote(mr.Project, mr.IID, n.ID,
-			&gl.UpdateMergeRequestNoteOptions{Body: gl.Ptr(body)}, gl.WithContext(ctx))
+		edited, err := c.UpdateNote(ctx, mr, n.ID, body)
 		if err != nil {
-			return "", fmt.Errorf("edit note: %w", err)
+			return "", err
 		}
-		return noteURL(mrURL, n.ID), nil
+		return noteURL(mrURL, edited.ID), nil
 	}
-	n, _, err = p.client.Notes.CreateMergeRequestNote(mr.Project, mr.IID,
-		&gl.CreateMergeRequestNoteOptions{Body: gl.Ptr(body)}, gl.WithContext(ctx))
+	created, err := c.CreateNote(ctx, mr, body)
 	if err != nil {
-		return "", fmt.Errorf("create note: %w", err)
+		return "", err
 	}
-	return noteURL(mrURL, n.ID), nil
+	return noteURL(mrURL, created.ID), nil
 }
 
 // noteURL is a note's address: the merge request's page and its anchor.
@@ -129,60 +118,16 @@ func noteURL(mrURL string, id int64) string {
 	return fmt.Sprintf("%s#note_%d", mrURL, id)
 }
 
-// findNote pages through the merge request's notes, oldest first, for the
-// first one written by login that is not a system note and starts with
-// marker. A note by anyone else is never perfbot's, whatever it carries.
-func (p *Poster) findNote(ctx context.Context, mr MR, login, marker string) (*gl.Note, error) {
-	opt := &gl.ListMergeRequestNotesOptions{ListOptions: gl.ListOptions{PerPage: 100, Page: 1},
-		OrderBy: gl.Ptr("created_at"), Sort: gl.Ptr("asc")}
-	for {
-		ns, resp, err := p.client.Notes.ListMergeRequestNotes(mr.Project, mr.IID, opt, gl.WithContext(ctx))
-		if err != nil {
-			return nil, fmt.Errorf("list notes: %w", err)
-		}
-		for _, n := range ns {
-			if !n.System && strings.EqualFold(n.Author.Username, login) && strings.HasPrefix(n.Body, marker) {
-				return n, nil
-			}
-		}
-		if resp.NextPage == 0 {
-			return nil, nil
-		}
-		opt.Page = resp.NextPage
-	}
-}
-
-// setStatus sets the commit status on commit sha.
-func (p *Poster) setStatus(ctx context.Context, mr MR, sha string, msg answer.Answer, target string) error {
-	return p.retry.Do(ctx, "gitlab: commit status on "+mr.String(), func(ctx context.Context) error {
-		opt := &gl.SetCommitStatusOptions{
+// setStatus sets the commit status on commit sha, retrying.
+func (c *Client) setStatus(ctx context.Context, mr MR, sha string, msg answer.Answer, target string) error {
+	return c.retry.Do(ctx, "gitlab: commit status on "+mr.String(), func(ctx context.Context) error {
+		return c.SetStatus(ctx, mr.Project, sha, CommitStatus{
 			State:       statusState(msg.State),
-			Name:        gl.Ptr(p.status),
-			Description: gl.Ptr(truncateRunes(msg.Summary, StatusDescriptionLimit)),
-		}
-		if target != "" {
-			opt.TargetURL = gl.Ptr(target)
-		}
-		_, _, err := p.client.Commits.SetCommitStatus(mr.Project, sha, opt, gl.WithContext(ctx))
-		if refusedTransition(err) {
-			// GitLab keeps a pending or running status from going to
-			// pending again or to the state it has (a live answer
-			// posted twice, a job queued again): the status stays.
-			return nil
-		}
-		if err != nil {
-			return classify(fmt.Errorf("set commit status on %.12s: %w", sha, err))
-		}
-		return nil
+			Name:        c.status,
+			Description: truncateRunes(msg.Summary, StatusDescriptionLimit),
+			TargetURL:   target,
+		})
 	})
-}
-
-// refusedTransition reports GitLab's 400 "Cannot transition status via
-// :enqueue from :pending" (or :run from :running).
-func refusedTransition(err error) bool {
-	var er *gl.ErrorResponse
-	return errors.As(err, &er) && er.Response != nil && er.Response.StatusCode == http.StatusBadRequest &&
-		strings.Contains(er.Message, "Cannot transition status")
 }
 
 // runLink finds the run page link LinkRun put in an answer.
@@ -190,11 +135,11 @@ var runLink = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`
 
 // statusTarget is the commit status's link: the run's page under
 // service.url when the answer links one, else the note.
-func (p *Poster) statusTarget(msg answer.Answer, note string) string {
-	if p.serviceURL == "" {
+func (c *Client) statusTarget(msg answer.Answer, note string) string {
+	if c.serviceURL == "" {
 		return note
 	}
-	base := strings.TrimSuffix(p.serviceURL, "/")
+	base := strings.TrimSuffix(c.serviceURL, "/")
 	for rest := msg.Full(Format); ; {
 		i := strings.Index(rest, base+"/runs/")
 		if i < 0 {

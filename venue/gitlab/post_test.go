@@ -27,7 +27,7 @@ func newFake(t *testing.T) *gitlabfake.Server {
 	return f
 }
 
-func newPoster(t *testing.T, f *gitlabfake.Server, cfg Config) *Poster {
+func newClient(t *testing.T, f *gitlabfake.Server, cfg Config) *Client {
 	t.Helper()
 	cfg.BaseURL, cfg.Token, cfg.Retry = f.URL, token, quick
 	p, err := New(cfg)
@@ -43,7 +43,7 @@ func newPoster(t *testing.T, f *gitlabfake.Server, cfg Config) *Poster {
 func TestPostEditsInPlace(t *testing.T) {
 	f := newFake(t)
 	f.AddNote("acme/db/store", 12, "alice", "/perfbot run")
-	p := newPoster(t, f, Config{Login: "perfbot-bot", ServiceURL: "https://perf.example.org/"})
+	p := newClient(t, f, Config{Login: "perfbot-bot", ServiceURL: "https://perf.example.org/"})
 	ctx := context.Background()
 	const key = "gitlab:acme/db/store!12/note/5"
 	final := "**1 worse**\n\n<details><summary>all</summary>\n\n| a | b |\n|---|---|\n</details>\n\n[run](https://perf.example.org/runs/42)\n"
@@ -110,7 +110,7 @@ func TestPostFindsNoteOnLaterPage(t *testing.T) {
 	for range 3 {
 		f.AddNote("acme/db/store", 12, "bob", "lgtm")
 	}
-	p := newPoster(t, f, Config{Login: "perfbot-bot"})
+	p := newClient(t, f, Config{Login: "perfbot-bot"})
 	for _, md := range []string{"first", "second"} {
 		if _, err := p.Post(context.Background(), "acme/db/store!12", msgOf(key, "", "", md)); err != nil {
 			t.Fatal(err)
@@ -127,7 +127,7 @@ func TestPostFindsNoteOnLaterPage(t *testing.T) {
 
 func TestPostErrors(t *testing.T) {
 	f := newFake(t)
-	p := newPoster(t, f, Config{})
+	p := newClient(t, f, Config{})
 	ctx := context.Background()
 	for _, where := range []string{"acme!12", "acme/store#12", "acme/store!x", "acme/store!0", "../x!1"} {
 		if _, err := p.Post(ctx, where, msgOf("k", "", "", "")); err == nil || !strings.Contains(err.Error(), "GROUP/PROJECT!N") {
@@ -182,7 +182,7 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 // stays running and the post succeeds, then the verdict lands.
 func TestStatusRequeued(t *testing.T) {
 	f := newFake(t)
-	p := newPoster(t, f, Config{})
+	p := newClient(t, f, Config{})
 	for _, st := range []answer.State{answer.StatePending, answer.StateQueued, answer.StateSuccess} {
 		if _, err := p.Post(context.Background(), "acme/db/store!12", msgOf("k", st, string(st), string(st))); err != nil {
 			t.Fatalf("%s: %v", st, err)

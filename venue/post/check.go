@@ -20,7 +20,7 @@ func (r *Router) Check(ctx context.Context, venue string) (string, error) {
 	switch p := p.(type) {
 	case *github.Client:
 		return p.Check(ctx, r.github.Repo)
-	case *gitlab.Poster:
+	case *gitlab.Client:
 		return p.Check(ctx, r.gitlab.Project)
 	case interface {
 		Check(context.Context) (string, error)

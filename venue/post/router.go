@@ -131,7 +131,7 @@ func newGitHub(c GitHub, s config.Env, opt Options) (string, *github.Client, err
 	return "github", p, err
 }
 
-func newGitLab(c config.GitLab, s config.Env, opt Options) (string, *gitlab.Poster, error) {
+func newGitLab(c config.GitLab, s config.Env, opt Options) (string, *gitlab.Client, error) {
 	gc, err := gitlab.ConfigFrom(c, s)
 	if err != nil {
 		return "gitlab", nil, err
@@ -277,4 +277,17 @@ func (r *Router) GitHub() (*github.Client, error) {
 		return nil, errors.New("github is not configured")
 	}
 	return p, nil
+}
+
+// GitLab is the configured GitLab client, which the intake shares for its
+// reads and replies, or why there is none.
+func (r *Router) GitLab() (*gitlab.Client, error) {
+	if err, ok := r.errs["gitlab"]; ok {
+		return nil, err
+	}
+	c, ok := r.posters["gitlab"].(*gitlab.Client)
+	if !ok {
+		return nil, errors.New("gitlab is not configured")
+	}
+	return c, nil
 }
