@@ -11,17 +11,14 @@ import (
 // maxPatch bounds a fetched patch.
 const maxPatch = 64 << 20
 
-// FetchPatch downloads a patch (a JIRA attachment, a Review Board diff);
-// auth, if set, adds the venue's credentials. The intakes fetch with
-// credentials in the service, so that jobs carry their patch and benchmark
-// hosts hold no venue secrets; Run fetches a job's PatchURL without any.
-func FetchPatch(ctx context.Context, url string, auth func(*http.Request)) (string, error) {
+// FetchPatch downloads a job's PatchURL, without credentials: the
+// intakes fetch a patch that needs them in the service, through the venue's
+// client (venue/jira.Client.Attachment), so that jobs carry their patch and
+// benchmark hosts hold no venue secrets.
+func FetchPatch(ctx context.Context, url string) (string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return "", err
-	}
-	if auth != nil {
-		auth(req)
 	}
 	req.Header.Set("Accept", "text/x-patch, text/plain, */*")
 	resp, err := (&http.Client{Timeout: 2 * time.Minute}).Do(req)

@@ -167,7 +167,7 @@ func patchFile(ctx context.Context, spec jobspec.Spec) (string, func(), error) {
 	text := spec.Patch
 	if text == "" && spec.PatchURL != "" {
 		var err error
-		if text, err = FetchPatch(ctx, spec.PatchURL, nil); err != nil {
+		if text, err = FetchPatch(ctx, spec.PatchURL); err != nil {
 			return "", none, err
 		}
 	}

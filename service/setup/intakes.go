@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/http"
-	"strings"
 
 	"github.com/perfbot/perfbot/config"
 	gerritintake "github.com/perfbot/perfbot/intake/gerrit"
@@ -14,7 +12,6 @@ import (
 	jiraintake "github.com/perfbot/perfbot/intake/jira"
 	mailintake "github.com/perfbot/perfbot/intake/mail"
 	rbintake "github.com/perfbot/perfbot/intake/reviewboard"
-	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/service"
 	"github.com/perfbot/perfbot/venue/gerrit"
 	"github.com/perfbot/perfbot/venue/jira"
@@ -99,18 +96,7 @@ func addIntakes(svc *service.Service, cfg *config.Config, venues config.Venues, 
 		}
 		p := &jiraintake.Poller{Search: c, Queue: svc, Tested: svc.Store(), JQL: v.JIRA.JQL, Log: log.With("intake", "jira"),
 			Policy: &policy, Poster: svc.Poster(), Metrics: svc.Metrics(), FalseAlarms: svc, Marks: svc.Store(),
-			Fetch: func(ctx context.Context, url string) (string, error) {
-				if err := onSite(url, venues.JIRA.URL); err != nil {
-					return "", err
-				}
-				return job.FetchPatch(ctx, url, func(req *http.Request) {
-					if pat != "" {
-						req.Header.Set("Authorization", "Bearer "+pat)
-					} else if user != "" {
-						req.SetBasicAuth(user, token)
-					}
-				})
-			}}
+			Fetch: c.Attachment}
 		svc.AddPoller("jira", every, func(ctx context.Context) error { _, err := p.Poll(ctx); return err })
 	}
 	if v.ReviewBoard.Poll {
@@ -172,14 +158,6 @@ func addIntakes(svc *service.Service, cfg *config.Config, venues config.Venues, 
 			log.Warn("triggers.senders is empty: every mailed patch is refused with a polite reply")
 		}
 		svc.AddPoller("mail", every, func(ctx context.Context) error { _, err := p.Poll(ctx); return err })
-	}
-	return nil
-}
-
-// onSite refuses to send a venue's credentials anywhere but the venue.
-func onSite(url, site string) error {
-	if site == "" || !strings.HasPrefix(url, strings.TrimSuffix(site, "/")+"/") {
-		return fmt.Errorf("patch %s is not on %s: not sending credentials there", url, site)
 	}
 	return nil
 }

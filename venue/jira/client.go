@@ -67,6 +67,11 @@ type Client struct {
 	secrets []string
 	retry   retry.Policy
 	deploy  Deployment
+	// fetch and auth download attachments (Attachment): the credentials
+	// go on each request, which Go's client drops on a redirect to
+	// another host, never in the transport, which would send them on.
+	fetch *http.Client
+	auth  func(*http.Request)
 
 	mu       sync.Mutex
 	detected Deployment
@@ -98,13 +103,16 @@ func New(cfg Config) (*Client, error) {
 	}
 	var rt http.RoundTripper
 	var secrets []string
+	var auth func(*http.Request)
 	switch {
 	case cfg.PAT != "" && cfg.Token == "":
 		rt = &jiralib.PATAuthTransport{Token: cfg.PAT, Transport: base}
 		secrets = []string{cfg.PAT}
+		auth = func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+cfg.PAT) }
 	case cfg.User != "" && cfg.Token != "" && cfg.PAT == "":
 		rt = &jiralib.BasicAuthTransport{Username: cfg.User, Password: cfg.Token, Transport: base}
 		secrets = []string{cfg.Token, base64.StdEncoding.EncodeToString([]byte(cfg.User + ":" + cfg.Token))}
+		auth = func(r *http.Request) { r.SetBasicAuth(cfg.User, cfg.Token) }
 	default:
 		return nil, errors.New("jira: configure either a user and token (JIRA_USER, JIRA_TOKEN) or a personal access token, not both or neither")
 	}
@@ -112,7 +120,8 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jira: site address %q: %w", cfg.BaseURL, err)
 	}
-	return &Client{api: api, base: strings.TrimSuffix(cfg.BaseURL, "/"), secrets: secrets, retry: cfg.Retry, deploy: cfg.Deployment}, nil
+	return &Client{api: api, base: strings.TrimSuffix(cfg.BaseURL, "/"), secrets: secrets, retry: cfg.Retry, deploy: cfg.Deployment,
+		fetch: &http.Client{Transport: base, Timeout: attachmentTimeout, CheckRedirect: hc.CheckRedirect}, auth: auth}, nil
 }
 
 // StatusError is a failure answer from JIRA.
