@@ -13,10 +13,7 @@ import (
 	mailintake "github.com/perfbot/perfbot/intake/mail"
 	rbintake "github.com/perfbot/perfbot/intake/reviewboard"
 	"github.com/perfbot/perfbot/service"
-	"github.com/perfbot/perfbot/venue/gerrit"
-	"github.com/perfbot/perfbot/venue/jira"
 	"github.com/perfbot/perfbot/venue/post"
-	"github.com/perfbot/perfbot/venue/reviewboard"
 )
 
 // addIntakes wires each configured venue's intake into the service; an
@@ -73,24 +70,7 @@ func addIntakes(svc *service.Service, cfg *config.Config, venues config.Venues, 
 		svc.AddPoller("track", every, svc.PollTracked)
 	}
 	if v.JIRA.Poll {
-		var user, token, pat string
-		var err error
-		if v.JIRA.UsesPAT() {
-			pat, err = readSecret(v.JIRA.PAT())
-		} else {
-			user = v.JIRA.User
-			if user == "" {
-				user, err = readSecret(v.JIRA.UserSecret())
-			}
-			if err == nil {
-				token, err = readSecret(v.JIRA.Token())
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("jira intake: %w", err)
-		}
-		c, err := jira.New(jira.Config{BaseURL: venues.JIRA.URL, User: user, Token: token, PAT: pat,
-			Deployment: jira.Deployment(v.JIRA.Deployment)})
+		c, err := router.JIRA()
 		if err != nil {
 			return fmt.Errorf("jira intake: %w", err)
 		}
@@ -100,11 +80,7 @@ func addIntakes(svc *service.Service, cfg *config.Config, venues config.Venues, 
 		svc.AddPoller("jira", every, func(ctx context.Context) error { _, err := p.Poll(ctx); return err })
 	}
 	if v.ReviewBoard.Poll {
-		token, err := readSecret(v.ReviewBoard.Token())
-		if err != nil {
-			return fmt.Errorf("review board intake: %w", err)
-		}
-		c, err := reviewboard.New(reviewboard.Config{BaseURL: venues.ReviewBoard.URL, Token: token})
+		c, err := router.ReviewBoard()
 		if err != nil {
 			return fmt.Errorf("review board intake: %w", err)
 		}
@@ -114,11 +90,7 @@ func addIntakes(svc *service.Service, cfg *config.Config, venues config.Venues, 
 		svc.AddPoller("reviewboard", every, func(ctx context.Context) error { _, err := p.Poll(ctx); return err })
 	}
 	if v.Gerrit.Poll {
-		pass, err := readSecret(v.Gerrit.Password())
-		if err != nil {
-			return fmt.Errorf("gerrit intake: %w", err)
-		}
-		c, err := gerrit.New(gerrit.Config{BaseURL: venues.Gerrit.URL, User: v.Gerrit.User, Password: pass})
+		c, err := router.Gerrit()
 		if err != nil {
 			return fmt.Errorf("gerrit intake: %w", err)
 		}

@@ -278,16 +278,3 @@ func (r *Router) GitHub() (*github.Client, error) {
 	}
 	return p, nil
 }
-
-// GitLab is the configured GitLab client, which the intake shares for its
-// reads and replies, or why there is none.
-func (r *Router) GitLab() (*gitlab.Client, error) {
-	if err, ok := r.errs["gitlab"]; ok {
-		return nil, err
-	}
-	c, ok := r.posters["gitlab"].(*gitlab.Client)
-	if !ok {
-		return nil, errors.New("gitlab is not configured")
-	}
-	return c, nil
-}
