@@ -19,7 +19,7 @@ import (
 // addIntakes wires each configured venue's intake into the service; an
 // intake reads and replies through router's client of its venue, the one
 // that posts.
-func addIntakes(svc *service.Service, cfg *config.Config, venues config.Venues, router *post.Router, log *slog.Logger) error {
+func addIntakes(svc *service.Service, cfg *config.Config, router *post.Router, log *slog.Logger) error {
 	v := cfg.Venues
 	every := cfg.Service.PollInterval
 	policy := cfg.Triggers.Policy()

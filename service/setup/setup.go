@@ -74,7 +74,7 @@ func Open(ctx context.Context, cfg *config.Config, opt Options) (*service.Servic
 		return nil, err
 	}
 	if opt.Mode == service.ModeServe {
-		if err := addIntakes(svc, cfg, venues, router, opt.Log); err != nil {
+		if err := addIntakes(svc, cfg, router, opt.Log); err != nil {
 			svc.Close()
 			return nil, err
 		}
