@@ -300,7 +300,7 @@ func (in *Intake) pinHead(project string, mr MergeRequest) func(context.Context,
 		if !intake.IsCommitID(sha) {
 			got, err := in.Client.MergeRequest(ctx, rgitlab.MR{Project: project, IID: mr.IID})
 			if err != nil {
-				return fmt.Errorf("merge request %s!%d: %w", project, mr.IID, err)
+				return err
 			}
 			if sha = strings.ToLower(got.SHA); !intake.IsCommitID(sha) {
 				return fmt.Errorf("merge request %s!%d: sha %q is not a full commit id", project, mr.IID, got.SHA)
@@ -391,11 +391,7 @@ func (in *Intake) accessLevel(ctx context.Context, project string, userID int64)
 	if userID <= 0 {
 		return 0, nil
 	}
-	level, err := in.Client.AccessLevel(ctx, project, userID)
-	if err != nil {
-		return 0, fmt.Errorf("access level of user %d on %s: %w", userID, project, err)
-	}
-	return level, nil
+	return in.Client.AccessLevel(ctx, project, userID)
 }
 
 // reply posts a note on the merge request.
