@@ -3,9 +3,6 @@ package post
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -16,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/internal/fake/reviewboardfake"
 	"github.com/perfbot/perfbot/venue"
 	"github.com/perfbot/perfbot/venue/retry"
 )
@@ -105,40 +103,19 @@ func TestUnconfiguredVenues(t *testing.T) {
 // with the token read from a file, and checks a rejected token stays out of
 // the error.
 func TestRouteToReviewBoard(t *testing.T) {
-	const token = "rb-file-token-0123456789"
-	var bodies []string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		if r.Header.Get("Authorization") != "token "+token {
-			w.WriteHeader(401)
-			_ = json.NewEncoder(w).Encode(map[string]any{"stat": "fail", "err": map[string]any{"code": 103, "msg": "You are not logged in: " + r.Header.Get("Authorization")}})
-			return
-		}
-		switch {
-		case r.Method == "GET" && r.URL.Path == "/api/session/":
-			_ = json.NewEncoder(w).Encode(map[string]any{"stat": "ok", "session": map[string]any{"authenticated": true,
-				"links": map[string]any{"user": map[string]any{"href": "https://reviews.example.org/api/users/perfbot/", "method": "GET", "title": "perfbot"}}}})
-		case r.Method == "GET" && r.URL.Path == "/api/review-requests/42/reviews/":
-			_ = json.NewEncoder(w).Encode(map[string]any{"stat": "ok", "reviews": []any{}, "total_results": 0, "links": map[string]any{}})
-		case r.Method == "POST" && r.URL.Path == "/api/review-requests/42/reviews/":
-			_ = r.ParseForm()
-			bodies = append(bodies, r.PostForm.Get("body_top"))
-			w.WriteHeader(201)
-			_ = json.NewEncoder(w).Encode(map[string]any{"stat": "ok", "review": map[string]any{"id": 7, "public": true, "absolute_url": "https://reviews.example.org/r/42/#review7"}})
-		default:
-			w.WriteHeader(404)
-		}
-	}))
-	defer srv.Close()
+	f := reviewboardfake.New(t)
+	f.AddRequest(reviewboardfake.Request{ID: 42, Summary: "Faster checksums", Submitter: "alice", Repository: "3"})
+	f.EchoAuth()
 	file := filepath.Join(t.TempDir(), "rb-token")
-	if err := os.WriteFile(file, []byte(token+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte(f.Token+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	quick := retry.Policy{Sleep: func(context.Context, time.Duration) error { return nil }}
-	r := NewRouter(Config{ReviewBoard: ReviewBoard{URL: srv.URL, TokenFile: file}}, Options{Getenv: envOf(nil), Retry: quick})
+	r := NewRouter(Config{ReviewBoard: ReviewBoard{URL: f.URL, TokenFile: file}}, Options{Getenv: envOf(nil), Retry: quick})
 	link, err := r.Post(context.Background(), venue.Target{Venue: "reviewboard", Where: "42"}, answer.Answer{Key: "job", Renderings: map[answer.Format]answer.Rendering{answer.MarkdownGFM: {Full: "**1 better**"}}})
-	if err != nil || link != "https://reviews.example.org/r/42/#review7" || len(bodies) != 1 || !strings.Contains(bodies[0], "**1 better**") {
-		t.Fatalf("link %q, err %v, bodies %q", link, err, bodies)
+	reviews := f.Reviews(42, f.User)
+	if err != nil || link != f.URL+"r/42/#review101" || len(reviews) != 1 || !strings.Contains(reviews[0].BodyTop, "**1 better**") {
+		t.Fatalf("link %q, err %v, reviews %+v", link, err, reviews)
 	}
 	if err := r.Configured("reviewboard"); err != nil {
 		t.Error(err)
@@ -146,7 +123,7 @@ func TestRouteToReviewBoard(t *testing.T) {
 
 	bad := filepath.Join(t.TempDir(), "bad")
 	_ = os.WriteFile(bad, []byte("rb-WRONG-token-987654321"), 0o600)
-	r = NewRouter(Config{ReviewBoard: ReviewBoard{URL: srv.URL, TokenFile: bad}}, Options{Getenv: envOf(nil), Retry: quick})
+	r = NewRouter(Config{ReviewBoard: ReviewBoard{URL: f.URL, TokenFile: bad}}, Options{Getenv: envOf(nil), Retry: quick})
 	_, err = r.Post(context.Background(), venue.Target{Venue: "reviewboard", Where: "42"}, answer.Answer{Key: "job"})
 	if err == nil || bytes.Contains([]byte(err.Error()), []byte("rb-WRONG-token")) || !strings.Contains(err.Error(), "401") {
 		t.Fatalf("err = %v", err)

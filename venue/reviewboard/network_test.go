@@ -14,7 +14,7 @@ import (
 // TestRetriesTimeoutAndReset puts a hanging answer and a dropped connection
 // in front of the fake: both are retried.
 func TestRetriesTimeoutAndReset(t *testing.T) {
-	f := newFakeRB(t)
+	f := newSite(t)
 	var n atomic.Int32
 	release := make(chan struct{})
 	defer close(release)
@@ -33,12 +33,11 @@ func TestRetriesTimeoutAndReset(t *testing.T) {
 			}
 			return
 		}
-		r.URL.Path = "/rb" + r.URL.Path[len("/rb"):]
-		f.srv.Config.Handler.ServeHTTP(w, r)
+		f.Handler().ServeHTTP(w, r)
 	}))
 	defer front.Close()
 	var waits []time.Duration
-	c, err := New(Config{BaseURL: front.URL + "/rb/", Token: f.token, HTTPClient: &http.Client{Timeout: 200 * time.Millisecond},
+	c, err := New(Config{BaseURL: front.URL + "/rb/", Token: f.Token, HTTPClient: &http.Client{Timeout: 200 * time.Millisecond},
 		Retry: retry.Policy{Attempts: 4, Sleep: func(ctx context.Context, d time.Duration) error { waits = append(waits, d); return nil }}})
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +45,7 @@ func TestRetriesTimeoutAndReset(t *testing.T) {
 	if _, err := c.Post(context.Background(), "42", msg("k", "x")); err != nil {
 		t.Fatal(err)
 	}
-	if len(waits) != 2 || len(f.reviews) != 1 {
-		t.Errorf("waits %v, %d reviews: want two retries and one review", waits, len(f.reviews))
+	if n := len(f.Reviews(42, "")); len(waits) != 2 || n != 1 {
+		t.Errorf("waits %v, %d reviews: want two retries and one review", waits, n)
 	}
 }

@@ -11,18 +11,19 @@ import (
 // (GET /api/session/ names perfbot's account), so it does not count as
 // answered: perfbot publishes its own review.
 func TestPostIgnoresPlantedReview(t *testing.T) {
-	f := newFakeRB(t)
+	f := newSite(t)
 	m := msg("job-2", "**refused**: ask a maintainer")
-	f.reviews = []fakeReview{{ID: 7, BodyTop: Body(m), TextType: "markdown", Public: true,
-		ExtraData: map[string]string{extraDataKey: "job-2"}, User: "mallory"}}
+	planted := published(7, "mallory", Body(m), "markdown")
+	planted.ExtraData = map[string]string{extraDataKey: "job-2"}
+	f.Add(42, planted)
 	var waits []time.Duration
-	c := newClient(t, f, f.token, &waits)
+	c := newClient(t, f, f.Token, &waits)
 	for range 2 {
 		if _, err := c.Post(context.Background(), "42", m); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if len(f.reviews) != 2 || f.reviews[1].User != "" || f.reviews[1].BodyTop != Body(m) {
-		t.Errorf("reviews %+v: want perfbot's own published once beside the planted one", f.reviews)
+	if reviews := f.Reviews(42, ""); len(reviews) != 2 || reviews[1].User != f.User || reviews[1].BodyTop != Body(m) {
+		t.Errorf("reviews %+v: want perfbot's own published once beside the planted one", reviews)
 	}
 }

@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/internal/fake/reviewboardfake"
 	"github.com/perfbot/perfbot/venue"
 	"github.com/perfbot/perfbot/venue/retry"
 )
 
-func newClient(t *testing.T, f *fakeRB, token string, waits *[]time.Duration) *Client {
+func newClient(t *testing.T, f *reviewboardfake.Server, token string, waits *[]time.Duration) *Client {
 	t.Helper()
-	c, err := New(Config{BaseURL: f.url(), Token: token, Retry: retry.Policy{Attempts: 8, Sleep: func(ctx context.Context, d time.Duration) error {
+	c, err := New(Config{BaseURL: f.URL, Token: token, Retry: retry.Policy{Attempts: 8, Sleep: func(ctx context.Context, d time.Duration) error {
 		*waits = append(*waits, d)
 		return ctx.Err()
 	}}})
@@ -29,22 +30,23 @@ func msg(key, md string) answer.Answer {
 }
 
 func TestPostCreatesThenRerun(t *testing.T) {
-	f := newFakeRB(t)
+	f := newSite(t)
 	for i := range 30 { // a page and more of others' reviews
-		f.reviews = append(f.reviews, fakeReview{ID: i + 1, BodyTop: "Ship it!", TextType: "plain", Public: true})
+		f.Add(42, published(i+1, "bob", "Ship it!", "plain"))
 	}
 	var waits []time.Duration
-	c := newClient(t, f, f.token, &waits)
+	c := newClient(t, f, f.Token, &waits)
 	ctx := context.Background()
 	link, err := c.Post(ctx, "42", msg("job-1", "| Threads | Diff |\n|---|---|\n| 10 | 3.7x |\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := f.url() + "r/42/#review101"; link != want {
+	if want := f.URL + "r/42/#review101"; link != want {
 		t.Errorf("link %q, want %q", link, want)
 	}
-	last := f.reviews[len(f.reviews)-1]
-	if !last.Public || last.TextType != "markdown" || last.ExtraData["perfbot_key"] != "job-1" || !strings.HasPrefix(last.BodyTop, "[//]: # (perfbot:job-1)\n\n| Threads") {
+	reviews := f.Reviews(42, "")
+	last := reviews[len(reviews)-1]
+	if !last.Public || last.User != f.User || last.BodyTopTextType != "markdown" || last.ExtraData["perfbot_key"] != "job-1" || !strings.HasPrefix(last.BodyTop, "[//]: # (perfbot:job-1)\n\n| Threads") {
 		t.Errorf("review %+v", last)
 	}
 	// Same text again (a retry): nothing new.
@@ -56,14 +58,15 @@ func TestPostCreatesThenRerun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.reviews) != 32 || !strings.HasSuffix(f.reviews[31].BodyTop, "\n\nrerun\n") || !f.reviews[31].Public || l2 == link {
-		t.Fatalf("%d reviews, last %+v, link %q: want a second published review", len(f.reviews), f.reviews[31], l2)
+	reviews = f.Reviews(42, "")
+	if len(reviews) != 32 || !strings.HasSuffix(reviews[31].BodyTop, "\n\nrerun\n") || !reviews[31].Public || l2 == link {
+		t.Fatalf("%d reviews, last %+v, link %q: want a second published review", len(reviews), reviews[len(reviews)-1], l2)
 	}
 	// Its retry finds the latest review and adds nothing.
-	if _, err := c.Post(ctx, "42", msg("job-1", "rerun\n")); err != nil || len(f.reviews) != 32 {
-		t.Errorf("retry of rerun: %d reviews, %v", len(f.reviews), err)
+	if _, err := c.Post(ctx, "42", msg("job-1", "rerun\n")); err != nil || len(f.Reviews(42, "")) != 32 {
+		t.Errorf("retry of rerun: %d reviews, %v", len(f.Reviews(42, "")), err)
 	}
-	for _, r := range f.requests {
+	for _, r := range f.Requests() {
 		if strings.HasPrefix(r, "PUT ") {
 			t.Errorf("%s: a published review was edited", r)
 		}
@@ -71,15 +74,15 @@ func TestPostCreatesThenRerun(t *testing.T) {
 }
 
 func TestPostRidesOutStorm(t *testing.T) {
-	f := newFakeRB(t)
-	f.fail = []int{502, 429, 503, 502, 504}
+	f := newSite(t)
+	f.Fail(502, 429, 503, 502, 504)
 	var waits []time.Duration
-	c := newClient(t, f, f.token, &waits)
+	c := newClient(t, f, f.Token, &waits)
 	if _, err := c.Post(context.Background(), "42", msg("k", "x")); err != nil {
 		t.Fatal(err)
 	}
-	if len(f.reviews) != 1 || len(waits) != 5 || waits[1] != 4*time.Second {
-		t.Errorf("%d reviews, waits %v", len(f.reviews), waits)
+	if n := len(f.Reviews(42, "")); n != 1 || len(waits) != 5 || waits[1] != 4*time.Second {
+		t.Errorf("%d reviews, waits %v", n, waits)
 	}
 }
 
@@ -90,17 +93,17 @@ func TestPostFailsFast(t *testing.T) {
 		want               string
 	}{
 		{"401", "rbtok_wrong_wrong_wrong", "42", nil, "401 Unauthorized: You are not logged in"},
-		{"404 request", "", "43", nil, "404 Not Found: Object does not exist (code 100)"},
+		{"404 request", "", "99", nil, "404 Not Found: Object does not exist (code 100)"},
 		{"404 injected", "", "42", []int{404}, "404 Not Found"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFakeRB(t)
-			f.echoAuth = true
-			f.fail = tc.fail
+			f := newSite(t)
+			f.EchoAuth()
+			f.Fail(tc.fail...)
 			tok := tc.token
 			if tok == "" {
-				tok = f.token
+				tok = f.Token
 			}
 			var waits []time.Duration
 			c := newClient(t, f, tok, &waits)
@@ -109,8 +112,9 @@ func TestPostFailsFast(t *testing.T) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
 			}
 			// Asking who perfbot is (GET /api/session/) may come first.
-			if n := len(f.requests); n == 0 || n > 2 || n == 2 && f.requests[0] != "GET /rb/api/session/" || len(waits) != 0 {
-				t.Errorf("requests %v: want the failing one once, no retry", f.requests)
+			reqs := f.Requests()
+			if n := len(reqs); n == 0 || n > 2 || n == 2 && reqs[0] != "GET /rb/api/session/" || len(waits) != 0 {
+				t.Errorf("requests %v: want the failing one once, no retry", reqs)
 			}
 			if strings.Contains(err.Error(), tok) {
 				t.Errorf("token in error: %v", err)
@@ -120,9 +124,9 @@ func TestPostFailsFast(t *testing.T) {
 }
 
 func TestListRequests(t *testing.T) {
-	f := newFakeRB(t)
+	f := newSite(t)
 	var waits []time.Duration
-	c := newClient(t, f, f.token, &waits)
+	c := newClient(t, f, f.Token, &waits)
 	got, err := c.ListRequests(context.Background(), "3", "", time.Time{})
 	if err != nil {
 		t.Fatal(err)
@@ -132,13 +136,13 @@ func TestListRequests(t *testing.T) {
 	}
 	// Since a time: only the requests updated then or later, and only
 	// their diffs are listed.
-	f.requests = nil
+	before := len(f.Requests())
 	got, err = c.ListRequests(context.Background(), "3", "", updated(27))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 3 || got[0].ID != 69 || len(f.requests) != 4 || !strings.Contains(f.requests[0], "/api/review-requests/") {
-		t.Errorf("since: %d requests (%+v), %d calls %v; want 3 and 4", len(got), got, len(f.requests), f.requests)
+	if calls := f.Requests()[before:]; len(got) != 3 || got[0].ID != 69 || len(calls) != 4 || !strings.Contains(calls[0], "/api/review-requests/") {
+		t.Errorf("since: %d requests (%+v), %d calls %v; want 3 and 4", len(got), got, len(calls), calls)
 	}
 }
 
@@ -146,24 +150,24 @@ func TestListRequests(t *testing.T) {
 // the web page (/r/ID/diff/REV/raw/) is a login redirect on this site and
 // is never asked for; an answer that is not a patch is refused.
 func TestDiff(t *testing.T) {
-	f := newFakeRB(t)
+	f := newSite(t)
 	var waits []time.Duration
-	c := newClient(t, f, f.token, &waits)
+	c := newClient(t, f, f.Token, &waits)
 	got, err := c.Diff(context.Background(), 42, 2)
 	if err != nil || got != fakePatch {
 		t.Fatalf("Diff = %q, %v", got, err)
 	}
-	if f.requests[0] != "GET /rb/api/review-requests/42/diffs/2/" {
-		t.Errorf("requests %v", f.requests)
+	if reqs := f.Requests(); reqs[0] != "GET /rb/api/review-requests/42/diffs/2/" {
+		t.Errorf("requests %v", reqs)
 	}
-	f.diffHTML = true
+	f.ServeDiffHTML(true)
 	_, err = c.Diff(context.Background(), 42, 2)
 	var np *NotPatchError
 	if !errors.As(err, &np) || !strings.Contains(err.Error(), `Content-Type "text/html; charset=utf-8"`) {
 		t.Errorf("HTML answer: %v", err)
 	}
 	// Pointed at the web page, as perfbot once was: a redirect, refused.
-	c2 := newClient(t, f, f.token, &waits)
+	c2 := newClient(t, f, f.Token, &waits)
 	c2.base.Path = "/rb/r/" // the diff resolves to a web page
 	if _, err := c2.Diff(context.Background(), 42, 2); !errors.As(err, &np) || !strings.Contains(err.Error(), "redirected") {
 		t.Errorf("login redirect: %v", err)

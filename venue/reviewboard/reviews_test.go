@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfbot/perfbot/internal/fake/reviewboardfake"
 )
 
 // TestReviews: the published reviews of a review request, over more than
@@ -13,21 +15,20 @@ import (
 // too); drafts are left out, authors and times read from the answer, and
 // perfbot's own writing is marked.
 func TestReviews(t *testing.T) {
-	f := newFakeRB(t)
+	f := newSite(t)
 	at := time.Date(2026, 12, 1, 10, 30, 0, 0, time.UTC)
 	for i := range 27 {
-		f.reviews = append(f.reviews, fakeReview{ID: i + 1, BodyTop: "Ship it!", TextType: "plain", Public: true, User: "bob"})
+		f.Add(42, published(i+1, "bob", "Ship it!", "plain"))
 	}
-	f.reviews = append(f.reviews,
-		fakeReview{ID: 30, BodyTop: "[//]: # (perfbot:reviewboard:42/diff/1)\n\n**1 worse**", TextType: "markdown", Public: true},
-		fakeReview{ID: 31, BodyTop: "draft", TextType: "plain", User: "carol"},
-		fakeReview{ID: 32, BodyTop: "Looks slow.", TextType: "plain", BodyBottom: "/perfbot false-alarm Checksum", BottomType: "markdown", Public: true, User: "carol", At: at})
-	f.replies[30] = []fakeReview{
-		{ID: 40, BodyTop: "/perfbot false-alarm Checksum -- busy runner", TextType: "markdown", Public: true, User: "alice", At: at.Add(time.Minute)},
-		{ID: 41, BodyTop: "not yet", TextType: "plain", User: "alice"},
-	}
+	f.Add(42, published(30, f.User, "[//]: # (perfbot:reviewboard:42/diff/1)\n\n**1 worse**", "markdown"))
+	f.Add(42, reviewboardfake.Review{ID: 31, BodyTop: "draft", User: "carol"})
+	f.Add(42, reviewboardfake.Review{ID: 32, BodyTop: "Looks slow.", BodyBottom: "/perfbot false-alarm Checksum", BodyBottomTextType: "markdown",
+		Public: true, User: "carol", Timestamp: at})
+	f.Add(42, reviewboardfake.Review{ID: 40, ReplyTo: 30, BodyTop: "/perfbot false-alarm Checksum -- busy runner", BodyTopTextType: "markdown",
+		Public: true, User: "alice", Timestamp: at.Add(time.Minute)})
+	f.Add(42, reviewboardfake.Review{ID: 41, ReplyTo: 30, BodyTop: "not yet", User: "alice"})
 	var waits []time.Duration
-	c := newClient(t, f, f.token, &waits)
+	c := newClient(t, f, f.Token, &waits)
 	got, err := c.Reviews(context.Background(), 42)
 	if err != nil {
 		t.Fatal(err)

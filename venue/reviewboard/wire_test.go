@@ -10,11 +10,11 @@ import (
 
 // TestWire records what a first post and a rerun send to Review Board.
 func TestWire(t *testing.T) {
-	f := newFakeRB(t)
+	f := newSite(t)
 	var rec wiretest.Recorder
-	f.srv.Config.Handler = rec.Wrap(f.srv.Config.Handler)
+	f.Wrap(rec.Wrap)
 	var waits []time.Duration
-	c := newClient(t, f, f.token, &waits)
+	c := newClient(t, f, f.Token, &waits)
 	ctx := context.Background()
 	if _, err := c.Post(ctx, "42", msg("job-1", "| Threads | Default | Async | Diff |\n|---|---|---|---|\n| 10 | 1.0 | 3.7 | 3.7x |\n")); err != nil {
 		t.Fatal(err)

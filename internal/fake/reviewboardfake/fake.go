@@ -1,10 +1,16 @@
-// Package reviewboardfake is a fake Review Board Web API 2.0 for tests of
-// the service: the resources perfbot's intake and answers use, with the
-// shapes Review Board documents (token auth, {"stat": ...} JSON answers,
-// list paging with links.next, the last-updated-from filter, form-encoded
-// writes, published reviews and replies with links.user.title, public and
-// timestamp, and a review request's last_updated moved by every published
-// review or reply).
+// Package reviewboardfake is a fake Review Board Web API 2.0 for tests:
+// the resources perfbot's Review Board client, intake and answers use,
+// with the shapes Review Board documents (token auth, {"stat": ...} JSON
+// answers with err.code and err.msg, list paging with start, max-results
+// and links.next, the last-updated-from filter, form-encoded writes,
+// review drafts that the author alone sees until public is set, published
+// reviews that cannot change, replies, reviews and replies with
+// links.user.title, public and timestamp, a review request's last_updated
+// moved by every published review or reply, and the diff resource as a
+// patch for Accept: text/x-patch). Its web pages (/r/...) require a login:
+// they redirect to /account/login/, as a site that is not public does.
+// Tests can inject failures (Fail) and read every request it served
+// (Requests).
 package reviewboardfake
 
 import (
@@ -12,6 +18,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,6 +34,8 @@ type Request struct {
 	Repository string // the repository ID it is filed against
 	// Patches are its diff revisions, 1 first.
 	Patches []string
+	// Updated is when it was last updated (default: when it is added).
+	Updated time.Time
 }
 
 // Review is a review, or a reply to one (ReplyTo set), as stored.
@@ -47,8 +56,9 @@ type Review struct {
 type Server struct {
 	URL, Token, User string
 
-	t   *testing.T
-	srv *httptest.Server
+	t    *testing.T
+	srv  *httptest.Server
+	path string // where the site lives on the server, "/" or "/rb/"
 
 	mu       sync.Mutex
 	reqs     []*Request
@@ -56,32 +66,63 @@ type Server struct {
 	reviews  map[int][]Review // by review request, in publishing order
 	nextID   int
 	listings map[int]int
+	requests []string
+	fail     []int
+	echoAuth bool
+	diffHTML bool
 }
 
-// New starts a fake site, closed when the test ends.
-func New(t *testing.T) *Server {
-	s := &Server{Token: "rbtok_fake0123456789abcdef", User: "perfbot", t: t,
+// New starts a fake site at the server's root, closed when the test ends.
+func New(t *testing.T) *Server { return NewAt(t, "/") }
+
+// NewAt starts a fake site under path ("/rb/"), as a site installed below
+// a web server's root is, closed when the test ends.
+func NewAt(t *testing.T, path string) *Server {
+	s := &Server{Token: "rbtok_fake0123456789abcdef", User: "perfbot", t: t, path: path,
 		updated: map[int]time.Time{}, reviews: map[int][]Review{}, nextID: 100, listings: map[int]int{}}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /api/session/", s.auth(s.session))
-	mux.HandleFunc("GET /api/review-requests/", s.auth(s.listRequests))
-	mux.HandleFunc("GET /api/review-requests/{id}/diffs/", s.auth(s.listDiffs))
-	mux.HandleFunc("GET /api/review-requests/{id}/diffs/{rev}/", s.auth(s.diff))
-	mux.HandleFunc("GET /api/review-requests/{id}/reviews/", s.auth(s.listReviews))
-	mux.HandleFunc("POST /api/review-requests/{id}/reviews/", s.auth(s.createReview))
-	mux.HandleFunc("GET /api/review-requests/{id}/reviews/{rid}/replies/", s.auth(s.listReplies))
+	mux.HandleFunc("GET "+path+"api/session/", s.auth(s.session))
+	mux.HandleFunc("GET "+path+"api/review-requests/", s.auth(s.listRequests))
+	mux.HandleFunc("GET "+path+"api/review-requests/{id}/diffs/", s.auth(s.listDiffs))
+	mux.HandleFunc("GET "+path+"api/review-requests/{id}/diffs/{rev}/", s.auth(s.diff))
+	mux.HandleFunc("GET "+path+"api/review-requests/{id}/reviews/", s.auth(s.listReviews))
+	mux.HandleFunc("POST "+path+"api/review-requests/{id}/reviews/", s.auth(s.createReview))
+	mux.HandleFunc("GET "+path+"api/review-requests/{id}/reviews/{rid}/", s.auth(s.getReview))
+	mux.HandleFunc("PUT "+path+"api/review-requests/{id}/reviews/{rid}/", s.auth(s.updateReview))
+	mux.HandleFunc("GET "+path+"api/review-requests/{id}/reviews/{rid}/replies/", s.auth(s.listReplies))
+	mux.HandleFunc("POST "+path+"api/review-requests/{id}/reviews/{rid}/replies/", s.auth(s.createReply))
+	mux.HandleFunc("GET "+path+"r/", func(w http.ResponseWriter, r *http.Request) {
+		s.note(r)
+		http.Redirect(w, r, path+"account/login/?next="+url.QueryEscape(r.URL.Path), http.StatusFound)
+	})
+	mux.HandleFunc("GET "+path+"account/login/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, loginPage, path)
+	})
 	s.srv = httptest.NewServer(mux)
 	t.Cleanup(s.srv.Close)
-	s.URL = s.srv.URL + "/"
+	s.URL = s.srv.URL + path
 	return s
 }
 
-// AddRequest files a review request, updated now.
+// Handler is what serves the site, for a test that puts something in
+// front of it.
+func (s *Server) Handler() http.Handler { return s.srv.Config.Handler }
+
+// Wrap puts mw in front of the site's handler (a recorder, say).
+func (s *Server) Wrap(mw func(http.Handler) http.Handler) {
+	s.srv.Config.Handler = mw(s.srv.Config.Handler)
+}
+
+// AddRequest files a review request, updated at r.Updated (default now).
 func (s *Server) AddRequest(r Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if r.Updated.IsZero() {
+		r.Updated = time.Now().UTC()
+	}
 	s.reqs = append(s.reqs, &r)
-	s.updated[r.ID] = time.Now().UTC()
+	s.updated[r.ID] = r.Updated
 }
 
 // Publish publishes a review (ReplyTo 0) or a reply on review request id
@@ -90,12 +131,27 @@ func (s *Server) AddRequest(r Request) {
 func (s *Server) Publish(id int, rv Review) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.publish(id, rv)
+	rv.ID, rv.Public, rv.Timestamp = 0, true, time.Time{}
+	return s.add(id, rv)
 }
 
-func (s *Server) publish(id int, rv Review) int {
-	s.nextID++
-	rv.ID, rv.Public, rv.Timestamp = s.nextID, true, time.Now().UTC()
+// Add stores a review or reply on review request id as given: a draft
+// when not Public. A zero ID takes the next free one, a zero Timestamp
+// now, an empty text type "plain". It returns the ID.
+func (s *Server) Add(id int, rv Review) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.add(id, rv)
+}
+
+func (s *Server) add(id int, rv Review) int {
+	if rv.ID == 0 {
+		s.nextID++
+		rv.ID = s.nextID
+	}
+	if rv.Timestamp.IsZero() {
+		rv.Timestamp = time.Now().UTC()
+	}
 	if rv.BodyTopTextType == "" {
 		rv.BodyTopTextType = "plain"
 	}
@@ -103,12 +159,14 @@ func (s *Server) publish(id int, rv Review) int {
 		rv.BodyBottomTextType = "plain"
 	}
 	s.reviews[id] = append(s.reviews[id], rv)
-	s.updated[id] = rv.Timestamp
+	if rv.Public {
+		s.updated[id] = rv.Timestamp
+	}
 	return rv.ID
 }
 
 // Reviews returns the reviews and replies of review request id by user
-// ("" for all), in publishing order.
+// ("" for all), drafts too, in the order they were made.
 func (s *Server) Reviews(id int, user string) []Review {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -128,6 +186,45 @@ func (s *Server) Listings(id int) int {
 	return s.listings[id]
 }
 
+// Requests is every request the site was sent, "METHOD /path", in order.
+func (s *Server) Requests() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.requests...)
+}
+
+// Fail makes the next API requests fail, one status each: 429 is Review
+// Board's rate limit (Retry-After: 4), 404 its "Object does not exist",
+// and any other status the HTML error page of a proxy in front of it.
+func (s *Server) Fail(statuses ...int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fail = append(s.fail, statuses...)
+}
+
+// EchoAuth makes a refused login repeat the Authorization header it was
+// sent in its message, so that a test can check that perfbot keeps a
+// site's error text from leaking its token.
+func (s *Server) EchoAuth() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.echoAuth = true
+}
+
+// ServeDiffHTML makes the diff resource answer with an HTML page, as a
+// proxy or single sign-on page in front of the site does.
+func (s *Server) ServeDiffHTML(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.diffHTML = on
+}
+
+func (s *Server) note(r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requests = append(s.requests, r.Method+" "+r.URL.Path)
+}
+
 func writeJSON(w http.ResponseWriter, code int, v map[string]any) {
 	if _, ok := v["stat"]; !ok {
 		v["stat"] = "ok"
@@ -141,13 +238,37 @@ func fail(w http.ResponseWriter, status, code int, msg string) {
 	writeJSON(w, status, map[string]any{"stat": "fail", "err": map[string]any{"code": code, "msg": msg}})
 }
 
-// auth takes the API token ("Authorization: token TOKEN") and checks
-// that JSON resources are asked for as JSON and writes are form-encoded.
+// auth notes the request, answers an injected failure, takes the API
+// token ("Authorization: token TOKEN") and checks that JSON resources are
+// asked for as JSON and writes are form-encoded.
 func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.requests = append(s.requests, r.Method+" "+r.URL.Path)
+		if len(s.fail) > 0 {
+			status := s.fail[0]
+			s.fail = s.fail[1:]
+			switch status {
+			case http.StatusTooManyRequests:
+				w.Header().Set("Retry-After", "4")
+				fail(w, status, 0, "Too many requests")
+			case http.StatusNotFound:
+				fail(w, status, 100, "Object does not exist")
+			default:
+				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+				w.WriteHeader(status)
+				fmt.Fprintf(w, "<html><body><h1>%d %s</h1></body></html>\n", status, http.StatusText(status))
+			}
+			return
+		}
 		if r.Header.Get("Authorization") != "token "+s.Token {
+			msg := "You are not logged in"
+			if s.echoAuth {
+				msg += " (" + r.Header.Get("Authorization") + ")"
+			}
 			w.Header().Set("WWW-Authenticate", `Basic realm="Web API"`)
-			fail(w, 401, 103, "You are not logged in")
+			fail(w, 401, 103, msg)
 			return
 		}
 		if r.PathValue("rev") == "" && !strings.HasPrefix(r.Header.Get("Accept"), "application/json") {
@@ -157,8 +278,6 @@ func (s *Server) auth(h http.HandlerFunc) http.HandlerFunc {
 			fail(w, 400, 105, "One or more fields had errors")
 			return
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
 		h(w, r)
 	}
 }
@@ -202,6 +321,18 @@ func (s *Server) find(r *http.Request) *Request {
 	return nil
 }
 
+// findReview is the index in s.reviews[rq.ID] of the review or reply the
+// path's rid names, or -1.
+func (s *Server) findReview(rq *Request, r *http.Request) int {
+	rid, _ := strconv.Atoi(r.PathValue("rid"))
+	for i, rv := range s.reviews[rq.ID] {
+		if rv.ID == rid {
+			return i
+		}
+	}
+	return -1
+}
+
 func (s *Server) listRequests(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	var from time.Time
@@ -233,6 +364,11 @@ func (s *Server) listRequests(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, 200, map[string]any{"review_requests": out, "total_results": len(match), "links": links})
 }
 
+// diffJSON is revision rev (1 first) of rq's diff.
+func diffJSON(rq *Request, rev int) map[string]any {
+	return map[string]any{"id": 500 + rev - 1, "revision": rev, "name": "diff", "basedir": "/", "timestamp": rq.Updated.Format(time.RFC3339Nano)}
+}
+
 func (s *Server) listDiffs(w http.ResponseWriter, r *http.Request) {
 	rq := s.find(r)
 	if rq == nil {
@@ -241,12 +377,19 @@ func (s *Server) listDiffs(w http.ResponseWriter, r *http.Request) {
 	}
 	out := []map[string]any{}
 	for i := range rq.Patches {
-		out = append(out, map[string]any{"id": 500 + i, "revision": i + 1, "name": "diff", "basedir": "/"})
+		out = append(out, diffJSON(rq, i+1))
 	}
 	writeJSON(w, 200, map[string]any{"diffs": out, "total_results": len(out), "links": map[string]any{}})
 }
 
-// diff is the diff resource: the patch for Accept: text/x-patch.
+// loginPage is the site's login form, with the site's path.
+const loginPage = `<!DOCTYPE html>
+<html><head><title>Log In | Review Board</title></head>
+<body><form method="post" action="%saccount/login/"><input name="username"><input name="password" type="password"></form></body></html>
+`
+
+// diff is the diff resource: the patch for Accept: text/x-patch, else
+// the diff's JSON.
 func (s *Server) diff(w http.ResponseWriter, r *http.Request) {
 	rq := s.find(r)
 	rev, _ := strconv.Atoi(r.PathValue("rev"))
@@ -254,11 +397,17 @@ func (s *Server) diff(w http.ResponseWriter, r *http.Request) {
 		fail(w, 404, 100, "Object does not exist")
 		return
 	}
+	if s.diffHTML {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, loginPage, s.path)
+		return
+	}
 	if r.Header.Get("Accept") != "text/x-patch" {
-		writeJSON(w, 200, map[string]any{"diff": map[string]any{"id": 500 + rev - 1, "revision": rev, "name": "diff", "basedir": "/"}})
+		writeJSON(w, 200, map[string]any{"diff": diffJSON(rq, rev)})
 		return
 	}
 	w.Header().Set("Content-Type", "text/x-patch")
+	w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=diffset-%d.diff", rev))
 	fmt.Fprint(w, rq.Patches[rev-1])
 }
 
@@ -281,12 +430,7 @@ func (s *Server) reviewJSON(id int, rv Review) map[string]any {
 
 // list answers the published reviews of a request (replyTo 0) or the
 // published replies to one review, under key.
-func (s *Server) list(w http.ResponseWriter, r *http.Request, replyTo int, key string) {
-	rq := s.find(r)
-	if rq == nil {
-		fail(w, 404, 100, "Object does not exist")
-		return
-	}
+func (s *Server) list(w http.ResponseWriter, r *http.Request, rq *Request, replyTo int, key string) {
 	var public []Review
 	for _, rv := range s.reviews[rq.ID] {
 		if rv.Public && rv.ReplyTo == replyTo {
@@ -302,35 +446,54 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, replyTo int, key s
 }
 
 func (s *Server) listReviews(w http.ResponseWriter, r *http.Request) {
-	if rq := s.find(r); rq != nil && r.URL.Query().Get("start") == "" {
-		s.listings[rq.ID]++
-	}
-	s.list(w, r, 0, "reviews")
-}
-
-func (s *Server) listReplies(w http.ResponseWriter, r *http.Request) {
-	rid, _ := strconv.Atoi(r.PathValue("rid"))
-	s.list(w, r, rid, "replies")
-}
-
-// createReview creates perfbot's review from the form and publishes it
-// when public is true (perfbot always asks so).
-func (s *Server) createReview(w http.ResponseWriter, r *http.Request) {
 	rq := s.find(r)
 	if rq == nil {
 		fail(w, 404, 100, "Object does not exist")
 		return
 	}
+	if r.URL.Query().Get("start") == "" {
+		s.listings[rq.ID]++
+	}
+	s.list(w, r, rq, 0, "reviews")
+}
+
+func (s *Server) listReplies(w http.ResponseWriter, r *http.Request) {
+	rq := s.find(r)
+	if rq == nil {
+		fail(w, 404, 100, "Object does not exist")
+		return
+	}
+	i := s.findReview(rq, r)
+	if i < 0 || s.reviews[rq.ID][i].ReplyTo != 0 {
+		fail(w, 404, 100, "Object does not exist")
+		return
+	}
+	s.list(w, r, rq, s.reviews[rq.ID][i].ID, "replies")
+}
+
+// fill sets rv's fields from a form-encoded write: body_top,
+// body_bottom, their text types, extra_data.KEY and public. It reports
+// false for a field Review Board would refuse.
+func fill(rv *Review, r *http.Request) bool {
 	if err := r.ParseForm(); err != nil {
-		fail(w, 400, 105, "One or more fields had errors")
-		return
+		return false
 	}
-	rv := Review{User: s.User, BodyTop: r.PostForm.Get("body_top"), BodyTopTextType: r.PostForm.Get("body_top_text_type")}
-	if rv.BodyTopTextType != "" && rv.BodyTopTextType != "plain" && rv.BodyTopTextType != "markdown" {
-		fail(w, 400, 105, "One or more fields had errors")
-		return
+	f := r.PostForm
+	for _, t := range []struct {
+		text, kind string
+		body, typ  *string
+	}{{"body_top", "body_top_text_type", &rv.BodyTop, &rv.BodyTopTextType}, {"body_bottom", "body_bottom_text_type", &rv.BodyBottom, &rv.BodyBottomTextType}} {
+		if v, ok := f[t.text]; ok {
+			*t.body = v[0]
+		}
+		if v := f.Get(t.kind); v != "" {
+			if v != "plain" && v != "markdown" {
+				return false
+			}
+			*t.typ = v
+		}
 	}
-	for k, v := range r.PostForm {
+	for k, v := range f {
 		if name, ok := strings.CutPrefix(k, "extra_data."); ok {
 			if rv.ExtraData == nil {
 				rv.ExtraData = map[string]string{}
@@ -338,11 +501,133 @@ func (s *Server) createReview(w http.ResponseWriter, r *http.Request) {
 			rv.ExtraData[name] = v[0]
 		}
 	}
-	if p := r.PostForm.Get("public"); p != "true" && p != "1" {
-		s.t.Errorf("POST %s: public=%q; perfbot publishes its reviews at once", r.URL.Path, p)
+	if p := f.Get("public"); p == "true" || p == "1" {
+		rv.Public = true
 	}
-	id := s.publish(rq.ID, rv)
-	stored := s.reviews[rq.ID][len(s.reviews[rq.ID])-1]
-	w.Header().Set("Location", fmt.Sprintf("%sapi/review-requests/%d/reviews/%d/", s.URL, rq.ID, id))
+	return true
+}
+
+// store saves a review or reply written through the API: a new one is
+// added, a draft updated in place; publishing it stamps it now and moves
+// the request's last_updated.
+func (s *Server) store(rq *Request, i int, rv Review) {
+	if rv.Public {
+		rv.Timestamp = time.Now().UTC()
+		s.updated[rq.ID] = rv.Timestamp
+	}
+	if i < 0 {
+		s.add(rq.ID, rv)
+		return
+	}
+	s.reviews[rq.ID][i] = rv
+}
+
+// draft is the index of user's draft review (replyTo 0) or draft reply
+// to review replyTo on rq, or -1: Review Board keeps one a user.
+func (s *Server) draft(rq *Request, replyTo int) int {
+	for i, rv := range s.reviews[rq.ID] {
+		if !rv.Public && rv.User == s.User && rv.ReplyTo == replyTo {
+			return i
+		}
+	}
+	return -1
+}
+
+// createReview writes the user's review from the form: into the user's
+// draft if there is one (303 See Other to it, which an HTTP client
+// follows), else a new one (201 Created), published when public is true
+// (perfbot always asks so).
+func (s *Server) createReview(w http.ResponseWriter, r *http.Request) {
+	rq := s.find(r)
+	if rq == nil {
+		fail(w, 404, 100, "Object does not exist")
+		return
+	}
+	i := s.draft(rq, 0)
+	rv := Review{User: s.User, BodyTopTextType: "plain", BodyBottomTextType: "plain"}
+	if i >= 0 {
+		rv = s.reviews[rq.ID][i]
+	}
+	if !fill(&rv, r) {
+		fail(w, 400, 105, "One or more fields had errors")
+		return
+	}
+	if !rv.Public {
+		s.t.Errorf("POST %s: public=%q; perfbot publishes its reviews at once", r.URL.Path, r.PostForm.Get("public"))
+	}
+	s.store(rq, i, rv)
+	draft := i >= 0
+	if !draft {
+		i = len(s.reviews[rq.ID]) - 1
+	}
+	stored := s.reviews[rq.ID][i]
+	w.Header().Set("Location", fmt.Sprintf("%sapi/review-requests/%d/reviews/%d/", s.URL, rq.ID, stored.ID))
+	if draft {
+		w.WriteHeader(http.StatusSeeOther)
+		return
+	}
 	writeJSON(w, 201, map[string]any{"review": s.reviewJSON(rq.ID, stored)})
+}
+
+// getReview is one review: a draft only to its author.
+func (s *Server) getReview(w http.ResponseWriter, r *http.Request) {
+	rq := s.find(r)
+	if rq == nil {
+		fail(w, 404, 100, "Object does not exist")
+		return
+	}
+	i := s.findReview(rq, r)
+	if i < 0 || s.reviews[rq.ID][i].ReplyTo != 0 || !s.reviews[rq.ID][i].Public && s.reviews[rq.ID][i].User != s.User {
+		fail(w, 404, 100, "Object does not exist")
+		return
+	}
+	writeJSON(w, 200, map[string]any{"review": s.reviewJSON(rq.ID, s.reviews[rq.ID][i])})
+}
+
+// updateReview changes the user's draft review; a published review
+// cannot change (403).
+func (s *Server) updateReview(w http.ResponseWriter, r *http.Request) {
+	rq := s.find(r)
+	if rq == nil {
+		fail(w, 404, 100, "Object does not exist")
+		return
+	}
+	i := s.findReview(rq, r)
+	if i < 0 || s.reviews[rq.ID][i].ReplyTo != 0 {
+		fail(w, 404, 100, "Object does not exist")
+		return
+	}
+	rv := s.reviews[rq.ID][i]
+	if rv.Public || rv.User != s.User {
+		fail(w, 403, 101, "You don't have permission for this")
+		return
+	}
+	if !fill(&rv, r) {
+		fail(w, 400, 105, "One or more fields had errors")
+		return
+	}
+	s.store(rq, i, rv)
+	writeJSON(w, 200, map[string]any{"review": s.reviewJSON(rq.ID, s.reviews[rq.ID][i])})
+}
+
+// createReply writes the user's reply to a published review (201
+// Created), published when public is true.
+func (s *Server) createReply(w http.ResponseWriter, r *http.Request) {
+	rq := s.find(r)
+	if rq == nil {
+		fail(w, 404, 100, "Object does not exist")
+		return
+	}
+	i := s.findReview(rq, r)
+	if i < 0 || s.reviews[rq.ID][i].ReplyTo != 0 || !s.reviews[rq.ID][i].Public {
+		fail(w, 404, 100, "Object does not exist")
+		return
+	}
+	rp := Review{ReplyTo: s.reviews[rq.ID][i].ID, User: s.User, BodyTopTextType: "plain", BodyBottomTextType: "plain"}
+	if !fill(&rp, r) {
+		fail(w, 400, 105, "One or more fields had errors")
+		return
+	}
+	s.store(rq, -1, rp)
+	writeJSON(w, 201, map[string]any{"reply": s.reviewJSON(rq.ID, s.reviews[rq.ID][len(s.reviews[rq.ID])-1])})
 }
