@@ -85,7 +85,7 @@ sandbox: {mode: none}
 	poster := PosterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
 		return gp.Post(ctx, to.Where, msg)
 	})
-	run := func(cfg *Config, mark bool) Benchmarker {
+	run := func(cfg *config.Config, mark bool) Benchmarker {
 		return BenchmarkerFunc(func(ctx context.Context, spec jobspec.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
 			if mark {
 				if err := os.WriteFile(marker, nil, 0o644); err != nil {
@@ -100,7 +100,7 @@ sandbox: {mode: none}
 			return out.Comparison, nil
 		})
 	}
-	start := func(cfg *Config, mode Mode, mark bool) *Service {
+	start := func(cfg *config.Config, mode Mode, mark bool) *Service {
 		svc, err := Open(context.Background(), cfg, mode, Deps{Benchmarker: run(cfg, mark), Poster: poster})
 		if err != nil {
 			t.Fatal(err)

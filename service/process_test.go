@@ -19,6 +19,7 @@ import (
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/testwait"
 	"github.com/perfbot/perfbot/job/child"
 	"github.com/perfbot/perfbot/provenance"
@@ -80,8 +81,8 @@ func runTestProcess(spec string) int {
 }
 
 // testConfig is a service configuration with short intervals.
-func testConfig(name, driver, dsn string, embedded bool) *Config {
-	cfg := &Config{}
+func testConfig(name, driver, dsn string, embedded bool) *config.Config {
+	cfg := &config.Config{}
 	cfg.Service.Name = name
 	cfg.Service.Listen = "127.0.0.1:0"
 	cfg.Service.Heartbeat = 250 * time.Millisecond

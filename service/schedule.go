@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/digest"
 	"github.com/perfbot/perfbot/intake"
 	"github.com/perfbot/perfbot/venue"
@@ -20,7 +21,7 @@ func (s *Service) scheduleLoop(ctx context.Context) {
 		name string
 		cron *Cron
 		loc  *time.Location
-		sch  Schedule
+		sch  config.Schedule
 	}
 	var entries []entry
 	for i, sch := range s.cfg.Schedules {
@@ -87,7 +88,7 @@ func maxTime(a, b time.Time) time.Time {
 }
 
 // scheduleName is a schedule's name, or one made of its spec and action.
-func scheduleName(s Schedule) string {
+func scheduleName(s config.Schedule) string {
 	if s.Name != "" {
 		return s.Name
 	}
@@ -99,7 +100,7 @@ func scheduleName(s Schedule) string {
 
 // scheduleTargets resolves a schedule's post list: "mail" means the
 // digest recipients or the list.
-func (s *Service) scheduleTargets(sch Schedule) []string {
+func (s *Service) scheduleTargets(sch config.Schedule) []string {
 	var out []string
 	for _, p := range sch.Post {
 		if _, err := venue.ParseTarget(p); err == nil {
@@ -120,7 +121,7 @@ func (s *Service) scheduleTargets(sch Schedule) []string {
 }
 
 // fire queues one firing of a schedule.
-func (s *Service) fire(ctx context.Context, name string, sch Schedule, at time.Time) error {
+func (s *Service) fire(ctx context.Context, name string, sch config.Schedule, at time.Time) error {
 	s.metrics.Inc("perfbot_schedule_fired_total", "schedule", name)
 	stamp := at.UTC().Format("2006-01-02T15:04Z")
 	if sch.Digest != "" {
@@ -155,7 +156,7 @@ func (s *Service) fire(ctx context.Context, name string, sch Schedule, at time.T
 
 // queueRelease queues, once per pair, a run of the configured release
 // candidate against the last release, so that a digest can report it.
-func (s *Service) queueRelease(ctx context.Context, sch Schedule) error {
+func (s *Service) queueRelease(ctx context.Context, sch config.Schedule) error {
 	rc, rel := s.cfg.Digest.RC, s.cfg.Digest.Release
 	if rc == "" || rel == "" {
 		return nil

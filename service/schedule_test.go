@@ -46,7 +46,7 @@ func TestScheduleFires(t *testing.T) {
 	cfg := testConfig("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), false)
 	due := time.Now().UTC().Add(-2 * time.Minute).Truncate(time.Minute)
 	hourly := fmt.Sprintf("%d * * * *", due.Minute())
-	cfg.Schedules = []Schedule{
+	cfg.Schedules = []config.Schedule{
 		{Name: "weekly", Cron: hourly, Digest: "weekly", Post: []string{"mail"}},
 		{Name: "nightly", Cron: hourly, Run: []string{"wal"}, On: "main", Post: []string{"mail:dev@example.org"}},
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/service/outbox"
 	"github.com/perfbot/perfbot/service/queue"
 	"github.com/perfbot/perfbot/store"
@@ -57,7 +58,7 @@ func (s *Service) now() time.Time { return s.deps.Now() }
 
 // Service is a running perfbot service process.
 type Service struct {
-	cfg     *Config
+	cfg     *config.Config
 	mode    Mode
 	st      *store.Store
 	q       *queue.Queue
@@ -81,7 +82,7 @@ type poller struct {
 
 // Open opens the store and the queue for a process of the given mode.
 // The caller must Close the service.
-func Open(ctx context.Context, cfg *Config, mode Mode, deps Deps) (*Service, error) {
+func Open(ctx context.Context, cfg *config.Config, mode Mode, deps Deps) (*Service, error) {
 	if deps.Logger == nil {
 		deps.Logger = slog.Default()
 	}
@@ -163,7 +164,7 @@ func (s *Service) Logger() *slog.Logger { return s.log }
 func (s *Service) Poster() Poster { return s.deps.Poster }
 
 // Config is the service's configuration.
-func (s *Service) Config() *Config { return s.cfg }
+func (s *Service) Config() *config.Config { return s.cfg }
 
 // Handle adds an HTTP handler, such as a webhook endpoint.
 func (s *Service) Handle(pattern string, h http.Handler) { s.mux.Handle(pattern, h) }

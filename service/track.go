@@ -207,7 +207,7 @@ func (s *Service) afterTrackedRun(ctx context.Context, log *slog.Logger, name st
 	if len(branch.Post) == 0 {
 		return
 	}
-	targets := s.scheduleTargets(Schedule{Post: branch.Post})
+	targets := s.scheduleTargets(config.Schedule{Post: branch.Post})
 	cps, err := s.st.ChangePoints(ctx, store.ChangePointFilter{Track: name, Unposted: true})
 	if err != nil {
 		log.Error("change points to announce", "track", name, "err", err)

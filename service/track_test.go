@@ -139,7 +139,7 @@ func levelComparison(base, cand string, b, c float64) *compare.Comparison {
 }
 
 func TestIsGitHubRepo(t *testing.T) {
-	cfg := &Config{}
+	cfg := &config.Config{}
 	cfg.Venues.GitHub.Repo = "acme/store"
 	s := &Service{cfg: cfg}
 	for _, tc := range []struct {

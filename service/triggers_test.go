@@ -4,24 +4,25 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/trigger"
 )
 
 func TestTriggersPolicy(t *testing.T) {
 	tests := []struct {
 		name     string
-		triggers Triggers
+		triggers config.Triggers
 		want     trigger.Policy
 	}{
-		{"default", Triggers{Allow: []string{"committers"}},
+		{"default", config.Triggers{Allow: []string{"committers"}},
 			trigger.Policy{RequireWrite: true}},
-		{"committers and names", Triggers{Allow: []string{"Committers", "release-bot", "jira:bob"}, Senders: []string{"@example.org"}},
+		{"committers and names", config.Triggers{Allow: []string{"Committers", "release-bot", "jira:bob"}, Senders: []string{"@example.org"}},
 			trigger.Policy{RequireWrite: true, AllowUsers: []string{"github:release-bot", "jira:bob"}, AllowSenders: []string{"@example.org"}}},
-		{"names only", Triggers{Allow: []string{"alice"}},
+		{"names only", config.Triggers{Allow: []string{"alice"}},
 			trigger.Policy{RequireWrite: true, ListedOnly: true, AllowUsers: []string{"github:alice"}}},
-		{"tracker users", Triggers{Allow: []string{"committers"}, TrackerUsers: []string{"carol", "reviewboard:dave"}},
+		{"tracker users", config.Triggers{Allow: []string{"committers"}, TrackerUsers: []string{"carol", "reviewboard:dave"}},
 			trigger.Policy{RequireWrite: true, AllowUsers: []string{"jira:carol", "reviewboard:carol", "reviewboard:dave"}}},
-		{"every tracker user", Triggers{Allow: []string{"committers"}, TrackerUsers: []string{"*"}},
+		{"every tracker user", config.Triggers{Allow: []string{"committers"}, TrackerUsers: []string{"*"}},
 			trigger.Policy{RequireWrite: true, AnyTrackerUser: true}},
 	}
 	for _, tt := range tests {

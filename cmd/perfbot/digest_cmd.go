@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/digest"
 	"github.com/perfbot/perfbot/doctor"
 	"github.com/perfbot/perfbot/job"
@@ -49,7 +50,7 @@ func digestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return usagef("--end %q: want RFC 3339, such as 2026-11-30T08:00:00Z", *endFlag)
 		}
 	}
-	cfg := &service.Config{}
+	cfg := &config.Config{}
 	if *configFile != "" {
 		if cfg, err = doctor.LoadConfig(*configFile); err != nil {
 			return err
@@ -101,7 +102,7 @@ func digestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // digestPages renders the digest pages of perfbot web (/digests/PERIOD/END)
 // as the mail's HTML part is rendered, with the config's digest settings.
-func digestPages(st *store.Store, cfg *service.Config) web.DigestFunc {
+func digestPages(st *store.Store, cfg *config.Config) web.DigestFunc {
 	return func(ctx context.Context, period string, end time.Time) (string, error) {
 		length, err := service.DigestPeriod(period)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/service"
 	"github.com/perfbot/perfbot/store"
@@ -50,7 +51,7 @@ func isDir(path string) bool {
 // addPages serves the history's pages and API on the service's mux and
 // reads the latest runs ahead for them until ctx ends; stop ends that and
 // waits for it.
-func addPages(ctx context.Context, svc *service.Service, cfg *service.Config, log *slog.Logger) (stop func(), err error) {
+func addPages(ctx context.Context, svc *service.Service, cfg *config.Config, log *slog.Logger) (stop func(), err error) {
 	ws, err := web.New(svc.Store(), log.With("part", "web"))
 	if err != nil {
 		return nil, fmt.Errorf("pages: %w", err)

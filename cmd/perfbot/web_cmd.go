@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/doctor"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/service"
@@ -35,7 +36,7 @@ func webCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if fs.NArg() > 0 {
 		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	cfg := &service.Config{}
+	cfg := &config.Config{}
 	if *configFile != "" {
 		var err error
 		if cfg, err = doctor.LoadConfig(*configFile); err != nil {

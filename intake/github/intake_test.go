@@ -18,6 +18,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/service"
 	"github.com/perfbot/perfbot/store"
@@ -54,7 +55,7 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	cfg := &service.Config{}
+	cfg := &config.Config{}
 	off := false
 	cfg.Service.EmbeddedWorkers = &off
 	cfg.Store.Path = filepath.Join(t.TempDir(), "perfbot.db")
@@ -67,7 +68,7 @@ func newFixture(t *testing.T) *fixture {
 	f := &fixture{fake: newFakeGitHub(t), queue: &recordingQueue{svc: svc}, st: svc.Store()}
 	f.fake.permissions["maintainer"] = "maintain"
 	f.fake.permissions["writer"] = "write"
-	policy := service.Triggers{Allow: []string{"committers", "release-bot"}}.Policy()
+	policy := config.Triggers{Allow: []string{"committers", "release-bot"}}.Policy()
 	f.metrics = svc.Metrics()
 	f.intake = &Intake{Client: f.fake.client(), Queue: f.queue, Seen: svc.Store(), Secret: []byte("s3cret"),
 		Repo: "acme/store", Policy: &policy, Metrics: svc.Metrics()}
@@ -362,16 +363,16 @@ func TestTriggerPolicy(t *testing.T) {
 	pr := Issue{Number: 9, Title: "t", PullRequest: true}
 	tests := []struct {
 		name     string
-		triggers service.Triggers
+		triggers config.Triggers
 		user     string
 		want     Outcome
 		log      string
 	}{
-		{"committer", service.Triggers{Allow: []string{"committers"}}, "writer", Queued, "writer has write permission"},
-		{"reader", service.Triggers{Allow: []string{"committers"}}, "drive-by", Refused, "drive-by has only read permission"},
-		{"listed", service.Triggers{Allow: []string{"release-bot"}}, "release-bot", Queued, "release-bot is listed"},
-		{"names only: a writer is not enough", service.Triggers{Allow: []string{"release-bot"}}, "writer", Refused, "the only way to start runs"},
-		{"a JIRA name is not a GitHub login", service.Triggers{Allow: []string{"committers", "jira:drive-by"}}, "drive-by", Refused, "only read"},
+		{"committer", config.Triggers{Allow: []string{"committers"}}, "writer", Queued, "writer has write permission"},
+		{"reader", config.Triggers{Allow: []string{"committers"}}, "drive-by", Refused, "drive-by has only read permission"},
+		{"listed", config.Triggers{Allow: []string{"release-bot"}}, "release-bot", Queued, "release-bot is listed"},
+		{"names only: a writer is not enough", config.Triggers{Allow: []string{"release-bot"}}, "writer", Refused, "the only way to start runs"},
+		{"a JIRA name is not a GitHub login", config.Triggers{Allow: []string{"committers", "jira:drive-by"}}, "drive-by", Refused, "only read"},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

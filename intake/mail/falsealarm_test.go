@@ -16,6 +16,7 @@ import (
 	gomail "github.com/emersion/go-message/mail"
 
 	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/config"
 	mailintake "github.com/perfbot/perfbot/intake/mail"
 	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/job/jobspec"
@@ -77,7 +78,7 @@ func deliver(t *testing.T, dir, name string, at time.Time, header []string, body
 // thread. A reply from anyone else, a quoted command, perfbot's own
 // answer and a thread without a run mark nothing.
 func TestFalseAlarmReply(t *testing.T) {
-	cfg := &service.Config{}
+	cfg := &config.Config{}
 	off := false
 	cfg.Service.EmbeddedWorkers = &off
 	cfg.Store.Path = filepath.Join(t.TempDir(), "perfbot.db")
@@ -224,7 +225,7 @@ func (f *failingPoster) Post(context.Context, venue.Target, answer.Answer) (stri
 // at the next poll (the maildir returns each file once); an answer that
 // fails to send does not mark again.
 func TestFalseAlarmReplyFailures(t *testing.T) {
-	cfg := &service.Config{}
+	cfg := &config.Config{}
 	off := false
 	cfg.Service.EmbeddedWorkers = &off
 	cfg.Store.Path = filepath.Join(t.TempDir(), "perfbot.db")

@@ -12,9 +12,9 @@ import (
 func TestClients(t *testing.T) {
 	env := envOf(map[string]string{"GITLAB_TOKEN": "glpat-x", "REVIEWBOARD_TOKEN": "rb", "GERRIT_HTTP_PASSWORD": "pw",
 		"JIRA_USER": "bot", "JIRA_TOKEN": "jt"})
-	r := NewRouter(Config{GitLab: config.GitLab{BaseURL: "https://gitlab.example.org"},
-		JIRA:        JIRA{URL: "https://issues.example.org"},
-		ReviewBoard: ReviewBoard{URL: "https://rb.example.org"},
+	r := NewRouter(config.Venues{GitLab: config.GitLab{BaseURL: "https://gitlab.example.org"},
+		JIRA:        config.JIRA{URL: "https://issues.example.org"},
+		ReviewBoard: config.ReviewBoard{URL: "https://rb.example.org"},
 		Gerrit:      config.Gerrit{URL: "https://review.example.org", User: "perfbot"}}, Options{Getenv: env})
 	if c, err := r.GitLab(); err != nil || c != r.posters["gitlab"] {
 		t.Errorf("GitLab() = %v, %v: want the posting client", c, err)
@@ -28,7 +28,7 @@ func TestClients(t *testing.T) {
 	if c, err := r.Gerrit(); err != nil || c != r.posters["gerrit"] {
 		t.Errorf("Gerrit() = %v, %v: want the posting client", c, err)
 	}
-	r = NewRouter(Config{}, Options{Getenv: envOf(nil)})
+	r = NewRouter(config.Venues{}, Options{Getenv: envOf(nil)})
 	if _, err := r.GitLab(); err == nil || !strings.Contains(err.Error(), "no token in $GITLAB_TOKEN") {
 		t.Errorf("GitLab() without a token: err = %v", err)
 	}

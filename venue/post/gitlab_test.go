@@ -29,7 +29,7 @@ func TestRouteToGitLab(t *testing.T) {
 	files := map[string][]byte{"/run/secrets/gitlab": []byte(token + "\n")}
 	opt := Options{Getenv: envOf(nil), ReadFile: func(name string) ([]byte, error) { return files[name], nil }, Retry: retry.Policy{Sleep: func(context.Context, time.Duration) error { return nil }},
 		ServiceURL: "https://perf.example.org"}
-	r := NewRouter(Config{GitLab: config.GitLab{BaseURL: f.URL, Project: "acme/store", TokenFile: "/run/secrets/gitlab"}}, opt)
+	r := NewRouter(config.Venues{GitLab: config.GitLab{BaseURL: f.URL, Project: "acme/store", TokenFile: "/run/secrets/gitlab"}}, opt)
 	for _, where := range []string{"!3", "acme/store!3"} {
 		link, err := r.Post(context.Background(), venue.Target{Venue: "gitlab", Where: where},
 			answer.Answer{Key: "job", State: answer.StateSuccess, Summary: "no change", Commit: sha,
@@ -47,12 +47,12 @@ func TestRouteToGitLab(t *testing.T) {
 	if who, err := r.Check(context.Background(), "gitlab"); err != nil || who != "signed in as perfbot; acme/store readable" {
 		t.Errorf("Check = %q, %v", who, err)
 	}
-	r = NewRouter(Config{GitLab: config.GitLab{BaseURL: f.URL}}, Options{Getenv: envOf(nil)})
+	r = NewRouter(config.Venues{GitLab: config.GitLab{BaseURL: f.URL}}, Options{Getenv: envOf(nil)})
 	_, err := r.Post(context.Background(), venue.Target{Venue: "gitlab", Where: "acme/store!3"}, answer.Answer{Key: "k"})
 	if err == nil || !strings.Contains(err.Error(), "no token in $GITLAB_TOKEN") {
 		t.Errorf("err = %v", err)
 	}
-	r = NewRouter(Config{}, Options{Getenv: envOf(map[string]string{"GITLAB_TOKEN": token})})
+	r = NewRouter(config.Venues{}, Options{Getenv: envOf(map[string]string{"GITLAB_TOKEN": token})})
 	_, err = r.Post(context.Background(), venue.Target{Venue: "gitlab", Where: "!3"}, answer.Answer{Key: "k"})
 	if err == nil || !strings.Contains(err.Error(), "needs venues.gitlab.project") {
 		t.Errorf("bare !N without a project: err = %v", err)

@@ -43,12 +43,12 @@ type Options struct {
 type Router struct {
 	posters map[string]venue.Poster
 	errs    map[string]error
-	github  GitHub
+	github  config.GitHub
 	gitlab  config.GitLab
 }
 
 // NewRouter sets up every venue cfg configures.
-func NewRouter(cfg Config, opt Options) *Router {
+func NewRouter(cfg config.Venues, opt Options) *Router {
 	if opt.Getenv == nil {
 		opt.Getenv = os.Getenv
 	}
@@ -121,7 +121,7 @@ func (r *Router) Configured(venue string) error {
 	return fmt.Errorf("unknown venue %q", venue)
 }
 
-func newGitHub(c GitHub, s config.Env, opt Options) (string, *github.Client, error) {
+func newGitHub(c config.GitHub, s config.Env, opt Options) (string, *github.Client, error) {
 	gc, err := github.ConfigFrom(c, s)
 	if err != nil {
 		return "github", nil, err
@@ -141,9 +141,9 @@ func newGitLab(c config.GitLab, s config.Env, opt Options) (string, *gitlab.Clie
 	return "gitlab", p, err
 }
 
-func newJIRA(c JIRA, s config.Env, opt Options) (string, *jira.Client, error) {
+func newJIRA(c config.JIRA, s config.Env, opt Options) (string, *jira.Client, error) {
 	if c.URL == "" {
-		return "jira", nil, fmt.Errorf("JIRA is not configured: no site address (set %s or venues.jira.url)", EnvJIRAURL)
+		return "jira", nil, fmt.Errorf("JIRA is not configured: no site address (set %s or venues.jira.url)", config.EnvJIRAURL)
 	}
 	jc := jira.Config{BaseURL: c.URL, Deployment: jira.Deployment(strings.ToLower(c.Deployment)), HTTPClient: opt.HTTPClient, Retry: opt.Retry}
 	if c.UsesPAT() {
@@ -183,9 +183,9 @@ func newJIRA(c JIRA, s config.Env, opt Options) (string, *jira.Client, error) {
 	return "jira", cl, err
 }
 
-func newReviewBoard(c ReviewBoard, s config.Env, opt Options) (string, *reviewboard.Client, error) {
+func newReviewBoard(c config.ReviewBoard, s config.Env, opt Options) (string, *reviewboard.Client, error) {
 	if c.URL == "" {
-		return "reviewboard", nil, fmt.Errorf("review board is not configured: no site address (set %s or venues.reviewboard.url)", EnvReviewBoardURL)
+		return "reviewboard", nil, fmt.Errorf("review board is not configured: no site address (set %s or venues.reviewboard.url)", config.EnvReviewBoardURL)
 	}
 	tok, err := c.Token().Read(s)
 	where := c.Token().Source()
@@ -217,12 +217,12 @@ func newGerrit(c config.Gerrit, s config.Env, opt Options) (string, *gerrit.Clie
 	return "gerrit", cl, err
 }
 
-func newMail(c Mail, s config.Env, opt Options) (string, *mail.Sender, error) {
+func newMail(c config.Mail, s config.Env, opt Options) (string, *mail.Sender, error) {
 	switch {
 	case c.SMTP == "":
-		return "mail", nil, fmt.Errorf("mail is not configured: no SMTP server (set %s=host:port or venues.mail.smtp)", EnvSMTP)
+		return "mail", nil, fmt.Errorf("mail is not configured: no SMTP server (set %s=host:port or venues.mail.smtp)", config.EnvSMTP)
 	case c.From == "":
-		return "mail", nil, fmt.Errorf("mail is not configured: no sender (set %s or venues.mail.from)", EnvMailFrom)
+		return "mail", nil, fmt.Errorf("mail is not configured: no sender (set %s or venues.mail.from)", config.EnvMailFrom)
 	}
 	user := c.User
 	if user == "" {

@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/fake/reviewboardfake"
 	"github.com/perfbot/perfbot/venue"
 	"github.com/perfbot/perfbot/venue/retry"
@@ -24,18 +25,18 @@ func envOf(m map[string]string) func(string) string {
 
 func TestConfigFromEnv(t *testing.T) {
 	cfg := ConfigFromEnv(envOf(map[string]string{
-		EnvGitHubURL: "https://ghe.example.com/api/v3/", EnvJIRAURL: "https://issues.example.org",
-		EnvReviewBoardURL: "https://reviews.example.org", EnvSMTP: "smtp.example.org:587", EnvMailFrom: "perfbot <perfbot@example.org>",
+		config.EnvGitHubURL: "https://ghe.example.com/api/v3/", config.EnvJIRAURL: "https://issues.example.org",
+		config.EnvReviewBoardURL: "https://reviews.example.org", config.EnvSMTP: "smtp.example.org:587", config.EnvMailFrom: "perfbot <perfbot@example.org>",
 	}))
-	want := Config{
-		GitHub: GitHub{URL: "https://ghe.example.com/api/v3/"}, JIRA: JIRA{URL: "https://issues.example.org"},
-		ReviewBoard: ReviewBoard{URL: "https://reviews.example.org"}, Mail: Mail{SMTP: "smtp.example.org:587", From: "perfbot <perfbot@example.org>"},
+	want := config.Venues{
+		GitHub: config.GitHub{URL: "https://ghe.example.com/api/v3/"}, JIRA: config.JIRA{URL: "https://issues.example.org"},
+		ReviewBoard: config.ReviewBoard{URL: "https://reviews.example.org"}, Mail: config.Mail{SMTP: "smtp.example.org:587", From: "perfbot <perfbot@example.org>"},
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("got %+v", cfg)
 	}
 	// config.yaml wins over the environment.
-	if got := (Config{JIRA: JIRA{URL: "https://yaml.example.org"}}).WithEnv(envOf(map[string]string{EnvJIRAURL: "https://env.example.org"})); got.JIRA.URL != "https://yaml.example.org" {
+	if got := (config.Venues{JIRA: config.JIRA{URL: "https://yaml.example.org"}}).WithEnv(envOf(map[string]string{config.EnvJIRAURL: "https://env.example.org"})); got.JIRA.URL != "https://yaml.example.org" {
 		t.Errorf("env overrode config: %q", got.JIRA.URL)
 	}
 }
@@ -49,7 +50,7 @@ mail:   {smtp: "smtp.example.org:587", from: "perfbot <perfbot@example.org>", li
 `
 	dec := yaml.NewDecoder(strings.NewReader(src))
 	dec.KnownFields(true)
-	var cfg Config
+	var cfg config.Venues
 	if err := dec.Decode(&cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -62,27 +63,27 @@ func TestUnconfiguredVenues(t *testing.T) {
 	dir := t.TempDir()
 	tests := []struct {
 		name   string
-		cfg    Config
+		cfg    config.Venues
 		env    map[string]string
 		target string
 		want   string
 	}{
-		{"github without token", Config{}, nil, "github:acme/store#7", "no token in $GITHUB_TOKEN"},
-		{"github custom env", Config{GitHub: GitHub{TokenEnv: "GH_PAT"}}, nil, "github:acme/store#7", "no token in $GH_PAT"},
-		{"github missing file", Config{GitHub: GitHub{TokenFile: filepath.Join(dir, "nope")}}, nil, "github:acme/store#7", "nope: no such file"},
-		{"github app half set", Config{GitHub: GitHub{AppID: "1"}}, nil, "github:acme/store#7", "installation_id"},
-		{"github bare number", Config{}, map[string]string{"GITHUB_TOKEN": "ghp_x0123456789"}, "github:#7", "needs venues.github.repo"},
-		{"jira without url", Config{}, nil, "jira:STORE-1", "set PERFBOT_JIRA_URL or venues.jira.url"},
-		{"jira without user", Config{JIRA: JIRA{URL: "https://j.example.org"}}, nil, "jira:STORE-1", "no user in $JIRA_USER"},
-		{"jira without token", Config{JIRA: JIRA{URL: "https://j.example.org"}}, map[string]string{"JIRA_USER": "bot"}, "jira:STORE-1", "no API token or password in $JIRA_TOKEN"},
-		{"reviewboard without url", Config{}, nil, "reviewboard:42", "set PERFBOT_REVIEWBOARD_URL"},
-		{"reviewboard without token", Config{ReviewBoard: ReviewBoard{URL: "https://r.example.org"}}, nil, "reviewboard:42", "no API token in $REVIEWBOARD_TOKEN"},
-		{"gerrit without url", Config{}, nil, "gerrit:1234", "set PERFBOT_GERRIT_URL or venues.gerrit.url"},
-		{"gerrit without user", Config{Gerrit: Gerrit{URL: "https://g.example.org"}}, nil, "gerrit:1234/2", "no account (venues.gerrit.user)"},
-		{"gerrit without password", Config{Gerrit: Gerrit{URL: "https://g.example.org", User: "perfbot"}}, nil, "gerrit:1234", "no HTTP password in $GERRIT_HTTP_PASSWORD"},
-		{"mail without smtp", Config{}, nil, "mail:a@example.org", "set PERFBOT_SMTP=host:port"},
-		{"mail without from", Config{Mail: Mail{SMTP: "localhost:25"}}, nil, "mail:a@example.org", "set PERFBOT_MAIL_FROM"},
-		{"mail without password", Config{Mail: Mail{SMTP: "localhost:25", From: "p@example.org"}}, map[string]string{"SMTP_USER": "bot"}, "mail:a@example.org", "no password in $SMTP_PASSWORD"},
+		{"github without token", config.Venues{}, nil, "github:acme/store#7", "no token in $GITHUB_TOKEN"},
+		{"github custom env", config.Venues{GitHub: config.GitHub{TokenEnv: "GH_PAT"}}, nil, "github:acme/store#7", "no token in $GH_PAT"},
+		{"github missing file", config.Venues{GitHub: config.GitHub{TokenFile: filepath.Join(dir, "nope")}}, nil, "github:acme/store#7", "nope: no such file"},
+		{"github app half set", config.Venues{GitHub: config.GitHub{AppID: "1"}}, nil, "github:acme/store#7", "installation_id"},
+		{"github bare number", config.Venues{}, map[string]string{"GITHUB_TOKEN": "ghp_x0123456789"}, "github:#7", "needs venues.github.repo"},
+		{"jira without url", config.Venues{}, nil, "jira:STORE-1", "set PERFBOT_JIRA_URL or venues.jira.url"},
+		{"jira without user", config.Venues{JIRA: config.JIRA{URL: "https://j.example.org"}}, nil, "jira:STORE-1", "no user in $JIRA_USER"},
+		{"jira without token", config.Venues{JIRA: config.JIRA{URL: "https://j.example.org"}}, map[string]string{"JIRA_USER": "bot"}, "jira:STORE-1", "no API token or password in $JIRA_TOKEN"},
+		{"reviewboard without url", config.Venues{}, nil, "reviewboard:42", "set PERFBOT_REVIEWBOARD_URL"},
+		{"reviewboard without token", config.Venues{ReviewBoard: config.ReviewBoard{URL: "https://r.example.org"}}, nil, "reviewboard:42", "no API token in $REVIEWBOARD_TOKEN"},
+		{"gerrit without url", config.Venues{}, nil, "gerrit:1234", "set PERFBOT_GERRIT_URL or venues.gerrit.url"},
+		{"gerrit without user", config.Venues{Gerrit: config.Gerrit{URL: "https://g.example.org"}}, nil, "gerrit:1234/2", "no account (venues.gerrit.user)"},
+		{"gerrit without password", config.Venues{Gerrit: config.Gerrit{URL: "https://g.example.org", User: "perfbot"}}, nil, "gerrit:1234", "no HTTP password in $GERRIT_HTTP_PASSWORD"},
+		{"mail without smtp", config.Venues{}, nil, "mail:a@example.org", "set PERFBOT_SMTP=host:port"},
+		{"mail without from", config.Venues{Mail: config.Mail{SMTP: "localhost:25"}}, nil, "mail:a@example.org", "set PERFBOT_MAIL_FROM"},
+		{"mail without password", config.Venues{Mail: config.Mail{SMTP: "localhost:25", From: "p@example.org"}}, map[string]string{"SMTP_USER": "bot"}, "mail:a@example.org", "no password in $SMTP_PASSWORD"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -111,7 +112,7 @@ func TestRouteToReviewBoard(t *testing.T) {
 		t.Fatal(err)
 	}
 	quick := retry.Policy{Sleep: func(context.Context, time.Duration) error { return nil }}
-	r := NewRouter(Config{ReviewBoard: ReviewBoard{URL: f.URL, TokenFile: file}}, Options{Getenv: envOf(nil), Retry: quick})
+	r := NewRouter(config.Venues{ReviewBoard: config.ReviewBoard{URL: f.URL, TokenFile: file}}, Options{Getenv: envOf(nil), Retry: quick})
 	link, err := r.Post(context.Background(), venue.Target{Venue: "reviewboard", Where: "42"}, answer.Answer{Key: "job", Renderings: map[answer.Format]answer.Rendering{answer.MarkdownGFM: {Full: "**1 better**"}}})
 	reviews := f.Reviews(42, f.User)
 	if err != nil || link != f.URL+"r/42/#review101" || len(reviews) != 1 || !strings.Contains(reviews[0].BodyTop, "**1 better**") {
@@ -123,7 +124,7 @@ func TestRouteToReviewBoard(t *testing.T) {
 
 	bad := filepath.Join(t.TempDir(), "bad")
 	_ = os.WriteFile(bad, []byte("rb-WRONG-token-987654321"), 0o600)
-	r = NewRouter(Config{ReviewBoard: ReviewBoard{URL: f.URL, TokenFile: bad}}, Options{Getenv: envOf(nil), Retry: quick})
+	r = NewRouter(config.Venues{ReviewBoard: config.ReviewBoard{URL: f.URL, TokenFile: bad}}, Options{Getenv: envOf(nil), Retry: quick})
 	_, err = r.Post(context.Background(), venue.Target{Venue: "reviewboard", Where: "42"}, answer.Answer{Key: "job"})
 	if err == nil || bytes.Contains([]byte(err.Error()), []byte("rb-WRONG-token")) || !strings.Contains(err.Error(), "401") {
 		t.Fatalf("err = %v", err)
