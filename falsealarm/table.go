@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"text/tabwriter"
 	"time"
 
+	"github.com/perfbot/perfbot/internal/texttable"
 	"github.com/perfbot/perfbot/store"
 )
 
@@ -16,13 +16,12 @@ func WriteTable(w io.Writer, marks []store.FalseAlarm) error {
 		_, err := fmt.Fprintln(w, "no verdict is marked a false alarm")
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN\tBENCHMARK\tUNIT\tVERDICT\tCHANGE\tHOST\tBY\tVENUE\tWHEN\tREASON")
+	t := texttable.New(w, "RUN", "BENCHMARK", "UNIT", "VERDICT", "CHANGE", "HOST", "BY", "VENUE", "WHEN", "REASON")
 	for _, m := range marks {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%+.1f%%\t%s\t%s\t%s\t%s\t%s\n", strconv.FormatInt(m.RunID, 10), RowName(m.Key), m.Key.Unit,
-			m.Verdict, m.DeltaPct, m.Host, m.By, m.Venue, m.At.UTC().Format(time.DateTime), m.Reason)
+		t.Row(strconv.FormatInt(m.RunID, 10), RowName(m.Key), m.Key.Unit, m.Verdict, fmt.Sprintf("%+.1f%%", m.DeltaPct),
+			m.Host, m.By, m.Venue, m.At.UTC().Format(time.DateTime), m.Reason)
 	}
-	return tw.Flush()
+	return t.Flush()
 }
 
 // RowName is a benchmark with its parameters, for tables.

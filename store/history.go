@@ -8,10 +8,10 @@ import (
 	"io"
 	"slices"
 	"strconv"
-	"text/tabwriter"
 	"time"
 
 	"github.com/perfbot/perfbot/bench"
+	"github.com/perfbot/perfbot/internal/texttable"
 )
 
 // Point is one measurement of a benchmark in its history.
@@ -142,8 +142,7 @@ func scanPoints(rows *sql.Rows, benchmark string) ([]Point, error) {
 // WriteHistory prints points as an aligned table: date, commit, variant,
 // parameters, centre with its unit, verdict.
 func WriteHistory(w io.Writer, points []Point) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "DATE\tCOMMIT\tVARIANT\tPARAMS\tCENTRE\tUNIT\tVERDICT")
+	t := texttable.New(w, "DATE", "COMMIT", "VARIANT", "PARAMS", "CENTRE", "UNIT", "VERDICT")
 	for _, p := range points {
 		commit := p.Commit
 		if len(commit) > 12 {
@@ -170,10 +169,9 @@ func WriteHistory(w io.Writer, points []Point) error {
 		if p.Metric != "" {
 			unit = p.Metric + " " + unit
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Finished.Format("2006-01-02 15:04"), commit, p.Variant,
-			params, strconv.FormatFloat(p.Centre, 'g', 6, 64), unit, verdict)
+		t.Row(p.Finished.Format("2006-01-02 15:04"), commit, p.Variant, params, strconv.FormatFloat(p.Centre, 'g', 6, 64), unit, verdict)
 	}
-	return tw.Flush()
+	return t.Flush()
 }
 
 // WriteSeriesHistory prints the history of each series as WriteHistory

@@ -1,11 +1,12 @@
 package store
 
 import (
-	"fmt"
 	"io"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
+
+	"github.com/perfbot/perfbot/internal/texttable"
 )
 
 // WriteAnswers prints answers of the outbox as an indented table (what
@@ -14,8 +15,7 @@ func WriteAnswers(w io.Writer, answers []Answer) (failed int, err error) {
 	if len(answers) == 0 {
 		return 0, nil
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "  DELIVERY\tSTATE\tTARGET\tKEY\tTRIES\tWAITING SINCE\tNEXT TRY\tLAST ERROR")
+	t := texttable.New(w, "  DELIVERY", "STATE", "TARGET", "KEY", "TRIES", "WAITING SINCE", "NEXT TRY", "LAST ERROR")
 	for _, a := range answers {
 		next := "-"
 		if a.Status == OutboxPending {
@@ -24,10 +24,10 @@ func WriteAnswers(w io.Writer, answers []Answer) (failed int, err error) {
 		if a.Status == OutboxFailed {
 			failed++
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", a.Status, a.State, a.Target, a.Key, a.Attempts,
+		t.Row("  "+a.Status, a.State, a.Target, a.Key, strconv.Itoa(a.Attempts),
 			a.Since.Format(time.RFC3339), next, oneLine(a.LastError, 200))
 	}
-	return failed, tw.Flush()
+	return failed, t.Flush()
 }
 
 // oneLine joins s's lines and cuts it to n characters; "-" when empty.

@@ -7,9 +7,9 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/internal/texttable"
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/store"
 )
@@ -20,19 +20,19 @@ func WriteText(w io.Writer, cps []store.ChangePoint) error {
 		_, err := fmt.Fprintln(w, "no change points")
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "FOUND\tTRACK\tBENCHMARK\tPARAMS\tCOMMITS\tBEFORE\tAFTER\tCHANGE\tP\tBY")
+	t := texttable.New(w, "FOUND", "TRACK", "BENCHMARK", "PARAMS", "COMMITS", "BEFORE", "AFTER", "CHANGE", "P", "BY")
 	for _, c := range cps {
 		params := c.Params.String()
 		if params == "" {
 			params = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s..%s\t%s\t%s\t%+.1f%%\t%.2g\t%s\n", c.Found.Format("2006-01-02 15:04"),
-			oneLine(c.Track), oneLine(c.Benchmark), oneLine(params), short(c.CommitBefore), short(c.Commit),
+		t.Row(c.Found.Format("2006-01-02 15:04"), oneLine(c.Track), oneLine(c.Benchmark), oneLine(params),
+			short(c.CommitBefore)+".."+short(c.Commit),
 			centre(c.Before, c.BeforeLo, c.BeforeHi, c.NBefore, c.Unit, c.Metric),
-			centre(c.After, c.AfterLo, c.AfterHi, c.NAfter, c.Unit, c.Metric), c.DeltaPct, c.P, foundBy(c.FoundBy))
+			centre(c.After, c.AfterLo, c.AfterHi, c.NAfter, c.Unit, c.Metric),
+			fmt.Sprintf("%+.1f%%", c.DeltaPct), fmt.Sprintf("%.2g", c.P), foundBy(c.FoundBy))
 	}
-	return tw.Flush()
+	return t.Flush()
 }
 
 // WriteJSON prints change points as a JSON array.
