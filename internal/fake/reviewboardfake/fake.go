@@ -321,16 +321,30 @@ func (s *Server) find(r *http.Request) *Request {
 	return nil
 }
 
-// findReview is the index in s.reviews[rq.ID] of the review or reply the
-// path's rid names, or -1.
-func (s *Server) findReview(rq *Request, r *http.Request) int {
-	rid, _ := strconv.Atoi(r.PathValue("rid"))
-	for i, rv := range s.reviews[rq.ID] {
-		if rv.ID == rid {
-			return i
+// request is the review request the path names, or nil after answering
+// 404 Object does not exist.
+func (s *Server) request(w http.ResponseWriter, r *http.Request) *Request {
+	rq := s.find(r)
+	if rq == nil {
+		fail(w, 404, 100, "Object does not exist")
+	}
+	return rq
+}
+
+// review is the review request and the index in its reviews of the
+// review (not a reply) the path's rid names, if ok accepts it; else nil
+// after answering 404 Object does not exist.
+func (s *Server) review(w http.ResponseWriter, r *http.Request, ok func(Review) bool) (*Request, int) {
+	if rq := s.find(r); rq != nil {
+		rid, _ := strconv.Atoi(r.PathValue("rid"))
+		for i, rv := range s.reviews[rq.ID] {
+			if rv.ID == rid && rv.ReplyTo == 0 && ok(rv) {
+				return rq, i
+			}
 		}
 	}
-	return -1
+	fail(w, 404, 100, "Object does not exist")
+	return nil, -1
 }
 
 func (s *Server) listRequests(w http.ResponseWriter, r *http.Request) {
@@ -370,9 +384,8 @@ func diffJSON(rq *Request, rev int) map[string]any {
 }
 
 func (s *Server) listDiffs(w http.ResponseWriter, r *http.Request) {
-	rq := s.find(r)
+	rq := s.request(w, r)
 	if rq == nil {
-		fail(w, 404, 100, "Object does not exist")
 		return
 	}
 	out := []map[string]any{}
@@ -446,9 +459,8 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request, rq *Request, reply
 }
 
 func (s *Server) listReviews(w http.ResponseWriter, r *http.Request) {
-	rq := s.find(r)
+	rq := s.request(w, r)
 	if rq == nil {
-		fail(w, 404, 100, "Object does not exist")
 		return
 	}
 	if r.URL.Query().Get("start") == "" {
@@ -458,14 +470,8 @@ func (s *Server) listReviews(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) listReplies(w http.ResponseWriter, r *http.Request) {
-	rq := s.find(r)
+	rq, i := s.review(w, r, func(Review) bool { return true })
 	if rq == nil {
-		fail(w, 404, 100, "Object does not exist")
-		return
-	}
-	i := s.findReview(rq, r)
-	if i < 0 || s.reviews[rq.ID][i].ReplyTo != 0 {
-		fail(w, 404, 100, "Object does not exist")
 		return
 	}
 	s.list(w, r, rq, s.reviews[rq.ID][i].ID, "replies")
@@ -538,9 +544,8 @@ func (s *Server) draft(rq *Request, replyTo int) int {
 // follows), else a new one (201 Created), published when public is true
 // (perfbot always asks so).
 func (s *Server) createReview(w http.ResponseWriter, r *http.Request) {
-	rq := s.find(r)
+	rq := s.request(w, r)
 	if rq == nil {
-		fail(w, 404, 100, "Object does not exist")
 		return
 	}
 	i := s.draft(rq, 0)
@@ -571,14 +576,8 @@ func (s *Server) createReview(w http.ResponseWriter, r *http.Request) {
 
 // getReview is one review: a draft only to its author.
 func (s *Server) getReview(w http.ResponseWriter, r *http.Request) {
-	rq := s.find(r)
+	rq, i := s.review(w, r, func(rv Review) bool { return rv.Public || rv.User == s.User })
 	if rq == nil {
-		fail(w, 404, 100, "Object does not exist")
-		return
-	}
-	i := s.findReview(rq, r)
-	if i < 0 || s.reviews[rq.ID][i].ReplyTo != 0 || !s.reviews[rq.ID][i].Public && s.reviews[rq.ID][i].User != s.User {
-		fail(w, 404, 100, "Object does not exist")
 		return
 	}
 	writeJSON(w, 200, map[string]any{"review": s.reviewJSON(rq.ID, s.reviews[rq.ID][i])})
@@ -587,14 +586,8 @@ func (s *Server) getReview(w http.ResponseWriter, r *http.Request) {
 // updateReview changes the user's draft review; a published review
 // cannot change (403).
 func (s *Server) updateReview(w http.ResponseWriter, r *http.Request) {
-	rq := s.find(r)
+	rq, i := s.review(w, r, func(Review) bool { return true })
 	if rq == nil {
-		fail(w, 404, 100, "Object does not exist")
-		return
-	}
-	i := s.findReview(rq, r)
-	if i < 0 || s.reviews[rq.ID][i].ReplyTo != 0 {
-		fail(w, 404, 100, "Object does not exist")
 		return
 	}
 	rv := s.reviews[rq.ID][i]
@@ -613,14 +606,8 @@ func (s *Server) updateReview(w http.ResponseWriter, r *http.Request) {
 // createReply writes the user's reply to a published review (201
 // Created), published when public is true.
 func (s *Server) createReply(w http.ResponseWriter, r *http.Request) {
-	rq := s.find(r)
+	rq, i := s.review(w, r, func(rv Review) bool { return rv.Public })
 	if rq == nil {
-		fail(w, 404, 100, "Object does not exist")
-		return
-	}
-	i := s.findReview(rq, r)
-	if i < 0 || s.reviews[rq.ID][i].ReplyTo != 0 || !s.reviews[rq.ID][i].Public {
-		fail(w, 404, 100, "Object does not exist")
 		return
 	}
 	rp := Review{ReplyTo: s.reviews[rq.ID][i].ID, User: s.User, BodyTopTextType: "plain", BodyBottomTextType: "plain"}
