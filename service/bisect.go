@@ -65,7 +65,7 @@ func (s *Service) queueBisect(ctx context.Context, log *slog.Logger, spec JobSpe
 	if duplicate {
 		return
 	}
-	msg := withSection(s.answerMessage(ctx, spec, cmp, "", runID),
+	msg := withSection(s.answers.Answer(ctx, spec, cmp, "", runID),
 		plainSection("Which commit: the series' commits are being measured; this section will name the commit responsible."))
 	if err := s.outbox.Put(ctx, targets, msg, true, time.Time{}); err != nil {
 		log.Error("answer with the bisect pending", "err", err)
@@ -119,7 +119,7 @@ func (w *bisectWorker) Work(ctx context.Context, j *river.Job[bisectArgs]) error
 		failed := plainSection("Which commit: the series could not be bisected: " + err.Error())
 		sec = &failed
 	}
-	msg := s.answerMessage(ctx, a.Spec, cmp, "", a.RunID)
+	msg := s.answers.Answer(ctx, a.Spec, cmp, "", a.RunID)
 	if sec != nil {
 		msg = withSection(msg, *sec)
 	}

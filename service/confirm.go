@@ -128,7 +128,7 @@ func (w *confirmWorker) Work(ctx context.Context, j *river.Job[confirmArgs]) err
 		sec = plainSection(text)
 		log.Info("confirmation finished", "result", text)
 	}
-	msg := withSection(s.answerMessage(ctx, a.Spec, cmp, "", a.RunID), sec)
+	msg := withSection(s.answers.Answer(ctx, a.Spec, cmp, "", a.RunID), sec)
 	if perr := s.outbox.Put(context.WithoutCancel(ctx), a.Spec.Targets, s.deps.Scrub.Message(msg), true, time.Time{}); perr != nil {
 		return fmt.Errorf("store answer of %s with its confirmation: %w", a.Spec.Key, perr)
 	}

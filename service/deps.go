@@ -2,11 +2,13 @@ package service
 
 import (
 	"context"
+	"path/filepath"
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/job/jobspec"
+	"github.com/perfbot/perfbot/runner"
 	"github.com/perfbot/perfbot/venue"
 )
 
@@ -53,4 +55,21 @@ type PosterFunc func(ctx context.Context, to venue.Target, msg answer.Answer) (s
 // Post calls f.
 func (f PosterFunc) Post(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
 	return f(ctx, to, msg)
+}
+
+// clones opens the cached clones jobs use (runner.OpenWorkspace, under
+// DefaultCacheDir) for the tracked branches' follow-ups.
+type clones struct{}
+
+// GitDir returns the git directory of repo's cached clone, fetched.
+func (clones) GitDir(ctx context.Context, repo string) (string, func(), error) {
+	cache := DefaultCacheDir()
+	if cache == "" {
+		return "", func() {}, nil // nowhere to clone it
+	}
+	ws, err := runner.OpenWorkspace(ctx, repo, cache)
+	if err != nil {
+		return "", nil, err
+	}
+	return filepath.Join(ws.Dir, "repo.git"), func() { ws.Close() }, nil
 }

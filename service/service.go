@@ -16,6 +16,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/service/followup"
 	"github.com/perfbot/perfbot/service/outbox"
 	"github.com/perfbot/perfbot/service/queue"
 	"github.com/perfbot/perfbot/store"
@@ -72,6 +73,10 @@ type Service struct {
 	addr   string
 	// outbox delivers the answers.
 	outbox *outbox.Outbox
+	// answers renders the final answers.
+	answers answers
+	// tracker follows the tracked branches and merged requests.
+	tracker *followup.Tracker
 }
 
 type poller struct {
@@ -138,6 +143,13 @@ func Open(ctx context.Context, cfg *config.Config, mode Mode, deps Deps) (*Servi
 		return nil, err
 	}
 	s.q = q
+	s.answers = answers{url: cfg.Service.URL, st: st, scrub: deps.Scrub, render: deps.Render}
+	announce := make([][]string, len(cfg.Track.Branches))
+	for i, b := range cfg.Track.Branches {
+		announce[i] = s.scheduleTargets(config.Schedule{Post: b.Post})
+	}
+	s.tracker = followup.New(followup.Deps{Config: cfg, Store: st, Queue: q, Outbox: s.outbox, Poster: deps.Poster,
+		Render: s.answers, Scrub: deps.Scrub, Clones: clones{}, Metrics: s.metrics, Announce: announce, Logger: s.log})
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /metrics", s.serveMetrics)
 	return s, nil
@@ -162,6 +174,10 @@ func (s *Service) Logger() *slog.Logger { return s.log }
 // through it too, so that a refusal takes the same path (and, in mail, the
 // same thread) as a result would.
 func (s *Service) Poster() Poster { return s.deps.Poster }
+
+// Tracker follows the tracked branches and the requests that land on
+// them: pushes, polls and merges go to it.
+func (s *Service) Tracker() *followup.Tracker { return s.tracker }
 
 // Config is the service's configuration.
 func (s *Service) Config() *config.Config { return s.cfg }

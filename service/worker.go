@@ -18,6 +18,7 @@ import (
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/service/queue"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/track"
 	"github.com/perfbot/perfbot/venue"
 )
 
@@ -49,7 +50,7 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[queue.BenchArgs])
 		if err != nil {
 			return err
 		}
-		s.openFollowUp(ctx, log, spec, prev)
+		s.tracker.OpenFollowUp(ctx, log, spec, prev)
 		if s.queueConfirm(ctx, log, spec, cmp, prev.ID) {
 			return nil // the confirm job posts the verdict
 		}
@@ -160,9 +161,9 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[queue.BenchArgs])
 	s.metrics.Inc("perfbot_jobs_total", "outcome", "done")
 	log.Info("benchmark job finished", "run", run.ID, "took", time.Since(started).Round(time.Millisecond))
 	if spec.Track != "" {
-		s.afterTrackedRun(ctx, log, spec.Track)
+		s.tracker.AfterTrackedRun(ctx, log, spec.Track)
 	}
-	s.openFollowUp(ctx, log, spec, run)
+	s.tracker.OpenFollowUp(ctx, log, spec, run)
 	if s.queueConfirm(ctx, log, spec, cmp, run.ID) {
 		return nil // the confirm job posts the verdict
 	}
@@ -180,7 +181,7 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[queue.BenchArgs])
 // paths are scrubbed from the comparison before it is rendered, and from
 // the rendered answer.
 func (w *benchWorker) answer(ctx context.Context, log *slog.Logger, spec JobSpec, cmp *compare.Comparison, state string, runID int64) error {
-	msg := w.svc.answerMessage(ctx, spec, cmp, state, runID)
+	msg := w.svc.answers.Answer(ctx, spec, cmp, state, runID)
 	if err := w.svc.outbox.Put(ctx, spec.Targets, msg, true, time.Time{}); err != nil {
 		return fmt.Errorf("store answer of %s: %w", spec.Key, err)
 	}
@@ -188,11 +189,21 @@ func (w *benchWorker) answer(ctx context.Context, log *slog.Logger, spec JobSpec
 	return nil
 }
 
-// answerMessage renders a run's final answer to spec.
-func (s *Service) answerMessage(ctx context.Context, spec JobSpec, cmp *compare.Comparison, state string, runID int64) answer.Answer {
-	msg := s.deps.Scrub.Message(s.deps.Render(s.deps.Scrub.Comparison(cmp)))
-	if url := RunURL(s.cfg.Service.URL, runID); url != "" {
-		msg = report.LinkRun(msg, url, s.storedImages(ctx, runID))
+// answers renders final answers: the comparison scrubbed of host paths,
+// rendered, linked to its run's page, and scrubbed again.
+type answers struct {
+	url    string
+	st     *store.Store
+	scrub  *Scrubber
+	render Renderer
+}
+
+// Answer renders a run's final answer to spec; a non-empty state
+// overrides the comparison's.
+func (a answers) Answer(ctx context.Context, spec JobSpec, cmp *compare.Comparison, state string, runID int64) answer.Answer {
+	msg := a.scrub.Message(a.render(a.scrub.Comparison(cmp)))
+	if url := RunURL(a.url, runID); url != "" {
+		msg = report.LinkRun(msg, url, a.storedImages(ctx, runID))
 	}
 	msg.Key = spec.Key
 	// The commit measured, else (nothing was measured) the one the
@@ -209,8 +220,8 @@ func (s *Service) answerMessage(ctx context.Context, spec JobSpec, cmp *compare.
 }
 
 // storedImages counts the images (flame graphs) kept with a run.
-func (s *Service) storedImages(ctx context.Context, runID int64) int {
-	files, err := s.st.Artifacts(ctx, runID)
+func (a answers) storedImages(ctx context.Context, runID int64) int {
+	files, err := a.st.Artifacts(ctx, runID)
 	if err != nil {
 		return 0
 	}
@@ -221,6 +232,23 @@ func (s *Service) storedImages(ctx context.Context, runID int64) int {
 		}
 	}
 	return n
+}
+
+// keepTrackInstruments has a tracked run's suites set to auto keep the
+// instrument the branch's earlier runs chose (track.KeptInstruments), so
+// the branch's history is measured in one unit. A store that cannot say
+// is logged, and the run chooses for itself.
+func (s *Service) keepTrackInstruments(ctx context.Context, log *slog.Logger, spec *JobSpec) {
+	b, ok := s.tracker.Branch(spec.Track)
+	if !ok {
+		return
+	}
+	keep, err := track.KeptInstruments(ctx, s.st, spec.Track, b.Branch)
+	if err != nil {
+		log.Error("instruments kept for the tracked branch", "track", spec.Track, "err", err)
+		return
+	}
+	spec.KeepInstruments = keep
 }
 
 // storeFiles turns a benchmarker's files into the store's.

@@ -38,7 +38,7 @@ func addGitLabIntake(svc *service.Service, cfg *config.Config, router *post.Rout
 		Login: g.Login, Command: cfg.Triggers.Command, Log: log.With("intake", "gitlab"), Metrics: svc.Metrics(),
 	}
 	if len(cfg.Track.Branches) > 0 {
-		in.OnMerged = svc.RecordGitLabMerge
+		in.OnMerged = svc.Tracker().RecordGitLabMerge
 	}
 	svc.Handle("POST /webhook/gitlab", in)
 	return nil

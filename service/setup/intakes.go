@@ -44,8 +44,8 @@ func addIntakes(svc *service.Service, cfg *config.Config, router *post.Router, l
 			Metrics:   svc.Metrics(),
 		}
 		if len(cfg.Track.Branches) > 0 {
-			in.OnPush = svc.TrackPush
-			in.OnMerged = svc.RecordMerge
+			in.OnPush = svc.Tracker().TrackPush
+			in.OnMerged = svc.Tracker().RecordMerge
 		}
 		if v.GitHub.Webhook() {
 			ws := v.GitHub.WebhookSecret()
@@ -67,7 +67,7 @@ func addIntakes(svc *service.Service, cfg *config.Config, router *post.Router, l
 		return err
 	}
 	if len(cfg.Track.Branches) > 0 {
-		svc.AddPoller("track", every, svc.PollTracked)
+		svc.AddPoller("track", every, svc.Tracker().PollTracked)
 	}
 	if v.JIRA.Poll {
 		c, err := router.JIRA()

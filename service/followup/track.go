@@ -1,4 +1,4 @@
-package service
+package followup
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/intake"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/stats"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/track"
@@ -22,7 +23,7 @@ import (
 
 // trackedRepo is a tracked branch's repository: its own, else the
 // project's; a relative local path is relative to the config file.
-func (s *Service) trackedRepo(b config.TrackedBranch) string {
+func (s *Tracker) trackedRepo(b config.TrackedBranch) string {
 	repo := b.RepoOr(s.cfg.Project.Repo)
 	if repo != "" && !strings.Contains(repo, "://") && !strings.Contains(repo, "@") && !filepath.IsAbs(repo) && s.cfg.File != "" {
 		repo = filepath.Join(filepath.Dir(s.cfg.File), repo)
@@ -34,7 +35,7 @@ func (s *Service) trackedRepo(b config.TrackedBranch) string {
 // branch, against the commit the track measured last (its first parent
 // when the track has none; before, when given, is the push's old head).
 // A head already measured or queued is not queued again.
-func (s *Service) TrackHead(ctx context.Context, b config.TrackedBranch, head, before string) error {
+func (s *Tracker) TrackHead(ctx context.Context, b config.TrackedBranch, head, before string) error {
 	repo := s.trackedRepo(b)
 	name := track.Name(repo, b.Branch)
 	base := ""
@@ -55,7 +56,7 @@ func (s *Service) TrackHead(ctx context.Context, b config.TrackedBranch, head, b
 	default:
 		base = head + "^"
 	}
-	_, _, err := s.Enqueue(ctx, JobSpec{
+	spec := jobspec.Spec{
 		Key:          track.KeyPrefix(name) + head,
 		Repo:         repo,
 		BaseRef:      base,
@@ -64,13 +65,18 @@ func (s *Service) TrackHead(ctx context.Context, b config.TrackedBranch, head, b
 		Track:        name,
 		Title:        fmt.Sprintf("%s at %.12s", b.Branch, head),
 		Source:       "track",
-	})
-	return err
+	}
+	id, dup, err := s.queue.InsertBench(ctx, spec, s.cfg.Service.Queue, s.cfg.Service.MaxAttempts)
+	if err != nil {
+		return fmt.Errorf("queue job %s: %w", spec.Key, err)
+	}
+	s.log.Info("job inserted", "key", spec.Key, "job", id, "duplicate", dup, "source", spec.Source)
+	return nil
 }
 
 // PollTracked asks each tracked branch's repository for the branch's head
 // (git ls-remote) and queues a new head's measurement.
-func (s *Service) PollTracked(ctx context.Context) error {
+func (s *Tracker) PollTracked(ctx context.Context) error {
 	var errs []error
 	for _, b := range s.cfg.Track.Branches {
 		repo := s.trackedRepo(b)
@@ -88,7 +94,7 @@ func (s *Service) PollTracked(ctx context.Context) error {
 // TrackPush queues the new head of a pushed branch when the config tracks
 // it; repo is the pushed repository's "owner/name". It reports whether
 // the push was taken: a tracked branch, and a head that is a commit id.
-func (s *Service) TrackPush(ctx context.Context, repo, ref, before, after string) (bool, error) {
+func (s *Tracker) TrackPush(ctx context.Context, repo, ref, before, after string) (bool, error) {
 	branch, ok := strings.CutPrefix(ref, "refs/heads/")
 	if !ok || strings.Trim(after, "0") == "" {
 		return false, nil // a tag, or a deleted branch
@@ -111,7 +117,7 @@ func (s *Service) TrackPush(ctx context.Context, repo, ref, before, after string
 
 // isGitHubRepo reports whether a tracked branch's repository is the
 // GitHub repository owner/name.
-func (s *Service) isGitHubRepo(b config.TrackedBranch, fullName string) bool {
+func (s *Tracker) isGitHubRepo(b config.TrackedBranch, fullName string) bool {
 	if fullName == "" {
 		return false
 	}
@@ -150,36 +156,18 @@ func lsRemote(ctx context.Context, repo, branch string) (string, error) {
 	return "", fmt.Errorf("no branch %s in %s", branch, repo)
 }
 
-// keepTrackInstruments has a tracked run's suites set to auto keep the
-// instrument the branch's earlier runs chose (track.KeptInstruments), so
-// the branch's history is measured in one unit. A store that cannot say
-// is logged, and the run chooses for itself.
-func (s *Service) keepTrackInstruments(ctx context.Context, log *slog.Logger, spec *JobSpec) {
-	branch := ""
-	for _, b := range s.cfg.Track.Branches {
-		if track.Name(s.trackedRepo(b), b.Branch) == spec.Track {
-			branch = b.Branch
-		}
-	}
-	if branch == "" {
-		return
-	}
-	keep, err := track.KeptInstruments(ctx, s.st, spec.Track, branch)
-	if err != nil {
-		log.Error("instruments kept for the tracked branch", "track", spec.Track, "err", err)
-		return
-	}
-	spec.KeepInstruments = keep
-}
-
-// afterTrackedRun searches a track's history for change points once a run
+// AfterTrackedRun searches a track's history for change points once a run
 // of it finished, and announces the new ones where the config says, once
 // each. Failures are logged: the measurement stands without them.
-func (s *Service) afterTrackedRun(ctx context.Context, log *slog.Logger, name string) {
+func (s *Tracker) AfterTrackedRun(ctx context.Context, log *slog.Logger, name string) {
 	var branch *config.TrackedBranch
+	var targets []string
 	for i, b := range s.cfg.Track.Branches {
 		if track.Name(s.trackedRepo(b), b.Branch) == name {
 			branch = &s.cfg.Track.Branches[i]
+			if i < len(s.announce) {
+				targets = s.announce[i]
+			}
 		}
 	}
 	opts := track.Options{Detect: changepoint.Options{Alpha: s.cfg.Track.Alpha, MinChangePct: s.cfg.Track.MinChange,
@@ -207,7 +195,6 @@ func (s *Service) afterTrackedRun(ctx context.Context, log *slog.Logger, name st
 	if len(branch.Post) == 0 {
 		return
 	}
-	targets := s.scheduleTargets(config.Schedule{Post: branch.Post})
 	cps, err := s.st.ChangePoints(ctx, store.ChangePointFilter{Track: name, Unposted: true})
 	if err != nil {
 		log.Error("change points to announce", "track", name, "err", err)
@@ -222,12 +209,12 @@ func (s *Service) afterTrackedRun(ctx context.Context, log *slog.Logger, name st
 			}
 			continue
 		}
-		msg := s.deps.Scrub.Message(track.Message(c))
+		msg := s.scrub.Message(track.Message(c))
 		posted := true
 		for _, t := range targets {
 			target, err := venue.ParseTarget(t)
 			if err == nil {
-				_, err = s.deps.Poster.Post(ctx, target, msg)
+				_, err = s.poster.Post(ctx, target, msg)
 			}
 			if err != nil {
 				posted = false

@@ -1,4 +1,4 @@
-package service
+package followup_test
 
 import (
 	"context"
@@ -12,6 +12,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/perfbot/perfbot/job/jobspec"
+	"github.com/perfbot/perfbot/service"
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/bench"
@@ -115,10 +118,10 @@ func (f *fakeGitHubPulls) pull(n int) ([]string, int) {
 
 // measureTracked has svc poll its tracked branches and waits until the
 // branch name has a measurement of commit c.
-func measureTracked(t *testing.T, svc *Service, name, c string) {
+func measureTracked(t *testing.T, svc *service.Service, name, c string) {
 	t.Helper()
 	ctx := context.Background()
-	if err := svc.PollTracked(ctx); err != nil {
+	if err := svc.Tracker().PollTracked(ctx); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(30 * time.Second)
@@ -226,13 +229,13 @@ func testVerdictFollowUp(t *testing.T, driver string) {
 		t.Fatal(err)
 	}
 	list := &recordingPoster{}
-	poster := PosterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
+	poster := service.PosterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
 		if to.Venue == "github" {
 			return gp.Post(ctx, to.Where, msg)
 		}
 		return list.Post(ctx, to, msg)
 	})
-	bencher := BenchmarkerFunc(func(ctx context.Context, spec JobSpec, _ job.ProgressFunc) (*compare.Comparison, error) {
+	bencher := service.BenchmarkerFunc(func(ctx context.Context, spec jobspec.Spec, _ job.ProgressFunc) (*compare.Comparison, error) {
 		if spec.Track == "" { // a pull request's claim
 			b := map[string]float64{"Append": 100, "Read": 100, "Scan": 100}
 			c := map[string]float64{"Append": 100, "Read": 100, "Scan": 100}
@@ -259,9 +262,9 @@ func testVerdictFollowUp(t *testing.T, driver string) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	start := func() (*Service, func()) {
+	start := func() (*service.Service, func()) {
 		ctx, cancel := context.WithCancel(context.Background())
-		svc, err := Open(ctx, cfg, ModeServe, Deps{Poster: poster, Benchmarker: bencher})
+		svc, err := service.Open(ctx, cfg, service.ModeServe, service.Deps{Poster: poster, Benchmarker: bencher})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -301,7 +304,7 @@ func testVerdictFollowUp(t *testing.T, driver string) {
 		pr    int
 		title string
 	}{{3, "append"}, {4, "scan"}} {
-		spec := JobSpec{Key: fmt.Sprintf("github:acme/store#%d/comment/%d", req.pr, req.pr*10),
+		spec := jobspec.Spec{Key: fmt.Sprintf("github:acme/store#%d/comment/%d", req.pr, req.pr*10),
 			Targets: []string{fmt.Sprintf("github:acme/store#%d", req.pr)}, Title: req.title, Source: "github"}
 		if _, _, err := svc.Enqueue(ctx, spec); err != nil {
 			t.Fatal(err)
@@ -328,7 +331,7 @@ func testVerdictFollowUp(t *testing.T, driver string) {
 			landed3 = c
 			// GitHub's pull_request closed event (merged) names the merge
 			// commit before the push is measured.
-			if err := svc.RecordMerge(ctx, "acme/store", 3, c); err != nil {
+			if err := svc.Tracker().RecordMerge(ctx, "acme/store", 3, c); err != nil {
 				t.Fatal(err)
 			}
 		case 8:

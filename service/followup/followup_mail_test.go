@@ -1,4 +1,4 @@
-package service
+package followup_test
 
 import (
 	"context"
@@ -12,6 +12,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/perfbot/perfbot/job/jobspec"
+	"github.com/perfbot/perfbot/service"
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
@@ -50,13 +53,13 @@ func testVerdictFollowUpMail(t *testing.T, driver string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	poster := PosterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
+	poster := service.PosterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
 		if to.Venue != "mail" {
 			return "", fmt.Errorf("unexpected target %s", to)
 		}
 		return sender.Post(ctx, to.Where, msg)
 	})
-	bencher := BenchmarkerFunc(func(ctx context.Context, spec JobSpec, _ job.ProgressFunc) (*compare.Comparison, error) {
+	bencher := service.BenchmarkerFunc(func(ctx context.Context, spec jobspec.Spec, _ job.ProgressFunc) (*compare.Comparison, error) {
 		if spec.Track == "" { // the patch's claim
 			b := map[string]float64{"Append": 100, "Read": 100, "Scan": 100}
 			return levelsComparison("base", "patch", b, map[string]float64{"Append": 5, "Read": 100, "Scan": 100}), nil
@@ -73,9 +76,9 @@ func testVerdictFollowUpMail(t *testing.T, driver string) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	start := func() (*Service, func()) {
+	start := func() (*service.Service, func()) {
 		ctx, cancel := context.WithCancel(context.Background())
-		svc, err := Open(ctx, cfg, ModeServe, Deps{Poster: poster, Benchmarker: bencher})
+		svc, err := service.Open(ctx, cfg, service.ModeServe, service.Deps{Poster: poster, Benchmarker: bencher})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,7 +120,7 @@ func testVerdictFollowUpMail(t *testing.T, driver string) {
 
 	svc, stop := start()
 	key := "mail:<patch-1@example.org>"
-	spec := JobSpec{Key: key, Targets: []string{"mail:dev@example.org"}, Title: "append", Source: "mail",
+	spec := jobspec.Spec{Key: key, Targets: []string{"mail:dev@example.org"}, Title: "append", Source: "mail",
 		Patch: patch, Subject: "[PATCH] append: grow in place", InReplyTo: "patch-1@example.org"}
 	if _, _, err := svc.Enqueue(ctx, spec); err != nil {
 		t.Fatal(err)
@@ -197,7 +200,7 @@ func TestVerdictFollowUpGitLab(t *testing.T) {
 	commit := func(msg string) string { return r.commit(msg, map[string]string{"n": msg}, 1) }
 	first := commit("commit 0")
 	list := &recordingPoster{}
-	bencher := BenchmarkerFunc(func(ctx context.Context, spec JobSpec, _ job.ProgressFunc) (*compare.Comparison, error) {
+	bencher := service.BenchmarkerFunc(func(ctx context.Context, spec jobspec.Spec, _ job.ProgressFunc) (*compare.Comparison, error) {
 		if spec.Track == "" {
 			b := map[string]float64{"Append": 100, "Read": 100, "Scan": 100}
 			return levelsComparison("base", "patch", b, map[string]float64{"Append": 5, "Read": 100, "Scan": 100}), nil
@@ -211,7 +214,7 @@ func TestVerdictFollowUpGitLab(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	svc, err := Open(ctx, cfg, ModeServe, Deps{Poster: list, Benchmarker: bencher})
+	svc, err := service.Open(ctx, cfg, service.ModeServe, service.Deps{Poster: list, Benchmarker: bencher})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,19 +227,19 @@ func TestVerdictFollowUpGitLab(t *testing.T) {
 	}()
 	key := "gitlab:acme/db/store!12/note/7"
 	const target = "gitlab:acme/db/store!12"
-	if _, _, err := svc.Enqueue(context.Background(), JobSpec{Key: key, Targets: []string{target}, Title: "append", Source: "gitlab"}); err != nil {
+	if _, _, err := svc.Enqueue(context.Background(), jobspec.Spec{Key: key, Targets: []string{target}, Title: "append", Source: "gitlab"}); err != nil {
 		t.Fatal(err)
 	}
 	waitAnswered(t, svc.Store(), key)
-	if err := svc.RecordGitLabMerge(context.Background(), "acme/db/store", 12, "HEAD"); err == nil {
+	if err := svc.Tracker().RecordGitLabMerge(context.Background(), "acme/db/store", 12, "HEAD"); err == nil {
 		t.Error("a merge at HEAD was recorded")
 	}
 	r.cur["Append"] = 5.9
 	landed := commit("Merge branch 'append' into 'main'")
-	if err := svc.RecordGitLabMerge(context.Background(), "acme/db/store", 12, landed); err != nil {
+	if err := svc.Tracker().RecordGitLabMerge(context.Background(), "acme/db/store", 12, landed); err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.PollTracked(context.Background()); err != nil {
+	if err := svc.Tracker().PollTracked(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(30 * time.Second)
@@ -284,7 +287,7 @@ func TestVerdictFollowUpReviewBoard(t *testing.T) {
 	first := commit("commit 0", map[string]string{"n": "0"})
 	var mu sync.Mutex // guards posts
 	var posts []answer.Answer
-	poster := PosterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
+	poster := service.PosterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
 		if to.String() != "reviewboard:42" {
 			return "", fmt.Errorf("unexpected target %s", to)
 		}
@@ -293,7 +296,7 @@ func TestVerdictFollowUpReviewBoard(t *testing.T) {
 		posts = append(posts, msg)
 		return fmt.Sprintf("https://rb.example.org/r/42/#review%d", len(posts)), nil
 	})
-	bencher := BenchmarkerFunc(func(ctx context.Context, spec JobSpec, _ job.ProgressFunc) (*compare.Comparison, error) {
+	bencher := service.BenchmarkerFunc(func(ctx context.Context, spec jobspec.Spec, _ job.ProgressFunc) (*compare.Comparison, error) {
 		if spec.Track == "" {
 			b := map[string]float64{"Append": 100, "Read": 100, "Scan": 100}
 			return levelsComparison("base", "patch", b, map[string]float64{"Append": 5, "Read": 100, "Scan": 100}), nil
@@ -311,7 +314,7 @@ func TestVerdictFollowUpReviewBoard(t *testing.T) {
 	r.Git("reset", "--hard", first)
 
 	ctx, cancel := context.WithCancel(context.Background())
-	svc, err := Open(ctx, cfg, ModeServe, Deps{Poster: poster, Benchmarker: bencher})
+	svc, err := service.Open(ctx, cfg, service.ModeServe, service.Deps{Poster: poster, Benchmarker: bencher})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,14 +326,14 @@ func TestVerdictFollowUpReviewBoard(t *testing.T) {
 		svc.Close()
 	}()
 	key := "reviewboard:42/diff/1"
-	if _, _, err := svc.Enqueue(context.Background(), JobSpec{Key: key, Targets: []string{"reviewboard:42"}, Title: "append",
+	if _, _, err := svc.Enqueue(context.Background(), jobspec.Spec{Key: key, Targets: []string{"reviewboard:42"}, Title: "append",
 		Source: "reviewboard", Patch: patch}); err != nil {
 		t.Fatal(err)
 	}
 	waitAnswered(t, svc.Store(), key)
 	r.cur["Append"] = 5.9
 	landed := commit("append: grow in place", map[string]string{"append.go": "package store // faster\n"})
-	if err := svc.PollTracked(context.Background()); err != nil {
+	if err := svc.Tracker().PollTracked(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(30 * time.Second)

@@ -1,4 +1,4 @@
-package service
+package followup
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/intake"
-	"github.com/perfbot/perfbot/runner"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/service/outbox"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/track"
@@ -24,7 +24,7 @@ import (
 )
 
 // Verdicts followed up (see track.FollowUp): a request whose answer called
-// benchmarks better or worse is remembered (openFollowUp); once it landed
+// benchmarks better or worse is remembered (OpenFollowUp); once it landed
 // on a tracked branch (RecordMerge, or a tracked commit matched by message
 // or patch-id, track.MatchLandings) the tracked runs after it decide the
 // follow-up, and the answer is edited with its lines through the outbox,
@@ -32,11 +32,11 @@ import (
 // short reply carries them instead, once. A change point that such a request announced is not announced
 // again.
 
-// openFollowUp remembers a finished request's better and worse verdicts,
+// OpenFollowUp remembers a finished request's better and worse verdicts,
 // when branches are tracked and the request can be linked to a landing
 // (a pull or merge request, or a patch whose patch-id can be matched). Failures
 // are logged: the answer stands.
-func (s *Service) openFollowUp(ctx context.Context, log *slog.Logger, spec JobSpec, run *store.Run) {
+func (s *Tracker) OpenFollowUp(ctx context.Context, log *slog.Logger, spec jobspec.Spec, run *store.Run) {
 	if spec.Track != "" || len(s.cfg.Track.Branches) == 0 || run.Venue == "" {
 		return
 	}
@@ -64,7 +64,7 @@ func (s *Service) openFollowUp(ctx context.Context, log *slog.Logger, spec JobSp
 // RecordMerge records that pull request number of the GitHub repository
 // repo ("owner/name") was merged as commit; its open follow-ups wait for
 // the tracked runs after that commit.
-func (s *Service) RecordMerge(ctx context.Context, repo string, number int, commit string) error {
+func (s *Tracker) RecordMerge(ctx context.Context, repo string, number int, commit string) error {
 	if !intake.IsCommitID(commit) {
 		return fmt.Errorf("merge of %s#%d: %q is not a commit id", repo, number, commit)
 	}
@@ -79,7 +79,7 @@ func (s *Service) RecordMerge(ctx context.Context, repo string, number int, comm
 // ("group/project") was merged as commit (the Merge Request Hook's
 // merge_commit_sha); its open follow-ups wait for the tracked runs after
 // that commit.
-func (s *Service) RecordGitLabMerge(ctx context.Context, project string, iid int64, commit string) error {
+func (s *Tracker) RecordGitLabMerge(ctx context.Context, project string, iid int64, commit string) error {
 	if !intake.IsCommitID(commit) {
 		return fmt.Errorf("merge of %s!%d: %q is not a commit id", project, iid, commit)
 	}
@@ -95,7 +95,7 @@ func (s *Service) RecordGitLabMerge(ctx context.Context, project string, iid int
 // requests to the commits the run brought (when the repository can be
 // read), decides the follow-ups whose tracked runs are in, and edits
 // their answers. Failures are logged.
-func (s *Service) followUps(ctx context.Context, log *slog.Logger, name string, b *config.TrackedBranch) {
+func (s *Tracker) followUps(ctx context.Context, log *slog.Logger, name string, b *config.TrackedBranch) {
 	open, err := s.st.FollowUps(ctx, store.FollowUpOpen)
 	if err != nil {
 		log.Error("follow-ups", "err", err)
@@ -191,7 +191,7 @@ func landingRun(ctx context.Context, dir string, runs []store.Run, landed string
 // the same key, which the venue's poster edits in place. Venues that
 // cannot edit an answer (mail, Review Board, Gerrit) get a short reply
 // instead (putFollowUpReply).
-func (s *Service) putFollowUps(ctx context.Context, log *slog.Logger) {
+func (s *Tracker) putFollowUps(ctx context.Context, log *slog.Logger) {
 	decided, err := s.st.FollowUps(ctx, store.FollowUpDecided)
 	if err != nil {
 		log.Error("follow-ups", "err", err)
@@ -208,14 +208,11 @@ func (s *Service) putFollowUps(ctx context.Context, log *slog.Logger) {
 		}
 		log.Info("answer followed up", "key", f.Key, "lines", f.Lines)
 	}
-	if len(decided) > 0 {
-		s.outbox.Wake()
-	}
 }
 
 // putFollowUp puts one follow-up's edit in the outbox. An answer that
 // carries a follow-up already (put before a restart) is not edited again.
-func (s *Service) putFollowUp(ctx context.Context, f store.FollowUp) error {
+func (s *Tracker) putFollowUp(ctx context.Context, f store.FollowUp) error {
 	targets := []string{f.Venue + ":" + f.Target}
 	posts, err := s.st.PostsByKey(ctx, f.Key)
 	if err != nil {
@@ -263,11 +260,7 @@ func (s *Service) putFollowUp(ctx context.Context, f store.FollowUp) error {
 			continue
 		}
 		edited := track.WithFollowUp(msg, f.Lines)
-		data, err := json.Marshal(edited)
-		if err != nil {
-			return fmt.Errorf("answer of %s: %w", f.Key, err)
-		}
-		if _, err := s.st.PutAnswer(ctx, f.Key, target.String(), string(edited.State), true, data, s.now(), time.Time{}); err != nil {
+		if err := s.outbox.Put(ctx, []string{target.String()}, edited, true, time.Time{}); err != nil {
 			return err
 		}
 	}
@@ -284,7 +277,7 @@ const followUpSuffix = "/followup"
 // earlier answer ("Re: " its subject, In-Reply-To and References naming
 // it), a new review on a Review Board request, a new Gerrit message. A
 // reply already in the outbox (put before a restart) is not put again.
-func (s *Service) putFollowUpReply(ctx context.Context, f store.FollowUp, target venue.Target) error {
+func (s *Tracker) putFollowUpReply(ctx context.Context, f store.FollowUp, target venue.Target) error {
 	key := f.Key + followUpSuffix
 	if _, err := s.st.GetAnswer(ctx, key, target.String()); err == nil {
 		return nil
@@ -326,27 +319,21 @@ func (s *Service) putFollowUpReply(ctx context.Context, f store.FollowUp, target
 		}
 		reply.InReplyTo = link
 	}
-	data, err := json.Marshal(reply)
-	if err != nil {
-		return fmt.Errorf("follow-up of %s: %w", f.Key, err)
-	}
-	_, err = s.st.PutAnswer(ctx, key, target.String(), string(reply.State), true, data, s.now(), time.Time{})
-	return err
+	return s.outbox.Put(ctx, []string{target.String()}, reply, true, time.Time{})
 }
 
 // renderStored renders a stored run's answer again.
-func (s *Service) renderStored(ctx context.Context, key string, runID int64) (answer.Answer, error) {
+func (s *Tracker) renderStored(ctx context.Context, key string, runID int64) (answer.Answer, error) {
 	cmp, err := s.st.Comparison(ctx, runID)
 	if err != nil {
 		return answer.Answer{}, err
 	}
-	msg := s.answerMessage(ctx, JobSpec{Key: key}, cmp, "", runID)
-	return msg, nil
+	return s.render.Answer(ctx, jobspec.Spec{Key: key}, cmp, "", runID), nil
 }
 
 // pullOf is the number of a follow-up's pull request when it is one of
 // the tracked branch's GitHub repository, else 0.
-func (s *Service) pullOf(b config.TrackedBranch, f store.FollowUp) int {
+func (s *Tracker) pullOf(b config.TrackedBranch, f store.FollowUp) int {
 	if f.Venue != "github" {
 		return 0
 	}
@@ -364,7 +351,7 @@ func (s *Service) pullOf(b config.TrackedBranch, f store.FollowUp) int {
 // trackGitDir is a git directory holding the tracked branch's commits: a
 // local repository as is, a remote one through the cached clone jobs use
 // (fetched). "" when neither can be read; done releases it.
-func (s *Service) trackGitDir(ctx context.Context, log *slog.Logger, b config.TrackedBranch) (string, func()) {
+func (s *Tracker) trackGitDir(ctx context.Context, log *slog.Logger, b config.TrackedBranch) (string, func()) {
 	repo := s.trackedRepo(b)
 	if repo == "" {
 		return "", func() {}
@@ -376,22 +363,21 @@ func (s *Service) trackGitDir(ctx context.Context, log *slog.Logger, b config.Tr
 		}
 		return abs, func() {}
 	}
-	cache := DefaultCacheDir()
-	if cache == "" {
+	if s.clones == nil {
 		return "", func() {}
 	}
-	ws, err := runner.OpenWorkspace(ctx, repo, cache)
+	dir, done, err := s.clones.GitDir(ctx, repo)
 	if err != nil {
 		log.Warn("follow-ups: tracked repository", "repo", repo, "err", err)
 		return "", func() {}
 	}
-	return filepath.Join(ws.Dir, "repo.git"), func() { ws.Close() }
+	return dir, done
 }
 
 // announcedBy returns the request whose answer announced a change point:
 // one that landed as the change point's first commit and called that
 // benchmark better or worse the same way.
-func (s *Service) announcedBy(ctx context.Context, c store.ChangePoint) (string, bool) {
+func (s *Tracker) announcedBy(ctx context.Context, c store.ChangePoint) (string, bool) {
 	all, err := s.st.FollowUps(ctx, "")
 	if err != nil {
 		return "", false

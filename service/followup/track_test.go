@@ -1,4 +1,4 @@
-package service
+package followup_test
 
 import (
 	"context"
@@ -8,6 +8,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/perfbot/perfbot/job/jobspec"
+	"github.com/perfbot/perfbot/service"
 
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
@@ -41,7 +44,7 @@ func TestTrackedBranch(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	bench := BenchmarkerFunc(func(ctx context.Context, job JobSpec, _ job.ProgressFunc) (*compare.Comparison, error) {
+	bench := service.BenchmarkerFunc(func(ctx context.Context, job jobspec.Spec, _ job.ProgressFunc) (*compare.Comparison, error) {
 		base := r.Git("rev-parse", job.BaseRef)
 		mu.Lock()
 		b, c := levels[base], levels[job.CandidateRef]
@@ -54,7 +57,7 @@ func TestTrackedBranch(t *testing.T) {
 	poster := &recordingPoster{}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	svc, err := Open(ctx, cfg, ModeServe, Deps{Poster: poster, Benchmarker: bench})
+	svc, err := service.Open(ctx, cfg, service.ModeServe, service.Deps{Poster: poster, Benchmarker: bench})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,10 +75,10 @@ func TestTrackedBranch(t *testing.T) {
 		if i == 7 {
 			slow = c
 		}
-		if err := svc.PollTracked(ctx); err != nil {
+		if err := svc.Tracker().PollTracked(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if err := svc.PollTracked(ctx); err != nil { // the same head again: queued once
+		if err := svc.Tracker().PollTracked(ctx); err != nil { // the same head again: queued once
 			t.Fatal(err)
 		}
 		testwait.Until(t, 30*time.Second, fmt.Sprintf("commit %d to be measured", i), func() bool {
@@ -113,12 +116,12 @@ func TestTrackedBranch(t *testing.T) {
 		{"", "refs/heads/dev", false},
 		{"", "refs/tags/v1", false},
 	} {
-		got, err := svc.TrackPush(ctx, tc.repo, tc.ref, "", strings.Repeat("ab", 20))
+		got, err := svc.Tracker().TrackPush(ctx, tc.repo, tc.ref, "", strings.Repeat("ab", 20))
 		if err != nil || got != tc.tracked {
 			t.Errorf("TrackPush(%q, %q) = %v, %v; want %v", tc.repo, tc.ref, got, err, tc.tracked)
 		}
 	}
-	if got, err := svc.TrackPush(ctx, "", "refs/heads/main", "", "--upload-pack=touch /tmp/x"); got || err != nil {
+	if got, err := svc.Tracker().TrackPush(ctx, "", "refs/heads/main", "", "--upload-pack=touch /tmp/x"); got || err != nil {
 		t.Errorf("a push whose head is not a commit id: %v, %v", got, err)
 	}
 	cancel()
@@ -135,26 +138,5 @@ func levelComparison(base, cand string, b, c float64) *compare.Comparison {
 			Candidates: []compare.Candidate{{Variant: cand, Presence: compare.Both,
 				Cell: compare.Cell{Center: c, N: 1, Samples: []float64{c}}}}}},
 		Provenance: provenance.Record{Sides: []provenance.Side{{Variant: "base", Commit: base}, {Variant: cand, Ref: cand, Commit: cand}}},
-	}
-}
-
-func TestIsGitHubRepo(t *testing.T) {
-	cfg := &config.Config{}
-	cfg.Venues.GitHub.Repo = "acme/store"
-	s := &Service{cfg: cfg}
-	for _, tc := range []struct {
-		repo, full string
-		want       bool
-	}{
-		{"", "acme/store", true},
-		{"", "acme/other", false},
-		{"https://github.com/acme/store.git", "acme/store", true},
-		{"git@github.com:acme/store.git", "ACME/Store", true},
-		{"https://github.com/xacme/store", "acme/store", false},
-		{"https://github.com/acme/store", "", false},
-	} {
-		if got := s.isGitHubRepo(config.TrackedBranch{Repo: tc.repo}, tc.full); got != tc.want {
-			t.Errorf("isGitHubRepo(%q, %q) = %v, want %v", tc.repo, tc.full, got, tc.want)
-		}
 	}
 }
