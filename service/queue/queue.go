@@ -11,9 +11,11 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"github.com/perfbot/perfbot/job/jobspec"
 	"log/slog"
+	"strings"
 	"time"
+
+	"github.com/perfbot/perfbot/job/jobspec"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -300,14 +302,30 @@ func Jobs(ctx context.Context, st *store.Store) ([]Job, error) {
 }
 
 // Position returns where a waiting job stands in its queue (1: next to
-// run; 0: not waiting any more) and how many jobs of that queue run now.
+// run; 0: not waiting any more) and how many jobs of that queue run now,
+// as PositionIn does over Jobs, counted by the database from the job rows'
+// queue, state and id without reading any job's arguments.
 func (q *Queue) Position(ctx context.Context, jobID int64) (pos, running int, err error) {
-	jobs, err := q.Jobs(ctx)
-	if err != nil {
-		return 0, 0, err
+	query := positionQuery
+	if q.st.Driver() == store.Postgres {
+		query = strings.Replace(query, "?", "$1", 1)
 	}
-	return PositionIn(jobs, jobID)
+	var p, r sql.NullInt64
+	if err := q.st.DB().QueryRowContext(ctx, query, jobID).Scan(&p, &r); err != nil {
+		return 0, 0, fmt.Errorf("position of job %d: %w", jobID, err)
+	}
+	return int(p.Int64), int(r.Int64), nil
 }
+
+// positionQuery counts, in the queue of the waiting benchmark job it is
+// given, the benchmark jobs waiting up to it (the job included) and those
+// running; both are NULL when the job waits no more.
+const positionQuery = `SELECT
+		SUM(CASE WHEN j.state <> 'running' AND j.id <= t.id THEN 1 ELSE 0 END),
+		SUM(CASE WHEN j.state = 'running' THEN 1 ELSE 0 END)
+	FROM river_job t JOIN river_job j ON j.queue = t.queue
+	WHERE t.id = ? AND t.kind = 'perfbot_benchmark' AND t.state IN ('available', 'scheduled', 'retryable', 'pending')
+		AND j.kind = 'perfbot_benchmark' AND j.state IN ('available', 'scheduled', 'retryable', 'pending', 'running')`
 
 // PositionIn is Position among jobs, as Jobs lists them.
 func PositionIn(jobs []Job, jobID int64) (pos, running int, err error) {

@@ -2,9 +2,12 @@ package queue
 
 import (
 	"context"
-	"github.com/perfbot/perfbot/job/jobspec"
+	"fmt"
 	"path/filepath"
 	"testing"
+
+	"github.com/perfbot/perfbot/internal/pgtest"
+	"github.com/perfbot/perfbot/job/jobspec"
 
 	"github.com/perfbot/perfbot/store"
 )
@@ -70,5 +73,66 @@ func TestQueueOnSQLite(t *testing.T) {
 	}
 	if state, err := q.JobState(ctx, 999999); err != nil || state != "" {
 		t.Errorf("state of a job that does not exist: %q, %v", state, err)
+	}
+}
+
+// TestPositionCounts: the position the database counts is the one
+// PositionIn finds among the listed jobs, for waiting, running, cancelled
+// and unknown jobs in two queues, with jobs of the queue running. On SQLite
+// and PostgreSQL.
+func TestPositionCounts(t *testing.T) {
+	for _, driver := range []string{store.SQLite, store.Postgres} {
+		t.Run(driver, func(t *testing.T) {
+			ctx := context.Background()
+			dsn := filepath.Join(t.TempDir(), "perfbot.db")
+			if driver == store.Postgres {
+				dsn = pgtest.Start(t).NewDB(t)
+			}
+			st, err := store.Open(ctx, driver, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			q, err := Open(ctx, st, dsn, Options{ID: "test"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer q.Close()
+			var ids []int64
+			for i, queue := range []string{"default", "default", "confirm", "default", "default", "confirm", "default"} {
+				id, _, err := q.InsertBench(ctx, jobspec.Spec{Key: fmt.Sprintf("github:acme/store#%d", i)}, queue, 3)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, id)
+			}
+			running := `UPDATE river_job SET state = 'running', attempted_at = CURRENT_TIMESTAMP WHERE id = ?`
+			if driver == store.Postgres {
+				running = `UPDATE river_job SET state = 'running', attempted_at = now() WHERE id = $1`
+			}
+			for _, id := range []int64{ids[1], ids[4]} {
+				if _, err := st.DB().ExecContext(ctx, running, id); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := q.Cancel(ctx, ids[3]); err != nil {
+				t.Fatal(err)
+			}
+			jobs, err := q.Jobs(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[int64][2]int{ids[0]: {1, 2}, ids[2]: {1, 0}, ids[5]: {2, 0}, ids[6]: {2, 2}}
+			for _, id := range append(ids, 999999) {
+				pos, run, err := q.Position(ctx, id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				lpos, lrun, _ := PositionIn(jobs, id)
+				if pos != lpos || run != lrun || [2]int{pos, run} != want[id] {
+					t.Errorf("job %d: position %d, %d running; among the listed jobs %d, %d; want %v", id, pos, run, lpos, lrun, want[id])
+				}
+			}
+		})
 	}
 }
