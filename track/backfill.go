@@ -8,9 +8,13 @@ import (
 	"io"
 
 	"github.com/perfbot/perfbot/compare"
-	"github.com/perfbot/perfbot/runner"
 	"github.com/perfbot/perfbot/store"
 )
+
+// Commit is a commit of a tracked branch with its first parent.
+type Commit struct {
+	Hash, Parent string
+}
 
 // Measure benchmarks commit against parent and compares them. A build or
 // benchmark that fails is in the comparison's Failures; an error means
@@ -22,7 +26,7 @@ type Measure func(ctx context.Context, parent, commit string) (*compare.Comparis
 // parent) are skipped. A commit that cannot be measured is recorded as a
 // failed run and the rest go on; the errors are returned together. It
 // returns how many commits were measured.
-func Backfill(ctx context.Context, st *store.Store, track string, commits []runner.Commit, measure Measure, progress io.Writer) (int, error) {
+func Backfill(ctx context.Context, st *store.Store, track string, commits []Commit, measure Measure, progress io.Writer) (int, error) {
 	if progress == nil {
 		progress = io.Discard
 	}
@@ -30,7 +34,7 @@ func Backfill(ctx context.Context, st *store.Store, track string, commits []runn
 	if err != nil {
 		return 0, err
 	}
-	var todo []runner.Commit
+	var todo []Commit
 	for _, c := range commits {
 		if !have[c.Hash] && c.Parent != "" {
 			todo = append(todo, c)
@@ -56,7 +60,7 @@ func Backfill(ctx context.Context, st *store.Store, track string, commits []runn
 
 // Record stores one run of a track: commit against c.Parent, measured by
 // run.
-func Record(ctx context.Context, st *store.Store, track string, c runner.Commit, run func(context.Context) (*compare.Comparison, error)) error {
+func Record(ctx context.Context, st *store.Store, track string, c Commit, run func(context.Context) (*compare.Comparison, error)) error {
 	r := &store.Run{JobKey: KeyPrefix(track) + c.Hash, Venue: store.VenueTrack, Target: track,
 		BaseRef: c.Parent, BaseCommit: c.Parent, CandidateRef: c.Hash, CandidateCommit: c.Hash}
 	if _, err := st.CreateRun(ctx, r); err != nil {

@@ -11,7 +11,6 @@ import (
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/internal/storetest"
-	"github.com/perfbot/perfbot/runner"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/track/changepoint"
 )
@@ -38,10 +37,10 @@ func level(levels []float64) Measure {
 	}
 }
 
-func chain(from, to int) []runner.Commit {
-	var out []runner.Commit
+func chain(from, to int) []Commit {
+	var out []Commit
 	for i := from; i <= to; i++ {
-		out = append(out, runner.Commit{Hash: fmt.Sprintf("c%d", i), Parent: fmt.Sprintf("c%d", i-1)})
+		out = append(out, Commit{Hash: fmt.Sprintf("c%d", i), Parent: fmt.Sprintf("c%d", i-1)})
 	}
 	return out
 }
@@ -63,7 +62,7 @@ func TestBackfillAndDetect(t *testing.T) {
 	if err != nil || n != 10 {
 		t.Fatalf("backfill: %d, %v", n, err)
 	}
-	n, err = Backfill(ctx, st, name, append(chain(1, 10), runner.Commit{Hash: "c0"}), level(levels), nil)
+	n, err = Backfill(ctx, st, name, append(chain(1, 10), Commit{Hash: "c0"}), level(levels), nil)
 	if err == nil || !strings.Contains(err.Error(), "commit c5: build failed") || n != 8 {
 		t.Fatalf("backfill of the older half: %d, %v; want 8 and c5's failure", n, err)
 	}

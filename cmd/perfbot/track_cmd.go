@@ -10,12 +10,13 @@ import (
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/track"
+	"github.com/perfbot/perfbot/track/measure"
 )
 
 // trackCmd implements "perfbot track": it measures each first-parent
 // commit of a branch after --from that the store lacks against its first
 // parent, then searches every benchmark's history on the branch for change
-// points and prints them (see track.Run).
+// points and prints them (see measure.Run).
 func trackCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var f compareFlags
 	fs := newFlagSet("track", stderr)
@@ -73,12 +74,12 @@ func trackCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer st.Close()
-	ro := track.RunOptions{Branch: tb, ConfigFile: f.config, From: *from, MaxCommits: *maxCommits, DetectOnly: *detectOnly,
+	ro := measure.RunOptions{Branch: tb, ConfigFile: f.config, From: *from, MaxCommits: *maxCommits, DetectOnly: *detectOnly,
 		Suites: f.suites, Detect: dopts, Job: opts, Failures: stderr}
 	if !f.quiet {
 		ro.Log = stderr
 	}
-	res, err := track.Run(ctx, st, ro)
+	res, err := measure.Run(ctx, st, ro)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/internal/gitrepo"
 	"github.com/perfbot/perfbot/provenance"
-	"github.com/perfbot/perfbot/runner"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/track"
 )
@@ -136,7 +135,7 @@ func TestTrackKeepsBranchInstrument(t *testing.T) {
 	why := "wall time on this host varied 57% during the probe, above the 5% to detect"
 	chose := &compare.Comparison{Provenance: provenance.Record{Suites: []provenance.Suite{
 		{Name: "go", Instrument: "cpu-sim", InstrumentWhy: why}}}}
-	err = track.Record(ctx, st, name, runner.Commit{Hash: commits[1], Parent: commits[0]},
+	err = track.Record(ctx, st, name, track.Commit{Hash: commits[1], Parent: commits[0]},
 		func(context.Context) (*compare.Comparison, error) { return chose, nil })
 	st.Close()
 	if err != nil {

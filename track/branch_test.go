@@ -6,8 +6,8 @@ import (
 
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/internal/storetest"
+	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/provenance"
-	"github.com/perfbot/perfbot/runner"
 )
 
 // TestKeptInstruments follows a track's instrument through its runs: none
@@ -22,12 +22,12 @@ func TestKeptInstruments(t *testing.T) {
 	record := func(commit, parent string, suites ...provenance.Suite) {
 		t.Helper()
 		cmp := &compare.Comparison{Provenance: provenance.Record{Suites: suites}}
-		if err := Record(ctx, st, name, runner.Commit{Hash: commit, Parent: parent},
+		if err := Record(ctx, st, name, Commit{Hash: commit, Parent: parent},
 			func(context.Context) (*compare.Comparison, error) { return cmp, nil }); err != nil {
 			t.Fatal(err)
 		}
 	}
-	kept := func() []runner.KeptInstrument {
+	kept := func() []jobspec.KeptInstrument {
 		t.Helper()
 		k, err := KeptInstruments(ctx, st, name, branch)
 		if err != nil {
@@ -45,7 +45,7 @@ func TestKeptInstruments(t *testing.T) {
 	const why = "wall time on this host varied 57% during the probe, above the 5% to detect"
 	record("c2", "c1", provenance.Suite{Name: "go", Instrument: "cpu-sim", InstrumentWhy: why},
 		provenance.Suite{Name: "cmd", Instrument: "walltime"})
-	want := runner.KeptInstrument{Suite: "go", Instrument: "cpu-sim", Why: why, Branch: branch, Since: "c2"}
+	want := jobspec.KeptInstrument{Suite: "go", Instrument: "cpu-sim", Why: why, Branch: branch, Since: "c2"}
 	if k := kept(); len(k) != 1 || k[0] != want {
 		t.Fatalf("after an auto run, kept %+v, want [%+v]", k, want)
 	}

@@ -1,4 +1,9 @@
-package track
+// Package measure measures a tracked branch's commits on this host, as
+// "perfbot track" does: each first-parent commit the store lacks is run as a
+// job against its first parent (track.Backfill), then the track's history
+// is searched for change points (track.Detect). It runs jobs; the track
+// package it feeds only reads and judges the history.
+package measure
 
 import (
 	"bytes"
@@ -14,10 +19,10 @@ import (
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/job/jobspec"
-	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/runner"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/track"
 	"github.com/perfbot/perfbot/track/changepoint"
 )
 
@@ -37,7 +42,7 @@ type RunOptions struct {
 	DetectOnly bool
 	// Suites are the suites to run (default: the branch's).
 	Suites []string
-	// Detect are the change-point detector's options (see DetectOptions).
+	// Detect are the change-point detector's options (see track.DetectOptions).
 	Detect changepoint.Options
 	// Job is how this host runs each commit's job; its verdict settings
 	// are compare's defaults, as every tracked run's.
@@ -48,11 +53,11 @@ type RunOptions struct {
 }
 
 // Run measures each first-parent commit of a tracked branch that the
-// store lacks against its first parent (see Backfill), then searches the
-// track's history for change points (see Detect). A commit that cannot be
+// store lacks against its first parent (see track.Backfill), then searches the
+// track's history for change points (see track.Detect). A commit that cannot be
 // measured is reported to Failures and the others go on. Suites set to auto
-// keep the instrument the branch's earlier runs chose (KeptInstruments).
-func Run(ctx context.Context, st *store.Store, o RunOptions) (*Result, error) {
+// keep the instrument the branch's earlier runs chose (track.KeptInstruments).
+func Run(ctx context.Context, st *store.Store, o RunOptions) (*track.Result, error) {
 	logw := o.Log
 	if logw == nil {
 		logw = io.Discard
@@ -74,23 +79,23 @@ func Run(ctx context.Context, st *store.Store, o RunOptions) (*Result, error) {
 		suites = tb.Suites
 	}
 	repo := opts.RepoSource()
-	name := Name(repo, tb.Branch)
+	name := track.Name(repo, tb.Branch)
 	if !o.DetectOnly {
 		commits, err := toMeasure(ctx, st, name, repo, o, opts)
 		if err != nil {
 			return nil, err
 		}
 		measure := func(ctx context.Context, parent, commit string) (*compare.Comparison, error) {
-			keep, err := KeptInstruments(ctx, st, name, tb.Branch)
+			keep, err := track.KeptInstruments(ctx, st, name, tb.Branch)
 			if err != nil {
 				return nil, err
 			}
-			spec := jobspec.Spec{Key: KeyPrefix(name) + commit, Suites: suites, BaseRef: parent, Source: "track", KeepInstruments: keep}
+			spec := jobspec.Spec{Key: track.KeyPrefix(name) + commit, Suites: suites, BaseRef: parent, Source: "track", KeepInstruments: keep}
 			jo := opts
 			jo.Candidates = []runner.Candidate{{Name: "commit", Ref: commit}}
 			return measureCommit(ctx, spec, jo, o.Failures)
 		}
-		n, err := Backfill(ctx, st, name, commits, measure, o.Log)
+		n, err := track.Backfill(ctx, st, name, trackCommits(commits), measure, o.Log)
 		fmt.Fprintf(logw, "perfbot: track %s: measured %d of %d commits\n", name, n, len(commits))
 		if err != nil {
 			if ctx.Err() != nil {
@@ -99,7 +104,7 @@ func Run(ctx context.Context, st *store.Store, o RunOptions) (*Result, error) {
 			fmt.Fprintf(o.Failures, "perfbot: %v\n", err)
 		}
 	}
-	res, err := Detect(ctx, st, name, Options{Detect: o.Detect, Noise: noiseLookup(ctx, st)})
+	res, err := track.Detect(ctx, st, name, track.Options{Detect: o.Detect, Noise: noiseLookup(ctx, st)})
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +121,7 @@ func toMeasure(ctx context.Context, st *store.Store, name, repo string, o RunOpt
 		start = o.Branch.From
 	}
 	if start == "" {
-		if last, err := st.LastDoneRun(ctx, KeyPrefix(name)); err == nil {
+		if last, err := st.LastDoneRun(ctx, track.KeyPrefix(name)); err == nil {
 			start = last.CandidateCommit
 		}
 	}
@@ -139,88 +144,13 @@ func toMeasure(ctx context.Context, st *store.Store, name, repo string, o RunOpt
 	return commits, nil
 }
 
-// KeptInstruments are the instruments a track's next run keeps for its
-// suites set to auto: those the track's last finished run had chosen (or
-// kept) under auto, named with the branch and the commit whose run chose
-// them. A track with no such run keeps none, and its next run probes the
-// host and chooses.
-func KeptInstruments(ctx context.Context, st *store.Store, track, branch string) ([]runner.KeptInstrument, error) {
-	last, err := st.LastDoneRun(ctx, KeyPrefix(track))
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil
+// trackCommits are the runner's commits as the track records them.
+func trackCommits(commits []runner.Commit) []track.Commit {
+	out := make([]track.Commit, len(commits))
+	for i, c := range commits {
+		out[i] = track.Commit{Hash: c.Hash, Parent: c.Parent}
 	}
-	if err != nil {
-		return nil, err
-	}
-	if len(last.Provenance) == 0 {
-		return nil, nil
-	}
-	var prov provenance.Record
-	if err := json.Unmarshal(last.Provenance, &prov); err != nil {
-		return nil, fmt.Errorf("track %s: provenance of run %d: %w", track, last.ID, err)
-	}
-	var keep []runner.KeptInstrument
-	seen := map[string]bool{}
-	for _, s := range prov.Suites {
-		if s.InstrumentWhy == "" || s.Instrument == "" || seen[s.Name] {
-			continue
-		}
-		seen[s.Name] = true
-		since := s.InstrumentSince
-		if since == "" {
-			since = last.CandidateCommit
-		}
-		keep = append(keep, runner.KeptInstrument{Suite: s.Name, Instrument: s.Instrument, Why: s.InstrumentWhy,
-			Branch: branch, Since: since})
-	}
-	return keep, nil
-}
-
-// Branch picks the branch to track: branch, with its config entry if the
-// config tracks it, else the config's only tracked branch, else
-// project.branch. The error says which branches to choose from.
-func Branch(cfg *config.Config, branch string) (config.TrackedBranch, error) {
-	if cfg == nil {
-		return config.TrackedBranch{Branch: branch}, nil
-	}
-	for _, b := range cfg.Track.Branches {
-		if b.Branch == branch || branch == "" && len(cfg.Track.Branches) == 1 {
-			return b, nil
-		}
-	}
-	if branch == "" && len(cfg.Track.Branches) > 1 {
-		var names []string
-		for _, b := range cfg.Track.Branches {
-			names = append(names, b.Branch)
-		}
-		return config.TrackedBranch{}, fmt.Errorf("give --branch: %s tracks %s", cfg.File, strings.Join(names, ", "))
-	}
-	if branch == "" {
-		branch = cfg.Project.Branch
-	}
-	return config.TrackedBranch{Branch: branch}, nil
-}
-
-// DetectOptions are the detector's options: alpha and minChange (0: not
-// given) over the config's track section over the defaults.
-func DetectOptions(cfg *config.Config, alpha, minChange float64) (changepoint.Options, error) {
-	var o changepoint.Options
-	if cfg != nil {
-		o.Alpha, o.MinChangePct, o.Test = cfg.Track.Alpha, cfg.Track.MinChange, changepoint.Test(cfg.Track.Test)
-	}
-	if alpha != 0 {
-		if !(alpha > 0 && alpha < 1) {
-			return o, fmt.Errorf("--alpha %v: want a level between 0 and 1", alpha)
-		}
-		o.Alpha = alpha
-	}
-	if minChange != 0 {
-		if !(minChange > 0) {
-			return o, fmt.Errorf("--min-change %v: want a positive percentage", minChange)
-		}
-		o.MinChangePct = minChange
-	}
-	return o, nil
+	return out
 }
 
 // measureCommit runs one tracked commit against its parent and compares
