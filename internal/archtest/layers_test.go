@@ -19,7 +19,7 @@ import (
 // Patterns are import paths relative to the module ("runner"; "" is the
 // whole module), or full paths of outside modules
 // ("github.com/riverqueue/river"); a pattern matches that package and every
-// package below it. Allow names the narrow parts of To a package may use
+// package below it, or, ending in "$" ("service$"), that package alone. Allow names the narrow parts of To a package may use
 // (the request type beside the code that runs it), not broken rules: those
 // are exceptions.
 type rule struct {
@@ -83,6 +83,12 @@ var rules = []rule{
 	{"the outbox posts, it never runs jobs", []string{"service/outbox"}, append(slices.Clone(running), "github.com/riverqueue/river"),
 		"the outbox holds the venues' credentials and delivers what it is handed; code that builds or runs a " +
 			"patch, or takes jobs from the queue, belongs to the workers, so a slow venue never holds up a benchmark", nil},
+	{"follow-ups hand over, they never run jobs", []string{"service/followup"},
+		slices.Concat(running, []string{"service$", "github.com/riverqueue/river"}),
+		"the follow-ups and tracked branches decide what to measure and what to say; they hand jobs to the queue and " +
+			"answers to the outbox through interfaces they declare, and the service wires them: importing the service " +
+			"would knot the two again, and building or running a job (job, runner, sandbox) or taking one from the queue " +
+			"belongs to the workers", []string{"job/jobspec"}},
 	{"pages read the store", []string{"web"}, append(slices.Clone(running), posting...),
 		"the web pages show what the store holds; a page that runs a benchmark or posts could be made to by " +
 			"anyone who can reach the address", nil},
@@ -117,8 +123,9 @@ func TestLayers(t *testing.T) {
 // TestLayersCatchBrokenRules adds forbidden imports to the real graph and
 // checks that each is reported with its chain and rule: the runner importing
 // compare directly, and through provenance; an intake importing the runner
-// or the job's execution; a package of perfbot importing a test fake or a
-// test helper.
+// or the job's execution; the follow-ups importing the service, the runner,
+// or the job's execution through track; a package of perfbot importing a
+// test fake or a test helper.
 func TestLayersCatchBrokenRules(t *testing.T) {
 	module, graph := importGraph(t)
 	withImport := func(from, to string) map[string]pkg {
@@ -147,6 +154,15 @@ func TestLayersCatchBrokenRules(t *testing.T) {
 		}},
 		{"web", "internal/fake/githubfake", []string{
 			`web imports internal/fake/githubfake (web -> internal/fake/githubfake): breaks "test fakes and helpers stay in tests"`,
+		}},
+		{"service/followup", "service", []string{
+			`service/followup imports service (service/followup -> service): breaks "follow-ups hand over, they never run jobs"`,
+		}},
+		{"service/followup", "runner", []string{
+			`service/followup imports runner (service/followup -> runner): breaks "follow-ups hand over, they never run jobs"`,
+		}},
+		{"track", "job", []string{
+			`service/followup imports job (service/followup -> track -> job): breaks "follow-ups hand over, they never run jobs"`,
 		}},
 		{"store", "internal/pgtest", []string{
 			`store imports internal/pgtest (store -> internal/pgtest): breaks "test fakes and helpers stay in tests"`,
@@ -178,6 +194,12 @@ func check(module string, graph map[string]pkg, exceptions []exception) []string
 	}
 	matches := func(path string, patterns []string) bool {
 		for _, p := range patterns {
+			if alone, ok := strings.CutSuffix(p, "$"); ok {
+				if path == abs(alone) {
+					return true
+				}
+				continue
+			}
 			p = abs(p)
 			if path == p || strings.HasPrefix(path, p+"/") {
 				return true
