@@ -30,6 +30,17 @@ func LoadConfig(file string) (*config.Config, error) {
 	return c, nil
 }
 
+// LoadConfigOrDefaults is LoadConfig of file, or the defaults of every
+// setting when file is "".
+func LoadConfigOrDefaults(file string) (*config.Config, error) {
+	if file != "" {
+		return LoadConfig(file)
+	}
+	c := &config.Config{}
+	c.Defaults()
+	return c, nil
+}
+
 // checkTemplates parses and tries the config's template folder, so that a
 // broken template stops the command at its start, as config.Errors naming
 // the template's file and line.

@@ -1,8 +1,6 @@
 package service
 
 import (
-	"time"
-
 	"github.com/perfbot/perfbot/config"
 )
 
@@ -11,6 +9,3 @@ import (
 func Decode(data []byte, file string) (*config.Config, error) {
 	return config.Parse(data, file)
 }
-
-// DigestPeriod returns the length of a digest period name.
-func DigestPeriod(name string) (time.Duration, error) { return config.DigestPeriod(name) }

@@ -3,8 +3,13 @@ package web
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/digest"
+	"github.com/perfbot/perfbot/store"
 )
 
 // digestCSP is sent with a digest's page: the page is the digest mail's
@@ -50,4 +55,21 @@ func (s *Server) digestPage(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	_, err = w.Write([]byte(page))
 	return err
+}
+
+// DigestPages renders the digest pages from st with cfg's digest:
+// settings, as the digest mail's HTML part is rendered (with the config's
+// templates); a period digest does not know is not found.
+func DigestPages(st *store.Store, cfg *config.Config) DigestFunc {
+	return func(ctx context.Context, period string, end time.Time) (string, error) {
+		d, err := digest.ForPeriod(ctx, st, cfg, period, end)
+		var unknown *digest.UnknownPeriodError
+		if errors.As(err, &unknown) {
+			return "", fmt.Errorf("%w: %v", ErrUnknownDigest, err)
+		}
+		if err != nil {
+			return "", err
+		}
+		return d.HTMLWith(cfg.TemplateDir())
+	}
 }

@@ -5,19 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/digest"
 	"github.com/perfbot/perfbot/doctor"
 	"github.com/perfbot/perfbot/job"
-	"github.com/perfbot/perfbot/service"
-	"github.com/perfbot/perfbot/service/setup"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/venue"
 	"github.com/perfbot/perfbot/venue/post"
-	"github.com/perfbot/perfbot/web"
 )
 
 // digestCmd implements "perfbot digest": it prints, or mails with --post,
@@ -40,23 +36,22 @@ func digestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if fs.NArg() > 0 {
 		return usagef("digest takes no arguments")
 	}
-	length, err := service.DigestPeriod(*period)
-	if err != nil {
+	if _, err := config.DigestPeriod(*period); err != nil {
 		return usagef("%v", err)
 	}
 	end := time.Now()
 	if *endFlag != "" {
+		var err error
 		if end, err = time.Parse(time.RFC3339, *endFlag); err != nil {
 			return usagef("--end %q: want RFC 3339, such as 2026-11-30T08:00:00Z", *endFlag)
 		}
 	}
-	cfg := &config.Config{}
-	if *configFile != "" {
-		if cfg, err = doctor.LoadConfig(*configFile); err != nil {
-			return err
-		}
-	} else {
-		cfg.Defaults()
+	if *postTo == "" && *format != "text" && *format != "html" {
+		return usagef("--format %q: want text or html", *format)
+	}
+	cfg, err := doctor.LoadConfigOrDefaults(*configFile)
+	if err != nil {
+		return err
 	}
 	driver, dsn := cfg.Store.Driver, cfg.StoreDSN()
 	if *db != "" {
@@ -67,19 +62,16 @@ func digestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer st.Close()
-	d, err := digest.Build(ctx, st, end.Add(-length), end, setup.DigestOptions(cfg, *period))
+	d, err := digest.ForPeriod(ctx, st, cfg, *period, end)
 	if err != nil {
 		return err
 	}
 	if *postTo == "" {
-		switch *format {
-		case "text":
-			_, err = io.WriteString(stdout, d.Text())
-		case "html":
-			_, err = io.WriteString(stdout, d.HTML())
-		default:
-			return usagef("--format %q: want text or html", *format)
+		text, err := d.Render(*format)
+		if err != nil {
+			return err
 		}
+		_, err = io.WriteString(stdout, text)
 		return err
 	}
 	target, err := venue.ParseTarget(*postTo)
@@ -89,29 +81,12 @@ func digestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *configFile == "" {
 		return errors.New("--post needs --config for the venue settings")
 	}
-	venues := cfg.Venues.WithEnv(os.Getenv)
 	msg := d.Message()
-	msg.Key = fmt.Sprintf("digest:%s@%s", *period, end.UTC().Format(time.RFC3339))
-	link, err := post.NewRouter(venues, post.Options{}).Post(ctx, target, msg)
+	msg.Key = digest.Key(*period, end)
+	link, err := post.ForConfig(cfg).Post(ctx, target, msg)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "digest sent: %s\n", link)
 	return nil
-}
-
-// digestPages renders the digest pages of perfbot web (/digests/PERIOD/END)
-// as the mail's HTML part is rendered, with the config's digest settings.
-func digestPages(st *store.Store, cfg *config.Config) web.DigestFunc {
-	return func(ctx context.Context, period string, end time.Time) (string, error) {
-		length, err := service.DigestPeriod(period)
-		if err != nil {
-			return "", fmt.Errorf("%w: %v", web.ErrUnknownDigest, err)
-		}
-		d, err := digest.Build(ctx, st, end.Add(-length), end, setup.DigestOptions(cfg, period))
-		if err != nil {
-			return "", err
-		}
-		return d.HTMLWith(cfg.TemplateDir())
-	}
 }

@@ -2,19 +2,13 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
 	"os"
-	"sync"
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
-	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/job"
-	"github.com/perfbot/perfbot/service"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/venue"
-	"github.com/perfbot/perfbot/web"
 )
 
 // saveRun stores a comparison made on the command line (compare --save)
@@ -46,22 +40,4 @@ func saveRun(ctx context.Context, f *compareFlags, opts job.Options, cmp *compar
 func isDir(path string) bool {
 	st, err := os.Stat(path)
 	return err == nil && st.IsDir()
-}
-
-// addPages serves the history's pages and API on the service's mux and
-// reads the latest runs ahead for them until ctx ends; stop ends that and
-// waits for it.
-func addPages(ctx context.Context, svc *service.Service, cfg *config.Config, log *slog.Logger) (stop func(), err error) {
-	ws, err := web.New(svc.Store(), log.With("part", "web"))
-	if err != nil {
-		return nil, fmt.Errorf("pages: %w", err)
-	}
-	// The pages scrub host paths as the service's answers do.
-	ws.SetScrub(service.NewScrubber(service.HostPaths(service.DefaultCacheDir())...).String)
-	ws.SetDigests(digestPages(svc.Store(), cfg))
-	ws.Register(svc)
-	warm, cancel := context.WithCancel(ctx)
-	var warming sync.WaitGroup
-	warming.Go(func() { ws.Warm(warm) })
-	return func() { cancel(); warming.Wait() }, nil
 }

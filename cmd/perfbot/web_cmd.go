@@ -9,7 +9,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/doctor"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/service"
@@ -36,14 +35,9 @@ func webCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if fs.NArg() > 0 {
 		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	cfg := &config.Config{}
-	if *configFile != "" {
-		var err error
-		if cfg, err = doctor.LoadConfig(*configFile); err != nil {
-			return err
-		}
-	} else {
-		cfg.Defaults()
+	cfg, err := doctor.LoadConfigOrDefaults(*configFile)
+	if err != nil {
+		return err
 	}
 	drv := job.StoreDriver(*driver, *db)
 	if drv == store.SQLite {
@@ -65,7 +59,7 @@ func webCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	// Host paths are scrubbed as answers scrub them.
 	ws.SetScrub(service.NewScrubber(service.HostPaths(*cacheDir)...).String)
-	ws.SetDigests(digestPages(st, cfg))
+	ws.SetDigests(web.DigestPages(st, cfg))
 	ln, err := net.Listen("tcp", *listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", *listen, err)

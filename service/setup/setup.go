@@ -58,11 +58,7 @@ func Open(ctx context.Context, cfg *config.Config, opt Options) (*service.Servic
 		Logger:      opt.Log,
 		Version:     opt.Version,
 		Digest: func(ctx context.Context, job service.DigestJob) (answer.Answer, error) {
-			length, err := config.DigestPeriod(job.Period)
-			if err != nil {
-				return answer.Answer{}, err
-			}
-			d, err := digest.Build(ctx, svc.Store(), job.End.Add(-length), job.End, DigestOptions(cfg, job.Period))
+			d, err := digest.ForPeriod(ctx, svc.Store(), cfg, job.Period, job.End)
 			if err != nil {
 				return answer.Answer{}, err
 			}
@@ -117,13 +113,6 @@ func Render(cmp *compare.Comparison, templateDir string) answer.Answer {
 		msg.Set(answer.Text, t)
 	}
 	return msg
-}
-
-// DigestOptions are the digest: section's settings for a period.
-func DigestOptions(cfg *config.Config, period string) digest.Options {
-	return digest.Options{Branches: cfg.Digest.Branches, RC: cfg.Digest.RC, Release: cfg.Digest.Release,
-		Title: period, MailArchive: cfg.Digest.MailArchive, TemplateDir: cfg.TemplateDir(), URL: cfg.Service.URL,
-		OpenAfter: cfg.Digest.OpenAfter}
 }
 
 // readSecret reads a secret of the config, naming the setting when its

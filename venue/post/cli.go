@@ -1,0 +1,37 @@
+package post
+
+import (
+	"context"
+	"errors"
+	"os"
+
+	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/venue"
+)
+
+// ForConfig sets up the venues of cfg (none without one), completed from
+// the process environment, as the command line posts.
+func ForConfig(cfg *config.Config) *Router {
+	var venues config.Venues
+	var opt Options
+	if cfg != nil {
+		venues, opt.ServiceURL = cfg.Venues, cfg.Service.URL
+	}
+	return NewRouter(venues.WithEnv(os.Getenv), opt)
+}
+
+// PostAll posts msg to each target and calls posted with the link of each
+// post. Every target is tried; the errors are joined.
+func (r *Router) PostAll(ctx context.Context, msg answer.Answer, targets []venue.Target, posted func(t venue.Target, link string)) error {
+	var errs []error
+	for _, t := range targets {
+		link, err := r.Post(ctx, t, msg)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		posted(t, link)
+	}
+	return errors.Join(errs...)
+}
