@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"regexp"
 	"slices"
@@ -260,4 +261,28 @@ func MarkLatest(ctx context.Context, st *store.Store, venue, where, who string, 
 		fmt.Fprintf(&b, "- %s\n", l)
 	}
 	return b.String(), marks, nil
+}
+
+// RunOf is the run whose verdicts a mark names: run runID when it is not
+// 0, else the latest finished run answered to where at venue
+// (store.ErrNotFound when there is none).
+func RunOf(ctx context.Context, st *store.Store, runID int64, venue, where string) (*store.Run, error) {
+	if runID != 0 {
+		return st.GetRun(ctx, runID)
+	}
+	return st.LatestRunOf(ctx, venue, where)
+}
+
+// WriteAck writes the acknowledgement of marks on run runID: Summary, then
+// Describe's lines indented.
+func WriteAck(w io.Writer, marks []store.FalseAlarm, runID int64) error {
+	if _, err := fmt.Fprintln(w, Summary(marks, runID)); err != nil {
+		return err
+	}
+	for _, l := range Describe(marks) {
+		if _, err := fmt.Fprintf(w, "  %s\n", l); err != nil {
+			return err
+		}
+	}
+	return nil
 }

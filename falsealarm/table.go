@@ -1,6 +1,7 @@
 package falsealarm
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -9,6 +10,25 @@ import (
 	"github.com/perfbot/perfbot/internal/texttable"
 	"github.com/perfbot/perfbot/store"
 )
+
+// ListLimit is how many marks List shows of every run.
+const ListLimit = 100
+
+// List writes the marks of run runID, or the latest ListLimit of every
+// run when runID is 0, as WriteTable does.
+func List(ctx context.Context, w io.Writer, st *store.Store, runID int64) error {
+	var marks []store.FalseAlarm
+	var err error
+	if runID != 0 {
+		marks, err = st.FalseAlarmsOfRun(ctx, runID)
+	} else {
+		marks, err = st.FalseAlarms(ctx, ListLimit)
+	}
+	if err != nil {
+		return err
+	}
+	return WriteTable(w, marks)
+}
 
 // WriteTable prints marks as a table, one mark a row.
 func WriteTable(w io.Writer, marks []store.FalseAlarm) error {

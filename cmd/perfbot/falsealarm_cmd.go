@@ -54,16 +54,7 @@ func falseAlarmCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 		if len(benches) > 0 || *by != "" || *reason != "" || *target != "" {
 			return usagef("--list takes only --db, --driver and --run")
 		}
-		var marks []store.FalseAlarm
-		if *runID != 0 {
-			marks, err = st.FalseAlarmsOfRun(ctx, *runID)
-		} else {
-			marks, err = st.FalseAlarms(ctx, 100)
-		}
-		if err != nil {
-			return err
-		}
-		return falsealarm.WriteTable(out, marks)
+		return falsealarm.List(ctx, out, st, *runID)
 	}
 	if len(benches) == 0 {
 		return usagef("false-alarm needs the benchmarks to mark, as the answer names them")
@@ -71,33 +62,25 @@ func falseAlarmCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if strings.TrimSpace(*by) == "" {
 		return usagef("false-alarm needs --by: who marks the verdicts")
 	}
-	var run *store.Run
-	switch {
-	case (*runID != 0) == (*target != ""):
+	if (*runID != 0) == (*target != "") {
 		return usagef("false-alarm needs one of --run ID and --target VENUE:WHERE")
-	case *runID != 0:
-		if run, err = st.GetRun(ctx, *runID); err != nil {
-			return err
-		}
-	default:
-		t, err := venue.ParseTarget(*target)
-		if err != nil {
+	}
+	var t venue.Target
+	if *target != "" {
+		if t, err = venue.ParseTarget(*target); err != nil {
 			return usagef("--target: %v", err)
 		}
-		if run, err = st.LatestRunOf(ctx, t.Venue, t.Where); err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				return fmt.Errorf("no finished run was answered to %s in %s", *target, *db)
-			}
-			return err
-		}
+	}
+	run, err := falsealarm.RunOf(ctx, st, *runID, t.Venue, t.Where)
+	if errors.Is(err, store.ErrNotFound) && *runID == 0 {
+		return fmt.Errorf("no finished run was answered to %s in %s", *target, *db)
+	}
+	if err != nil {
+		return err
 	}
 	marks, err := falsealarm.Mark(ctx, st, falsealarm.Request{Run: run, Benches: benches, By: *by, Venue: "cli", Reason: *reason})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(out, falsealarm.Summary(marks, run.ID))
-	for _, l := range falsealarm.Describe(marks) {
-		fmt.Fprintf(out, "  %s\n", l)
-	}
-	return nil
+	return falsealarm.WriteAck(out, marks, run.ID)
 }
