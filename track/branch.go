@@ -97,3 +97,18 @@ func DetectOptions(cfg *config.Config, alpha, minChange float64) (changepoint.Op
 	}
 	return o, nil
 }
+
+// Resolve picks the branch to track (see Branch) and the detector's
+// options (see DetectOptions) from a command line's values over cfg's.
+// The error says which value to give or fix.
+func Resolve(cfg *config.Config, branch string, alpha, minChange float64) (config.TrackedBranch, changepoint.Options, error) {
+	tb, err := Branch(cfg, branch)
+	if err != nil {
+		return tb, changepoint.Options{}, err
+	}
+	if tb.Branch == "" {
+		return tb, changepoint.Options{}, errors.New("give --branch (no tracked branch or project.branch in the config)")
+	}
+	dopts, err := DetectOptions(cfg, alpha, minChange)
+	return tb, dopts, err
+}

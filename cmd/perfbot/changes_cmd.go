@@ -31,23 +31,14 @@ func changesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if fs.NArg() > 0 {
 		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	if *format != "text" && *format != "json" {
-		return usagef("--format %q: want text or json", *format)
-	}
-	if *limit < 0 {
-		return usagef("--limit %d: want 0 or more", *limit)
+	l := track.Listing{Format: *format, Filter: store.ChangePointFilter{Track: *trackName, Benchmark: *bench, Limit: *limit}}
+	if err := l.Check(); err != nil {
+		return usagef("%v", err)
 	}
 	st, err := store.Open(ctx, job.StoreDriver(*driver, *db), *db)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	cps, err := st.ChangePoints(ctx, store.ChangePointFilter{Track: *trackName, Benchmark: *bench, Limit: *limit})
-	if err != nil {
-		return err
-	}
-	if *format == "json" {
-		return track.WriteJSON(stdout, cps)
-	}
-	return track.WriteText(stdout, cps)
+	return l.Write(ctx, stdout, st)
 }

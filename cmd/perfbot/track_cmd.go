@@ -42,8 +42,9 @@ func trackCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if fs.NArg() > 0 {
 		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	if *format != "text" && *format != "json" {
-		return usagef("--format %q: want text or json", *format)
+	l := track.Listing{Format: *format}
+	if err := l.Check(); err != nil {
+		return usagef("%v", err)
 	}
 	if *maxCommits < 0 {
 		return usagef("--max-commits %d: want 0 or more", *maxCommits)
@@ -58,14 +59,7 @@ func trackCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer f.showProgress(&opts, stderr)()
 	opts.NoConfirm = f.noConfirm
-	tb, err := track.Branch(f.cfg, *branch)
-	if err != nil {
-		return usagef("%v", err)
-	}
-	if tb.Branch == "" {
-		return usagef("give --branch (no tracked branch or project.branch in the config)")
-	}
-	dopts, err := track.DetectOptions(f.cfg, *alpha, *minChange)
+	tb, dopts, err := track.Resolve(f.cfg, *branch, *alpha, *minChange)
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -83,12 +77,6 @@ func trackCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	cps, err := st.ChangePoints(ctx, store.ChangePointFilter{Track: res.Track})
-	if err != nil {
-		return err
-	}
-	if *format == "json" {
-		return track.WriteJSON(stdout, cps)
-	}
-	return track.WriteText(stdout, cps)
+	l.Filter.Track = res.Track
+	return l.Write(ctx, stdout, st)
 }
