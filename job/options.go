@@ -115,6 +115,16 @@ func (o Options) RepoSource() string {
 	return repo
 }
 
+// LocalRepo is RepoSource when it is a directory on this host, else ""
+// (a clone URL, or a path that is not there).
+func (o Options) LocalRepo() string {
+	repo := o.RepoSource()
+	if st, err := os.Stat(repo); err != nil || !st.IsDir() {
+		return ""
+	}
+	return repo
+}
+
 // Cache is the directory of cached clones and worktrees: CacheDir, else
 // the user cache directory's perfbot folder.
 func (o Options) Cache() (string, error) {

@@ -123,3 +123,14 @@ func CandidateSubject(ctx context.Context, repo string, cmp *compare.Comparison)
 	}
 	return ""
 }
+
+// SaveTo stores cmp as Save does in the store at dsn (driver: see
+// StoreDriver) and returns the run's id.
+func SaveTo(ctx context.Context, driver, dsn string, cmp *compare.Comparison, s Saved) (int64, error) {
+	st, err := store.Open(ctx, StoreDriver(driver, dsn), dsn)
+	if err != nil {
+		return 0, err
+	}
+	defer st.Close()
+	return Save(ctx, st, cmp, s)
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/service"
+	"github.com/perfbot/perfbot/service/setup"
 )
 
 // compareFlags are the flags of "perfbot compare".
@@ -126,6 +127,9 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	if f.save && opts.NoiseDB == "" {
+		return usagef("--save needs --db FILE|URL (or --db-env) to store the run in")
+	}
 	opts.Candidates = append(opts.Candidates, job.Candidates(f.patches, f.heads)...)
 	opts.Alpha, opts.NoiseFloorPct, opts.Method = f.alpha, f.floor, method
 	opts.NoConfirm = f.noConfirm
@@ -167,7 +171,11 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	var runURL string
 	if f.save {
-		id, err := saveRun(ctx, &f, opts, cmp, key, targets, suites, append(flames, profiles...))
+		s := job.Saved{Key: key, Suites: suites, Title: f.title, Files: append(flames, profiles...), Repo: opts.LocalRepo()}
+		if len(targets) > 0 {
+			s.Venue, s.Target = targets[0].Venue, targets[0].Where
+		}
+		id, err := job.SaveTo(ctx, f.driver, opts.NoiseDB, cmp, s)
 		if err != nil {
 			return fmt.Errorf("save the run: %w", err)
 		}
@@ -175,11 +183,11 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			runURL = service.RunURL(f.cfg.Service.URL, id)
 		}
 		if !f.quiet {
-			fmt.Fprintf(stderr, "perfbot: stored as run %d in %s\n", id, job.StoreDriver(f.driver, f.db))
+			fmt.Fprintf(stderr, "perfbot: stored as run %d in %s\n", id, job.StoreDriver(f.driver, opts.NoiseDB))
 		}
 	}
 	if len(targets) > 0 || f.answerOut != "" {
-		msg, err := renderAnswer(cmp, flames, key, f.cfg, f.cacheDir, runURL)
+		msg, err := setup.Answer(cmp, f.cfg, setup.AnswerOptions{Key: key, CacheDir: f.cacheDir, RunURL: runURL, Extra: flames})
 		if err != nil {
 			return err
 		}
@@ -188,7 +196,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 				return fmt.Errorf("--answer-out: %w", err)
 			}
 		}
-		if err := postMessage(ctx, msg, targets, f.cfg, stderr); err != nil {
+		if err := postAnswer(ctx, msg, targets, f.cfg, stderr); err != nil {
 			return err
 		}
 	}

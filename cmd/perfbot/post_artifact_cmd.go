@@ -11,6 +11,7 @@ import (
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/doctor"
 	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/venue/post"
 )
 
 // postArtifactCmd posts the answer a fork pull request's run left as an
@@ -45,7 +46,7 @@ func postArtifactCmd(ctx context.Context, args []string, stdout, stderr io.Write
 		}
 	}
 	if !art.Listed {
-		gh, err := newRouter(cfg).GitHub()
+		gh, err := post.ForConfig(cfg).GitHub()
 		if err != nil {
 			return fmt.Errorf("post-artifact: %w", err)
 		}
@@ -54,7 +55,7 @@ func postArtifactCmd(ctx context.Context, args []string, stdout, stderr io.Write
 		}
 	}
 	t := venue.Target{Venue: "github", Where: art.Where}
-	if err := postMessage(ctx, art.Answer, []venue.Target{t}, cfg, stderr); err != nil {
+	if err := postAnswer(ctx, art.Answer, []venue.Target{t}, cfg, stderr); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "posted %s on %s\n", art.Answer.Key, art.Where)

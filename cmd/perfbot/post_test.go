@@ -8,15 +8,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/perfbot/perfbot/compare"
-	"github.com/perfbot/perfbot/provenance"
-	"github.com/perfbot/perfbot/venue"
 )
 
 // fakeGitHub is GitHub's REST API for one pull request's comments and
@@ -123,36 +117,5 @@ func TestPostUnconfiguredVenueNamesTheSetting(t *testing.T) {
 	err = run(context.Background(), []string{"report", "--post", "svn:x", "testdata/wal-base.txt", "testdata/wal-patch.txt"}, io.Discard, &stderr)
 	if code := exitCode(err, &stderr); code != 2 {
 		t.Errorf("unknown venue: exit %d, want 2", code)
-	}
-}
-
-// TestPostScrubsHostPaths: a failure whose text names the perfbot binary
-// and a worktree under --cache-dir is posted without those paths.
-func TestPostScrubsHostPaths(t *testing.T) {
-	fake := &fakeGitHub{comments: map[int64]string{}}
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	t.Setenv("PERFBOT_GITHUB_URL", srv.URL)
-	t.Setenv("GITHUB_TOKEN", "test-token-123456")
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache := filepath.Join(t.TempDir(), "cache")
-	wt := filepath.Join(cache, "repos", "0a1b", "wt", "patched")
-	cmp := &compare.Comparison{Base: "base", Candidates: []string{"patched"}, Failures: []provenance.Failure{{
-		Variant: "patched", Stage: "build", Message: exe + " compare: build failed", LogTail: wt + "/x_test.go:3:1: syntax error"}}}
-	targets := []venue.Target{{Venue: "github", Where: "acme/store#7"}}
-	if err := postAll(context.Background(), cmp, nil, targets, "scrub-test", nil, cache, "", io.Discard); err != nil {
-		t.Fatal(err)
-	}
-	if len(fake.comments) != 1 {
-		t.Fatalf("%d comments, want 1", len(fake.comments))
-	}
-	for _, body := range fake.comments {
-		if strings.Contains(body, exe) || strings.Contains(body, cache) ||
-			!strings.Contains(body, "&lt;perfbot&gt; compare") || !strings.Contains(body, "<worktree>/x_test.go:3:1") {
-			t.Errorf("comment shows host paths or lacks the failure:\n%s", body)
-		}
 	}
 }

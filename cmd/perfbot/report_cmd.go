@@ -12,6 +12,7 @@ import (
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/doctor"
 	"github.com/perfbot/perfbot/parse"
+	"github.com/perfbot/perfbot/service/setup"
 )
 
 // reportCmd implements "perfbot report": it compares result files already
@@ -77,7 +78,14 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if k == "" {
 		k = answerKey(targets, nil)
 	}
-	return postAll(ctx, cmp, nil, targets, k, cfg, "", "", stderr)
+	if len(targets) == 0 {
+		return nil
+	}
+	msg, err := setup.Answer(cmp, cfg, setup.AnswerOptions{Key: k})
+	if err != nil {
+		return err
+	}
+	return postAnswer(ctx, msg, targets, cfg, stderr)
 }
 
 // verdictMethod checks a --method value.
