@@ -200,3 +200,17 @@ func File(ctx context.Context, path, format string) ([]*bench.Result, error) {
 	})
 	return out, err
 }
+
+// Path streams the file at path through the parser of format (see
+// Reader); "-" reads standard input, named <stdin>.
+func Path(ctx context.Context, path, format string, emit func(*bench.Result) error) error {
+	if path == "-" {
+		return Reader(ctx, os.Stdin, "<stdin>", format, emit)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return Reader(ctx, f, path, format, emit)
+}

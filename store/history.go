@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -202,4 +203,34 @@ func (s *Store) WriteSeriesHistory(ctx context.Context, w io.Writer, series []Se
 		}
 	}
 	return nil
+}
+
+// ErrNoHistory is WriteHistoryOf's error for words that name no
+// benchmark and are in no series' name, group or parameters.
+var ErrNoHistory = errors.New("no history")
+
+// WriteHistoryOf prints the history of the benchmark named query as
+// WriteHistory does; a query that names no benchmark exactly is searched
+// for as words in every series' name, group and parameters (as perfbot
+// web's search), and the history of the first max matches is printed.
+// more reports that there were more than max.
+func (s *Store) WriteHistoryOf(ctx context.Context, w io.Writer, query string, max int) (more bool, err error) {
+	points, err := s.History(ctx, query)
+	if err != nil {
+		return false, err
+	}
+	if len(points) > 0 {
+		return false, WriteHistory(w, points)
+	}
+	series, err := s.SearchSeries(ctx, query, max+1)
+	if err != nil {
+		return false, err
+	}
+	if len(series) == 0 {
+		return false, ErrNoHistory
+	}
+	if len(series) > max {
+		more, series = true, series[:max]
+	}
+	return more, s.WriteSeriesHistory(ctx, w, series)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -38,27 +39,14 @@ func historyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	defer st.Close()
-	points, err := st.History(ctx, fs.Arg(0))
-	if err != nil {
-		return err
-	}
-	if len(points) > 0 {
-		return store.WriteHistory(stdout, points)
-	}
-	// No benchmark of that exact name: every series whose name, group or
-	// parameters contain the words, as perfbot web's search.
-	series, err := st.SearchSeries(ctx, fs.Arg(0), historyMatches+1)
-	if err != nil {
-		return err
-	}
-	if len(series) == 0 {
+	more, err := st.WriteHistoryOf(ctx, stdout, fs.Arg(0), historyMatches)
+	if errors.Is(err, store.ErrNoHistory) {
 		return fmt.Errorf("no history for benchmark %q in %s (no name or parameter contains it either)", fs.Arg(0), *db)
 	}
-	if len(series) > historyMatches {
+	if more {
 		fmt.Fprintf(stderr, "perfbot: more than %d series match %q; showing the first %d\n", historyMatches, fs.Arg(0), historyMatches)
-		series = series[:historyMatches]
 	}
-	return st.WriteSeriesHistory(ctx, stdout, series)
+	return err
 }
 
 // historyMatches bounds the series a substring search prints.

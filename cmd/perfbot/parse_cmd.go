@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/perfbot/perfbot/bench"
@@ -53,25 +52,9 @@ func parseCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return out.WriteByte('\n')
 	}
 	for _, name := range fs.Args() {
-		var err error
-		if name == "-" {
-			err = parse.Reader(ctx, os.Stdin, "<stdin>", *format, emit)
-		} else {
-			err = parseFile(ctx, name, *format, emit)
-		}
-		if err != nil {
+		if err := parse.Path(ctx, name, *format, emit); err != nil {
 			return err
 		}
 	}
 	return out.Flush()
-}
-
-// parseFile streams one file through the parser.
-func parseFile(ctx context.Context, path, format string, emit func(*bench.Result) error) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return parse.Reader(ctx, f, path, format, emit)
 }

@@ -49,24 +49,7 @@ func statusCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer st.Close()
-	jobs, err := service.Jobs(ctx, st)
-	if err != nil && !strings.Contains(err.Error(), "river_job") {
-		return err // no queue table yet: serve never ran on this store
-	}
-	fmt.Fprintf(stdout, "jobs: %d queued or running\n", len(jobs))
-	for _, j := range jobs {
-		fmt.Fprintln(stdout, "  "+j)
-	}
-	statuses := []string{store.OutboxPending, store.OutboxFailed}
-	if *all {
-		statuses = nil
-	}
-	answers, err := st.Answers(ctx, statuses...)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "\nanswers: %d %s\n", len(answers), map[bool]string{true: "in the outbox", false: "waiting or given up"}[*all])
-	failed, err := store.WriteAnswers(stdout, answers)
+	failed, err := service.WriteStatus(ctx, stdout, st, *all)
 	if err != nil {
 		return err
 	}
