@@ -25,6 +25,15 @@ const (
 	MethodBenchstat Method = "benchstat"
 )
 
+// ParseMethod is the method a name ("perfbot", "benchstat") names.
+func ParseMethod(name string) (Method, error) {
+	switch m := Method(name); m {
+	case MethodPerfbot, MethodBenchstat:
+		return m, nil
+	}
+	return "", fmt.Errorf("method %q: want perfbot or benchstat", name)
+}
+
 // Test names, as Candidate.Test reports them.
 const (
 	TestMannWhitney = "mann-whitney-u"

@@ -3,12 +3,9 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"strings"
 
 	"github.com/perfbot/perfbot/bisect"
-	"github.com/perfbot/perfbot/config"
 )
 
 // bisectCmd implements "perfbot bisect": it compares base with head and,
@@ -22,23 +19,15 @@ func bisectCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	head := fs.String("head", "", "the series' last commit (required)")
 	format := fs.String("format", "text", "output format: text or json")
 	minChange := fs.Float64("min-change", 0, "bisect only changes at least this large, in percent either way (default: the config's service.bisect.min_change, else every significant change)")
-	fs.Float64Var(&f.alpha, "alpha", config.DefaultAlpha, "significance level")
-	fs.Float64Var(&f.floor, "noise-floor", config.DefaultNoiseFloorPct, "percent: as in perfbot compare")
-	fs.StringVar(&f.method, "method", "perfbot", "verdict method: perfbot or benchstat")
+	f.addVerdictFlags(fs, "percent: as in perfbot compare")
 	fs.IntVar(&f.tune.MaxCount, "max-count", 0, "adaptive sampling: add rounds while a benchmark is undecided, up to this many per side (default: as in perfbot compare)")
 	fs.Var(&f.tune.Budget, "budget", "adaptive sampling: as in perfbot compare, for each comparison")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the rounds' random order (default: random)")
 	fs.StringVar(&f.db, "db", "", "history database whose noise thresholds (perfbot calibrate) the verdicts apply: a SQLite file or a postgres:// URL")
 	fs.StringVar(&f.driver, "driver", "", "store driver of --db: sqlite or postgres (default: from --db)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: perfbot bisect --repo REPO --base REF --head REF [--format text|json] [compare's run flags]\n")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args); err != nil {
+	setUsage(fs, stderr, "usage: perfbot bisect --repo REPO --base REF --head REF [--format text|json] [compare's run flags]\n")
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
 	if f.base == "" || *head == "" {
 		return usagef("give --base REF and --head REF: the series is the first-parent commits after base up to head")
@@ -49,21 +38,16 @@ func bisectCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *minChange < 0 {
 		return usagef("--min-change %v: want 0 or a positive percentage", *minChange)
 	}
-	if !(f.floor > 0) {
-		return usagef("--noise-floor %v: want a positive percentage", f.floor)
-	}
-	method, err := verdictMethod(f.method)
+	opts, err := f.jobOptions()
 	if err != nil {
 		return err
 	}
-	opts, err := f.jobOptions()
-	if err != nil {
+	if err := f.verdicts(&opts); err != nil {
 		return err
 	}
 	if *minChange == 0 && f.cfg != nil && f.cfg.Service.Bisect != nil {
 		*minChange = float64(f.cfg.Service.Bisect.MinChange)
 	}
-	opts.Alpha, opts.NoiseFloorPct, opts.Method = f.alpha, f.floor, method
 	defer f.showProgress(&opts, stderr)()
 	lo := bisect.LocalOptions{Job: opts, Suites: f.suites, Search: bisect.Options{MinChangePct: *minChange}, Failures: stderr, JobError: jobError}
 	if !f.quiet {

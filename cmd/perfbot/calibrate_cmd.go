@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/store"
@@ -25,15 +24,9 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the rounds' random order (default: random)")
 	fs.StringVar(&f.db, "db", "perfbot.db", "history database the deltas go to: a SQLite file or a postgres:// URL")
 	fs.StringVar(&f.driver, "driver", "", "store driver: sqlite or postgres (default: from --db)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: perfbot calibrate [--config FILE] [--repo REPO] [--ref REF] [--suite NAME]... [--count N] [--db FILE|URL]\n")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args); err != nil {
+	setUsage(fs, stderr, "usage: perfbot calibrate [--config FILE] [--repo REPO] [--ref REF] [--suite NAME]... [--count N] [--db FILE|URL]\n")
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
 	opts, err := f.jobOptions()
 	if err != nil {

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"strings"
 
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/store"
@@ -21,15 +19,9 @@ func changesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	trackName := fs.String("track", "", "only this tracked branch (REPO@BRANCH, as perfbot track names it)")
 	bench := fs.String("benchmark", "", "only this benchmark")
 	limit := fs.Int("limit", 0, "print at most this many (0: all)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: perfbot changes [--db FILE|URL] [--format text|json] [--track REPO@BRANCH] [--benchmark NAME]\n")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args); err != nil {
+	setUsage(fs, stderr, "usage: perfbot changes [--db FILE|URL] [--format text|json] [--track REPO@BRANCH] [--benchmark NAME]\n")
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
 	l := track.Listing{Format: *format, Filter: store.ChangePointFilter{Track: *trackName, Benchmark: *bench, Limit: *limit}}
 	if err := l.Check(); err != nil {

@@ -82,9 +82,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.Var(&f.heads, "head", "ref compared against the baseline (repeatable: one column each)")
 	fs.StringVar(&f.format, "format", "text", "output format: text, markdown, jira or json")
 	fs.StringVar(&f.out, "out", "", "also write every rendering and the raw results into this directory")
-	fs.Float64Var(&f.alpha, "alpha", config.DefaultAlpha, "significance level")
-	fs.Float64Var(&f.floor, "noise-floor", config.DefaultNoiseFloorPct, "percent: a row without a significant change is same only when its change's interval rules out changes this large (else noisy), and adaptive sampling runs a benchmark until it does")
-	fs.StringVar(&f.method, "method", "perfbot", "verdict method: perfbot or benchstat")
+	f.addVerdictFlags(fs, "percent: a row without a significant change is same only when its change's interval rules out changes this large (else noisy), and adaptive sampling runs a benchmark until it does")
 	fs.BoolVar(&f.noConfirm, "no-confirm", false, "post regressions as the first run found them, without rerunning them once to confirm")
 	fs.Var(&f.posts, "post", "post the report: github:OWNER/REPO#N, gitlab:GROUP/PROJECT!N, jira:KEY-123, reviewboard:ID, gerrit:CHANGE[/PS] or mail:ADDRESS[,ADDRESS][?cc=ADDRESS] (repeatable)")
 	fs.IntVar(&f.tune.MaxCount, "max-count", 0, fmt.Sprintf("adaptive sampling: add rounds while a benchmark is undecided, up to this many per side (default: the suite's max_count; %d for a Go suite that sets none of count, max_count and budget, %d under cpu-sim)",
@@ -98,40 +96,29 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(&f.driver, "driver", "", "store driver of --db: sqlite or postgres (default: from --db)")
 	fs.StringVar(&f.answerOut, "answer-out", "", "also write the answer as posted into this directory: answer.md (GitHub Markdown), answer.json and result.json (state, summary, commit, key, counts), for CI and perfbot post-artifact")
 	fs.StringVar(&f.key, "key", "", "stable key of the answer, so a rerun edits it (default: derived from the --post targets and suites)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: perfbot compare [flags] --base REF (--patch FILE | --head REF)...\n")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args); err != nil {
+	setUsage(fs, stderr, "usage: perfbot compare [flags] --base REF (--patch FILE | --head REF)...\n")
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
 	if len(f.patches) == 0 && len(f.heads) == 0 && f.config == "" {
 		// With --config, the suites' variants are the sides.
 		return usagef("give at least one --patch FILE or --head REF to compare with the baseline")
 	}
-	method, err := verdictMethod(f.method)
-	if err != nil {
-		return err
-	}
 	targets, err := postTargets(f.posts)
 	if err != nil {
 		return err
 	}
-	if !(f.floor > 0) {
-		return usagef("--noise-floor %v: want a positive percentage", f.floor)
-	}
 	opts, err := f.jobOptions()
 	if err != nil {
+		return err
+	}
+	if err := f.verdicts(&opts); err != nil {
 		return err
 	}
 	if f.save && opts.NoiseDB == "" {
 		return usagef("--save needs --db FILE|URL (or --db-env) to store the run in")
 	}
 	opts.Candidates = append(opts.Candidates, job.Candidates(f.patches, f.heads)...)
-	opts.Alpha, opts.NoiseFloorPct, opts.Method = f.alpha, f.floor, method
 	opts.NoConfirm = f.noConfirm
 	done := f.showProgress(&opts, stderr)
 	outcome, err := job.Run(ctx, f.spec(), opts)
@@ -206,6 +193,27 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return nil
 }
 
+// addVerdictFlags registers the flags of compare and bisect that say how
+// verdicts are reached; floorHelp is --noise-floor's.
+func (f *compareFlags) addVerdictFlags(fs *flag.FlagSet, floorHelp string) {
+	fs.Float64Var(&f.alpha, "alpha", config.DefaultAlpha, "significance level")
+	fs.Float64Var(&f.floor, "noise-floor", config.DefaultNoiseFloorPct, floorHelp)
+	fs.StringVar(&f.method, "method", "perfbot", "verdict method: perfbot or benchstat")
+}
+
+// verdicts checks the verdict flags and sets them in opts.
+func (f *compareFlags) verdicts(opts *job.Options) error {
+	if !(f.floor > 0) {
+		return usagef("--noise-floor %v: want a positive percentage", f.floor)
+	}
+	m, err := compare.ParseMethod(f.method)
+	if err != nil {
+		return usagef("--%v", err)
+	}
+	opts.Alpha, opts.NoiseFloorPct, opts.Method = f.alpha, f.floor, m
+	return nil
+}
+
 // spec is the job the flags ask for.
 func (f *compareFlags) spec() jobspec.Spec {
 	return jobspec.Spec{Key: f.key, Targets: f.posts, Suites: f.suites, BaseRef: f.base, Source: "cli"}
@@ -264,18 +272,5 @@ func jobError(err error) error {
 	if job.IsRequestError(err) {
 		return &exitError{code: 2, err: err}
 	}
-	return err
-}
-
-// emit renders cmp to stdout and, with an out directory, every format and
-// the charts into it.
-func emit(cmp *compare.Comparison, format, outDir string, stdout io.Writer) error {
-	if err := report.Render(stdout, format, cmp); err != nil {
-		return err
-	}
-	if outDir == "" {
-		return nil
-	}
-	_, err := report.WriteFiles(outDir, cmp, report.Options{})
 	return err
 }

@@ -26,10 +26,7 @@ func digestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	endFlag := fs.String("end", "", "end of the period, RFC 3339 (default: now)")
 	format := fs.String("format", "text", "output format: text or html")
 	postTo := fs.String("post", "", "send the digest to this target (mail:ADDRESS) instead of printing it")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: perfbot digest [flags]\n")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, stderr, "usage: perfbot digest [flags]\n")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/perfbot/perfbot/doctor"
 )
@@ -18,11 +17,8 @@ import (
 func doctorCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("doctor", stderr)
 	file := fs.String("config", "config.yaml", "config file")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
 	rs, cfg := doctor.Config(*file)
 	rs = doctor.All(ctx, rs, cfg)

@@ -26,11 +26,8 @@ func falseAlarmCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	by := fs.String("by", "", "who marks the verdicts (required to mark)")
 	reason := fs.String("reason", "", "why the verdicts are false alarms")
 	list := fs.Bool("list", false, "list the marks (of --run, or the latest 100) instead of marking")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: perfbot false-alarm [--db FILE|URL] (--run ID|--target VENUE:WHERE) --by NAME [--reason TEXT] BENCH...\n"+
-			"       perfbot false-alarm [--db FILE|URL] --list [--run ID]\n")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, stderr, "usage: perfbot false-alarm [--db FILE|URL] (--run ID|--target VENUE:WHERE) --by NAME [--reason TEXT] BENCH...\n"+
+		"       perfbot false-alarm [--db FILE|URL] --list [--run ID]\n")
 	// Flags may follow the benchmark names.
 	var benches []string
 	for {

@@ -23,13 +23,10 @@ func flameCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	out := fs.String("out", "", "write the SVG here (default: standard output, and no table)")
 	title := fs.String("title", "", "title of the graph (default: the file names)")
 	top := fs.Int("top", 15, "with two profiles: how many functions the table of changes lists")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: perfbot flame [--out FILE.svg] [--title T] [--top N] PROFILE [CANDIDATE]\n\n"+
-			"Draws a flame graph of a CPU profile, or a differential flame graph of a baseline and a candidate\n"+
-			"(red: more of the time, blue: less) and prints the functions whose share moved most.\n"+
-			"Profiles: pprof (go test -cpuprofile) or folded stacks (\"frame;frame;frame count\").\n\n")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, stderr, "usage: perfbot flame [--out FILE.svg] [--title T] [--top N] PROFILE [CANDIDATE]\n\n"+
+		"Draws a flame graph of a CPU profile, or a differential flame graph of a baseline and a candidate\n"+
+		"(red: more of the time, blue: less) and prints the functions whose share moved most.\n"+
+		"Profiles: pprof (go test -cpuprofile) or folded stacks (\"frame;frame;frame count\").\n\n")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -19,10 +19,7 @@ func historyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := newFlagSet("history", stderr)
 	db := fs.String("db", "perfbot.db", "history database: a SQLite file, or a postgres:// URL")
 	driver := fs.String("driver", "", "store driver: sqlite or postgres (default: from --db)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: perfbot history [--db FILE|URL] BENCHMARK|WORDS\n")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, stderr, "usage: perfbot history [--db FILE|URL] BENCHMARK|WORDS\n")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

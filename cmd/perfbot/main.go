@@ -164,3 +164,23 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	}
 	return nil
 }
+
+// parseNoArgs parses args as parseFlags does, for a command that takes
+// only flags.
+func parseNoArgs(fs *flag.FlagSet, args []string) error {
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	return nil
+}
+
+// setUsage makes fs's usage text synopsis followed by the flags.
+func setUsage(fs *flag.FlagSet, stderr io.Writer, synopsis string) {
+	fs.Usage = func() {
+		fmt.Fprint(stderr, synopsis)
+		fs.PrintDefaults()
+	}
+}

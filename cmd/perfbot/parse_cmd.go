@@ -22,10 +22,7 @@ func parseCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("parse", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	format := fs.String("format", "auto", "input format: auto or one of "+strings.Join(parse.Names(), ", "))
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: perfbot parse [--format NAME|auto] FILE...\n\nPrints each benchmark result as one JSON object per line; \"-\" reads stdin.\n\n")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, stderr, "usage: perfbot parse [--format NAME|auto] FILE...\n\nPrints each benchmark result as one JSON object per line; \"-\" reads stdin.\n\n")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/perfbot/perfbot/ciresult"
 	"github.com/perfbot/perfbot/config"
@@ -22,15 +21,9 @@ func postArtifactCmd(ctx context.Context, args []string, stdout, stderr io.Write
 	dir := fs.String("dir", "", "the downloaded artifact: meta.json and answer.json, as the action's compare step wrote them")
 	eventPath := fs.String("event", os.Getenv("GITHUB_EVENT_PATH"), "the workflow_run event's payload (default $GITHUB_EVENT_PATH)")
 	configPath := fs.String("config", "", "config file whose venues.github settings apply (default: the environment's)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: perfbot post-artifact --dir DIR [--event FILE] [--config FILE]\n")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args); err != nil {
+	setUsage(fs, stderr, "usage: perfbot post-artifact --dir DIR [--event FILE] [--config FILE]\n")
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
 	if *dir == "" || *eventPath == "" {
 		return usagef("give --dir and --event (or GITHUB_EVENT_PATH)")

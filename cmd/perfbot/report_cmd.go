@@ -12,6 +12,7 @@ import (
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/doctor"
 	"github.com/perfbot/perfbot/parse"
+	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/service/setup"
 )
 
@@ -29,10 +30,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.Var(&posts, "post", "post the report: github:OWNER/REPO#N, gitlab:GROUP/PROJECT!N, jira:KEY-123, reviewboard:ID, gerrit:CHANGE[/PS] or mail:ADDRESS[,ADDRESS][?cc=ADDRESS] (repeatable)")
 	key := fs.String("key", "", "stable key of the answer, so a rerun edits it (default: derived from the --post targets)")
 	configFile := fs.String("config", "", "config file whose venues section says where and how to post")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: perfbot report [flags] BASE_FILE CANDIDATE_FILE...\n")
-		fs.PrintDefaults()
-	}
+	setUsage(fs, stderr, "usage: perfbot report [flags] BASE_FILE CANDIDATE_FILE...\n")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -50,9 +48,9 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if len(files) < 2 {
 		return usagef("report needs a baseline file and at least one candidate file")
 	}
-	m, err := verdictMethod(*method)
+	m, err := compare.ParseMethod(*method)
 	if err != nil {
-		return err
+		return usagef("--%v", err)
 	}
 	if !(*floor > 0) {
 		return usagef("--noise-floor %v: want a positive percentage", *floor)
@@ -71,8 +69,13 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	if err := emit(cmp, *format, *outDir, stdout); err != nil {
+	if err := report.Render(stdout, *format, cmp); err != nil {
 		return err
+	}
+	if *outDir != "" {
+		if _, err := report.WriteFiles(*outDir, cmp, report.Options{}); err != nil {
+			return err
+		}
 	}
 	k := *key
 	if k == "" {
@@ -86,13 +89,4 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	return postAnswer(ctx, msg, targets, cfg, stderr)
-}
-
-// verdictMethod checks a --method value.
-func verdictMethod(s string) (compare.Method, error) {
-	switch m := compare.Method(s); m {
-	case compare.MethodPerfbot, compare.MethodBenchstat:
-		return m, nil
-	}
-	return "", usagef("--method %q: want perfbot or benchstat", s)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"strings"
 
 	"github.com/perfbot/perfbot/doctor"
 	"github.com/perfbot/perfbot/service"
@@ -34,11 +33,8 @@ func runService(ctx context.Context, name string, mode service.Mode, args []stri
 	} else {
 		fs.StringVar(&o.Queue, "queue", "", "queue to take jobs from (overrides service.queue), such as service.confirm.queue on a second host")
 	}
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
 	cfg, err := setup.LoadConfig(*file, o)
 	if err != nil {

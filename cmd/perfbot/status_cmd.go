@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/perfbot/perfbot/doctor"
 	"github.com/perfbot/perfbot/internal/safetext"
@@ -21,15 +20,9 @@ func statusCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	cfgFile := fs.String("config", "config.yaml", "config file naming the store (store:)")
 	db := fs.String("db", "", "history and queue database: a SQLite file or a postgres:// URL (overrides the config)")
 	all := fs.Bool("all", false, "list delivered answers too")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: perfbot status [--config FILE] [--db FILE|URL] [--all]\n")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args); err != nil {
+	setUsage(fs, stderr, "usage: perfbot status [--config FILE] [--db FILE|URL] [--all]\n")
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
 	// Targets, keys, job titles and errors come from the outside: their
 	// control characters are shown as escapes, never sent to the terminal.

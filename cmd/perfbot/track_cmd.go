@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/job"
@@ -32,15 +31,9 @@ func trackCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the rounds' random order (default: random)")
 	fs.StringVar(&f.db, "db", "perfbot.db", "history database: a SQLite file or a postgres:// URL")
 	fs.StringVar(&f.driver, "driver", "", "store driver: sqlite or postgres (default: from --db)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: perfbot track --repo REPO --branch BRANCH [--from REV] [--db FILE|URL] [compare's run flags]\n")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args); err != nil {
+	setUsage(fs, stderr, "usage: perfbot track --repo REPO --branch BRANCH [--from REV] [--db FILE|URL] [compare's run flags]\n")
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
 	l := track.Listing{Format: *format}
 	if err := l.Check(); err != nil {

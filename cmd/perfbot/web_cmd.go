@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"strings"
 
 	"github.com/perfbot/perfbot/doctor"
 	"github.com/perfbot/perfbot/job"
@@ -25,15 +24,9 @@ func webCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	listen := fs.String("listen", "127.0.0.1:8080", "HTTP address to serve on")
 	configFile := fs.String("config", "", "config file whose digest and service.url settings the digest pages (/digests/PERIOD/END) use")
 	cacheDir := fs.String("cache-dir", service.DefaultCacheDir(), "the cache directory of the runs' clones and worktrees, whose paths the pages show as <cache>, <repository> and <worktree>")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: perfbot web [--db FILE|URL] [--listen ADDR] [--cache-dir DIR] [--config FILE]\n")
-		fs.PrintDefaults()
-	}
-	if err := parseFlags(fs, args); err != nil {
+	setUsage(fs, stderr, "usage: perfbot web [--db FILE|URL] [--listen ADDR] [--cache-dir DIR] [--config FILE]\n")
+	if err := parseNoArgs(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
 	cfg, err := doctor.LoadConfigOrDefaults(*configFile)
 	if err != nil {
