@@ -20,7 +20,8 @@ type LocalOptions struct {
 	Job job.Options
 	// Suites are the suites run.
 	Suites []string
-	// Search are the search's options.
+	// Search are the search's options; a MinChangePct of 0 takes the
+	// config's service.bisect.min_change (Job.Config), if any.
 	Search Options
 	// Progress, when set, is told each comparison as it starts.
 	Progress io.Writer
@@ -45,6 +46,9 @@ func (e *EmptySeriesError) Error() string {
 // base that is not an ancestor of head is replaced by the commit the
 // series starts from, so that only the series is measured.
 func Local(ctx context.Context, baseRef, head string, o LocalOptions) (*Result, error) {
+	if cfg := o.Job.Config; o.Search.MinChangePct == 0 && cfg != nil && cfg.Service.Bisect != nil {
+		o.Search.MinChangePct = float64(cfg.Service.Bisect.MinChange)
+	}
 	cacheDir, err := o.Job.Cache()
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package bisect
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/perfbot/perfbot/bench"
@@ -123,6 +124,18 @@ type Step struct {
 	Change
 	// Share is the step's part of the whole change, as log ratios.
 	Share float64 `json:"share"`
+}
+
+// Write writes the result in format: "json" (WriteJSON) or "text"
+// (WriteText).
+func Write(w io.Writer, format string, r *Result) error {
+	switch format {
+	case "json":
+		return WriteJSON(w, r)
+	case "text":
+		return WriteText(w, r)
+	}
+	return fmt.Errorf("format %q: want text or json", format)
 }
 
 // WriteJSON writes the result as indented JSON.

@@ -7,6 +7,7 @@ import (
 	"html"
 	"io"
 	"math"
+	"os"
 	"strings"
 )
 
@@ -41,6 +42,22 @@ const (
 	fontSize    = 11
 	charWidth   = 6.6 // average width of a character at fontSize
 )
+
+// WriteSVGFile writes the flame graph of WriteSVG into the file at path.
+func WriteSVGFile(path string, root *Node, opts SVGOptions) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := WriteSVG(f, root, opts); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
 
 // WriteSVG draws root as a flame graph (root at the bottom), each frame
 // as wide as its candidate share. Every frame carries a tooltip with its

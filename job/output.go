@@ -13,10 +13,10 @@ import (
 )
 
 // WriteDir writes into dir every rendering of the comparison and its charts
-// (PNG and SVG), each side's
-// raw results in Go benchmark format (which benchstat reads too) and the
-// flame graphs, if any; it returns the flame graphs' paths.
-func (o *Outcome) WriteDir(dir string, flames []answer.Attachment) ([]string, error) {
+// (PNG and SVG), each side's raw results in Go benchmark format (which
+// benchstat reads too), the flame graphs and the CPU profiles, if any; it
+// returns the flame graphs' paths.
+func (o *Outcome) WriteDir(dir string, flames, profiles []answer.Attachment) ([]string, error) {
 	if _, err := report.WriteFiles(dir, o.Comparison, report.Options{TemplateDir: o.TemplateDir}); err != nil {
 		return nil, err
 	}
@@ -41,6 +41,11 @@ func (o *Outcome) WriteDir(dir string, flames []answer.Attachment) ([]string, er
 			return paths, fmt.Errorf("flame graphs: %w", err)
 		}
 		paths = append(paths, p)
+	}
+	for _, f := range profiles {
+		if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o644); err != nil {
+			return paths, fmt.Errorf("profiles: %w", err)
+		}
 	}
 	return paths, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -25,6 +26,17 @@ type Printer struct {
 	tty    bool
 	status string
 	last   string
+}
+
+// IsTerminal reports whether w is a terminal, where a Printer updates one
+// line in place.
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // NewPrinter prints to w; tty says whether w is a terminal.

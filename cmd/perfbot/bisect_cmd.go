@@ -45,9 +45,6 @@ func bisectCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := f.verdicts(&opts); err != nil {
 		return err
 	}
-	if *minChange == 0 && f.cfg != nil && f.cfg.Service.Bisect != nil {
-		*minChange = float64(f.cfg.Service.Bisect.MinChange)
-	}
 	defer f.showProgress(&opts, stderr)()
 	lo := bisect.LocalOptions{Job: opts, Suites: f.suites, Search: bisect.Options{MinChangePct: *minChange}, Failures: stderr, JobError: jobError}
 	if !f.quiet {
@@ -61,8 +58,5 @@ func bisectCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	if *format == "json" {
-		return bisect.WriteJSON(stdout, res)
-	}
-	return bisect.WriteText(stdout, res)
+	return bisect.Write(stdout, *format, res)
 }

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/perfbot/perfbot/answer"
@@ -140,15 +139,12 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	profiles := job.ProfileFiles(outcome.Profiles)
 	if f.out != "" {
-		paths, err := outcome.WriteDir(f.out, flames)
+		paths, err := outcome.WriteDir(f.out, flames, profiles)
 		if err != nil {
 			return err
 		}
 		if len(paths) > 0 && !f.quiet {
 			fmt.Fprintf(stderr, "perfbot: CPU flame graphs: %s\n", strings.Join(paths, ", "))
-		}
-		if _, err := outcome.WriteDir(f.out, profiles); err != nil {
-			return fmt.Errorf("profiles: %w", err)
 		}
 	}
 	suites := opts.SuiteNames(f.suites)
@@ -251,19 +247,9 @@ func (f *compareFlags) showProgress(opts *job.Options, stderr io.Writer) func() 
 	if f.quiet {
 		return func() {}
 	}
-	p := job.NewPrinter(stderr, isTerminal(stderr))
+	p := job.NewPrinter(stderr, job.IsTerminal(stderr))
 	opts.Progress, opts.Log = p.Progress, p
 	return p.Done
-}
-
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // jobError gives a job's error its exit status: 2 for a job that cannot

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/perfbot/perfbot/flame"
 	"github.com/perfbot/perfbot/job"
@@ -46,16 +45,8 @@ func flameCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *out == "" {
 		return flame.WriteSVG(stdout, root, opts)
 	}
-	f, err := os.Create(*out)
-	if err != nil {
+	if err := flame.WriteSVGFile(*out, root, opts); err != nil {
 		return fmt.Errorf("flame: %w", err)
-	}
-	if err := flame.WriteSVG(f, root, opts); err != nil {
-		f.Close()
-		return fmt.Errorf("flame: %s: %w", *out, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("flame: %s: %w", *out, err)
 	}
 	if len(profiles) == 2 {
 		job.WriteChanges(stdout, flame.TopChanges(profiles[0], profiles[1], *top))

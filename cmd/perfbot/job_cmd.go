@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 
@@ -32,13 +31,9 @@ func jobCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if fs.NArg() > 0 || *cfgFile == "" || *specFile == "" {
 		return usagef("usage: perfbot job --config FILE --spec FILE [--db-env VAR] [--driver DRIVER]")
 	}
-	data, err := os.ReadFile(*specFile)
+	spec, err := jobspec.ReadFile(*specFile)
 	if err != nil {
 		return err
-	}
-	var spec jobspec.Spec
-	if err := json.Unmarshal(data, &spec); err != nil {
-		return fmt.Errorf("%s: not a job in JSON: %w", *specFile, err)
 	}
 	cfg, err := config.Load(*cfgFile)
 	if err != nil {

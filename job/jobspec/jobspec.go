@@ -5,6 +5,12 @@
 // (intake) depends on no part of the code that runs them.
 package jobspec
 
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+)
+
 // Spec is one benchmark job: what to compare and where the answer goes.
 // The service stores it as its queue job's arguments, as JSON.
 type Spec struct {
@@ -78,4 +84,17 @@ type KeptInstrument struct {
 	// Branch is the tracked branch, Since the commit whose run chose it.
 	Branch string `json:"branch"`
 	Since  string `json:"since"`
+}
+
+// ReadFile reads a Spec from the JSON file at path.
+func ReadFile(path string) (Spec, error) {
+	var spec Spec
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return spec, err
+	}
+	if err := json.Unmarshal(data, &spec); err != nil {
+		return spec, fmt.Errorf("%s: not a job in JSON: %w", path, err)
+	}
+	return spec, nil
 }
