@@ -195,3 +195,15 @@ func benchFile(name string) string {
 	}
 	return string(b)
 }
+
+// Files are the outcome's flame graphs, drawn only when draw (they are
+// for an out directory, a posted answer or a stored run), and its CPU
+// profiles (see ProfileFiles).
+func (o *Outcome) Files(draw bool) (flames, profiles []answer.Attachment, err error) {
+	if draw {
+		if flames, err = o.Flames(); err != nil {
+			return nil, nil, fmt.Errorf("flame graphs: %w", err)
+		}
+	}
+	return flames, ProfileFiles(o.Profiles), nil
+}

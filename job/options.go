@@ -296,3 +296,13 @@ func (o Options) SuiteNames(selected []string) []string {
 	}
 	return names
 }
+
+// ServiceOptions are the options of a job the service's child process
+// runs with cfg: a service that has a second host confirm regressions
+// (service.confirm) does not rerun them on this one first, and noiseDB
+// (with its driver, default from the DSN), when set, is the history whose
+// noise thresholds the verdicts apply, hidden from the benchmarks.
+func ServiceOptions(cfg *config.Config, cacheDir, noiseDB, noiseDriver string) Options {
+	return Options{Config: cfg, CacheDir: cacheDir, NoConfirm: cfg.Service.Confirm != nil,
+		NoiseDB: noiseDB, NoiseDriver: noiseDriver, Hidden: DBFiles(noiseDB)}
+}

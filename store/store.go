@@ -13,6 +13,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -35,6 +36,18 @@ const timeFormat = "2006-01-02T15:04:05.000000Z"
 type Store struct {
 	db     *sql.DB
 	driver string
+}
+
+// OpenExisting opens the store as Open does, but a SQLite file that is
+// not there is an error instead of a new, empty store: a mistyped path
+// says so.
+func OpenExisting(ctx context.Context, driver, dsn string) (*Store, error) {
+	if driver == SQLite {
+		if _, err := os.Stat(dsn); err != nil {
+			return nil, fmt.Errorf("store %s: %w", dsn, err)
+		}
+	}
+	return Open(ctx, driver, dsn)
 }
 
 // Open opens (creating if needed) the history at dsn and brings its schema

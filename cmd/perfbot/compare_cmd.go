@@ -8,7 +8,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/ciresult"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
@@ -16,7 +15,6 @@ import (
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/report"
-	"github.com/perfbot/perfbot/service"
 	"github.com/perfbot/perfbot/service/setup"
 )
 
@@ -129,15 +127,10 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := report.RenderWith(stdout, f.format, cmp, report.Options{TemplateDir: f.cfg.TemplateDir()}); err != nil {
 		return err
 	}
-	// The graphs go to --out, to posted answers and to a saved run;
-	// without any there is nothing to draw them for.
-	var flames []answer.Attachment
-	if f.out != "" || len(targets) > 0 || f.save {
-		if flames, err = outcome.Flames(); err != nil {
-			return fmt.Errorf("flame graphs: %w", err)
-		}
+	flames, profiles, err := outcome.Files(f.out != "" || len(targets) > 0 || f.save)
+	if err != nil {
+		return err
 	}
-	profiles := job.ProfileFiles(outcome.Profiles)
 	if f.out != "" {
 		paths, err := outcome.WriteDir(f.out, flames, profiles)
 		if err != nil {
@@ -152,25 +145,21 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if key == "" && (len(targets) > 0 || f.answerOut != "") {
 		key = answerKey(targets, suites)
 	}
-	var runURL string
+	var runID int64
 	if f.save {
 		s := job.Saved{Key: key, Suites: suites, Title: f.title, Files: append(flames, profiles...), Repo: opts.LocalRepo()}
 		if len(targets) > 0 {
 			s.Venue, s.Target = targets[0].Venue, targets[0].Where
 		}
-		id, err := job.SaveTo(ctx, f.driver, opts.NoiseDB, cmp, s)
-		if err != nil {
+		if runID, err = job.SaveTo(ctx, f.driver, opts.NoiseDB, cmp, s); err != nil {
 			return fmt.Errorf("save the run: %w", err)
 		}
-		if f.cfg != nil {
-			runURL = service.RunURL(f.cfg.Service.URL, id)
-		}
 		if !f.quiet {
-			fmt.Fprintf(stderr, "perfbot: stored as run %d in %s\n", id, job.StoreDriver(f.driver, opts.NoiseDB))
+			fmt.Fprintf(stderr, "perfbot: stored as run %d in %s\n", runID, job.StoreDriver(f.driver, opts.NoiseDB))
 		}
 	}
 	if len(targets) > 0 || f.answerOut != "" {
-		msg, err := setup.Answer(cmp, f.cfg, setup.AnswerOptions{Key: key, CacheDir: f.cacheDir, RunURL: runURL, Extra: flames})
+		msg, err := setup.Answer(cmp, f.cfg, setup.AnswerOptions{Key: key, CacheDir: f.cacheDir, RunID: runID, Extra: flames})
 		if err != nil {
 			return err
 		}

@@ -39,14 +39,12 @@ func jobCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	opts := job.Options{Config: cfg, CacheDir: *cacheDir, Version: version, Progress: job.WriteProgress(stderr)}
-	// A service that has a second host confirm regressions
-	// (service.confirm) does not rerun them on this one first.
-	opts.NoConfirm = cfg.Service.Confirm != nil
+	var noiseDB string
 	if *dbEnv != "" {
-		opts.NoiseDB, opts.NoiseDriver = os.Getenv(*dbEnv), *driver
-		opts.Hidden = job.DBFiles(opts.NoiseDB)
+		noiseDB = os.Getenv(*dbEnv)
 	}
+	opts := job.ServiceOptions(cfg, *cacheDir, noiseDB, *driver)
+	opts.Version, opts.Progress = version, job.WriteProgress(stderr)
 	outcome, err := job.Run(ctx, spec, opts)
 	if err != nil {
 		return jobError(err)

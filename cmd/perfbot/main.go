@@ -1,25 +1,7 @@
 // Command perfbot benchmarks a patch against its baseline and reports what
-// it does to performance.
-//
-// Usage:
-//
-//	perfbot compare [flags]          benchmark a baseline and candidates
-//	perfbot report [flags] BASE CAND...  compare result files already on disk
-//	perfbot parse [flags] FILE...    print normalized results as JSON lines
-//	perfbot calibrate [flags]        measure the baseline against itself to learn noise
-//	perfbot serve | worker           the bot and its benchmark hosts
-//	perfbot status [flags]           jobs in the queue, answers not delivered yet or given up
-//	perfbot job --config F --spec F  run one job, print its outcome as JSON (for the service)
-//	perfbot history BENCHMARK        a benchmark's history
-//	perfbot track [flags]            benchmark a branch's new commits, find change points
-//	perfbot changes [flags]          the change points found on tracked branches
-//	perfbot digest [flags]           build and send a digest
-//	perfbot flame [flags] PROF [CAND]  flame graph, or differential flame graph
-//	perfbot config check [FILE]      validate a config file, listing every mistake
-//	perfbot doctor [--config FILE]   check that the config can work on this host
-//	perfbot version                  the version and the commit it was built from
-//
-// Run "perfbot COMMAND -h" for a command's flags.
+// it does to performance, and runs the bot that does so for the venues of
+// config.yaml. "perfbot help" lists its commands (README.md's Commands
+// says what each does); "perfbot COMMAND -h" lists a command's flags.
 package main
 
 import (

@@ -42,10 +42,6 @@ func trackCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *maxCommits < 0 {
 		return usagef("--max-commits %d: want 0 or more", *maxCommits)
 	}
-	db, err := f.dsn()
-	if err != nil {
-		return err
-	}
 	opts, err := f.jobOptions()
 	if err != nil {
 		return err
@@ -56,7 +52,7 @@ func trackCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return usagef("%v", err)
 	}
-	st, err := store.Open(ctx, job.StoreDriver(f.driver, db), db)
+	st, err := store.Open(ctx, job.StoreDriver(f.driver, opts.NoiseDB), opts.NoiseDB)
 	if err != nil {
 		return err
 	}

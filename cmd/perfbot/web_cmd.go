@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"os"
 
 	"github.com/perfbot/perfbot/doctor"
 	"github.com/perfbot/perfbot/job"
@@ -33,14 +32,7 @@ func webCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	drv := job.StoreDriver(*driver, *db)
-	if drv == store.SQLite {
-		// Opening would create an empty store: a mistyped path should
-		// say so instead.
-		if _, err := os.Stat(*db); err != nil {
-			return fmt.Errorf("store %s: %w", *db, err)
-		}
-	}
-	st, err := store.Open(ctx, drv, *db)
+	st, err := store.OpenExisting(ctx, drv, *db)
 	if err != nil {
 		return err
 	}

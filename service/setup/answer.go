@@ -20,8 +20,9 @@ type AnswerOptions struct {
 	// service.DefaultCacheDir); the host paths under it (service.HostPaths)
 	// are scrubbed from the answer.
 	CacheDir string
-	// RunURL, the stored run's page, is linked from every rendering.
-	RunURL string
+	// RunID, when the run was stored, links the run's page under cfg's
+	// service.url from every rendering.
+	RunID int64
 	// Extra are attachments (flame graphs) after the report's own.
 	Extra []answer.Attachment
 }
@@ -39,5 +40,9 @@ func Answer(cmp *compare.Comparison, cfg *config.Config, o AnswerOptions) (answe
 	}
 	msg = scrub.Message(msg)
 	msg.Attachments = append(msg.Attachments, o.Extra...)
-	return report.LinkRun(msg, o.RunURL, 0), nil
+	var base string
+	if cfg != nil {
+		base = cfg.Service.URL
+	}
+	return report.LinkRun(msg, service.RunURL(base, o.RunID), 0), nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/provenance"
 )
 
@@ -24,7 +25,9 @@ func TestAnswerScrubsHostPaths(t *testing.T) {
 	cmp := &compare.Comparison{Base: "base", Candidates: []string{"patched"}, Failures: []provenance.Failure{{
 		Variant: "patched", Stage: "build", Message: exe + " compare: build failed", LogTail: wt + "/x_test.go:3:1: syntax error"}}}
 	extra := answer.Attachment{Name: "flame.svg", ContentType: "image/svg+xml", Data: []byte("<svg/>")}
-	msg, err := Answer(cmp, nil, AnswerOptions{Key: "scrub-test", CacheDir: cache, RunURL: "https://perf.example/runs/3", Extra: []answer.Attachment{extra}})
+	cfg := &config.Config{}
+	cfg.Service.URL = "https://perf.example/"
+	msg, err := Answer(cmp, cfg, AnswerOptions{Key: "scrub-test", CacheDir: cache, RunID: 3, Extra: []answer.Attachment{extra}})
 	if err != nil {
 		t.Fatal(err)
 	}
