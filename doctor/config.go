@@ -30,6 +30,14 @@ func LoadConfig(file string) (*config.Config, error) {
 	return c, nil
 }
 
+// LoadConfigIf is LoadConfig of file, or nil (no config) when file is "".
+func LoadConfigIf(file string) (*config.Config, error) {
+	if file == "" {
+		return nil, nil
+	}
+	return LoadConfig(file)
+}
+
 // LoadConfigOrDefaults is LoadConfig of file, or the defaults of every
 // setting when file is "".
 func LoadConfigOrDefaults(file string) (*config.Config, error) {

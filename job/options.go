@@ -2,6 +2,7 @@ package job
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -305,4 +306,25 @@ func (o Options) SuiteNames(selected []string) []string {
 func ServiceOptions(cfg *config.Config, cacheDir, noiseDB, noiseDriver string) Options {
 	return Options{Config: cfg, CacheDir: cacheDir, NoConfirm: cfg.Service.Confirm != nil,
 		NoiseDB: noiseDB, NoiseDriver: noiseDriver, Hidden: DBFiles(noiseDB)}
+}
+
+// StoreOf is the driver and DSN of the store at db (a SQLite file or a
+// postgres:// URL), else, when db is "", of cfg's store: section.
+func StoreOf(cfg *config.Config, db string) (driver, dsn string) {
+	if db != "" || cfg == nil {
+		return StoreDriver("", db), db
+	}
+	return cfg.Store.Driver, cfg.StoreDSN()
+}
+
+// CheckTuning names what cannot be run as asked in the suites selected
+// (which need a config with suites) or in the Tuning's instrument.
+func (o Options) CheckTuning(suites []string) error {
+	if len(suites) > 0 && (o.Config == nil || len(o.Config.Suites) == 0) {
+		return errors.New("--suite needs --config with suites")
+	}
+	if err := config.ValidInstrument(o.Tune.Instrument); err != nil {
+		return fmt.Errorf("--%w", err)
+	}
+	return nil
 }

@@ -39,6 +39,15 @@ func IsTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
+// ShowProgress prints o's progress and the runner's lines on w: one line
+// updated in place on a terminal, a line per round elsewhere. The
+// function it returns ends the updating line.
+func (o *Options) ShowProgress(w io.Writer) (done func()) {
+	p := NewPrinter(w, IsTerminal(w))
+	o.Progress, o.Log = p.Progress, p
+	return p.Done
+}
+
 // NewPrinter prints to w; tty says whether w is a terminal.
 func NewPrinter(w io.Writer, tty bool) *Printer {
 	return &Printer{w: w, lines: safetext.NewTerminal(w), tty: tty}

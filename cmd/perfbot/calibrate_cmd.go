@@ -39,9 +39,7 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err != nil {
 		return jobError(err)
 	}
-	for _, fl := range outcome.Comparison.Failures {
-		fmt.Fprintf(stderr, "perfbot: %s %s: %s\n", fl.Variant, fl.Stage, fl.Message)
-	}
+	outcome.WriteFailures(stderr)
 	cal := outcome.Calibration
 	if len(cal.Deltas) == 0 {
 		return &exitError{code: 1, err: errors.New("calibrate: no benchmark was measured on both sides: see the failures above")}

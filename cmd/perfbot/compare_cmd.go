@@ -16,35 +16,26 @@ import (
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/service/setup"
+	"github.com/perfbot/perfbot/venue/post"
 )
 
 // compareFlags are the flags of "perfbot compare".
 type compareFlags struct {
-	config    string
-	repo      string
-	base      string
-	patches   multiFlag
-	heads     multiFlag
-	suites    multiFlag
-	format    string
-	out       string
-	cacheDir  string
-	noSandbox bool
-	quiet     bool
-	alpha     float64
-	floor     float64
-	method    string
-	noConfirm bool
-	posts     multiFlag
-	key       string
-	answerOut string
-	seed      uint64
-	db        string
-	dbEnv     string
-	save      bool
-	title     string
-	driver    string
-	tune      job.Tuning
+	// Where the code and the suites are, and what is compared.
+	config, repo, base     string
+	patches, heads, suites multiFlag
+	// How the job runs and decides.
+	cacheDir, method     string
+	noSandbox, noConfirm bool
+	alpha, floor         float64
+	seed                 uint64
+	tune                 job.Tuning
+	// What becomes of the answer.
+	format, out, key, answerOut, title string
+	posts                              multiFlag
+	quiet, save                        bool
+	// The history database: --db, or the variable --db-env names.
+	db, dbEnv, driver string
 	// cfg is the loaded config file, if any.
 	cfg *config.Config
 }
@@ -143,7 +134,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	suites := opts.SuiteNames(f.suites)
 	key := f.key
 	if key == "" && (len(targets) > 0 || f.answerOut != "") {
-		key = answerKey(targets, suites)
+		key = post.AnswerKey(targets, suites)
 	}
 	var runID int64
 	if f.save {
@@ -215,11 +206,8 @@ func (f *compareFlags) jobOptions() (job.Options, error) {
 		}
 		f.cfg, opts.Config = c, c
 	}
-	if len(f.suites) > 0 && (f.cfg == nil || len(f.cfg.Suites) == 0) {
-		return opts, usagef("--suite needs --config with suites")
-	}
-	if err := config.ValidInstrument(f.tune.Instrument); err != nil {
-		return opts, usagef("--%v", err)
+	if err := opts.CheckTuning(f.suites); err != nil {
+		return opts, usagef("%v", err)
 	}
 	db, err := f.dsn()
 	if err != nil {
@@ -236,9 +224,7 @@ func (f *compareFlags) showProgress(opts *job.Options, stderr io.Writer) func() 
 	if f.quiet {
 		return func() {}
 	}
-	p := job.NewPrinter(stderr, job.IsTerminal(stderr))
-	opts.Progress, opts.Log = p.Progress, p
-	return p.Done
+	return opts.ShowProgress(stderr)
 }
 
 // jobError gives a job's error its exit status: 2 for a job that cannot

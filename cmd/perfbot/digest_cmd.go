@@ -50,10 +50,7 @@ func digestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	driver, dsn := cfg.Store.Driver, cfg.StoreDSN()
-	if *db != "" {
-		driver, dsn = job.StoreDriver("", *db), *db
-	}
+	driver, dsn := job.StoreOf(cfg, *db)
 	st, err := store.Open(ctx, driver, dsn)
 	if err != nil {
 		return err

@@ -2,12 +2,8 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
-	"sort"
-	"strings"
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/config"
@@ -26,19 +22,6 @@ func postTargets(values []string) ([]venue.Target, error) {
 		ts = append(ts, t)
 	}
 	return ts, nil
-}
-
-// answerKey is the stable key of perfbot's answer in a place: the same
-// targets and suites give the same key, so a rerun edits its earlier answer
-// instead of posting a second one.
-func answerKey(targets []venue.Target, suites []string) string {
-	var parts []string
-	for _, t := range targets {
-		parts = append(parts, t.String())
-	}
-	sort.Strings(parts)
-	sum := sha256.Sum256([]byte(strings.Join(parts, "\n") + "\x00" + strings.Join(suites, ",")))
-	return "cli-" + hex.EncodeToString(sum[:8])
 }
 
 // postAnswer posts msg to each target with the venues of cfg, reporting

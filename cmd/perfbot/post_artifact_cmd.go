@@ -7,7 +7,6 @@ import (
 	"os"
 
 	"github.com/perfbot/perfbot/ciresult"
-	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/doctor"
 	"github.com/perfbot/perfbot/venue"
 	"github.com/perfbot/perfbot/venue/post"
@@ -32,11 +31,9 @@ func postArtifactCmd(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	var cfg *config.Config
-	if *configPath != "" {
-		if cfg, err = doctor.LoadConfig(*configPath); err != nil {
-			return err
-		}
+	cfg, err := doctor.LoadConfigIf(*configPath)
+	if err != nil {
+		return err
 	}
 	if !art.Listed {
 		gh, err := post.ForConfig(cfg).GitHub()

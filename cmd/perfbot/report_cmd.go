@@ -14,6 +14,7 @@ import (
 	"github.com/perfbot/perfbot/parse"
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/service/setup"
+	"github.com/perfbot/perfbot/venue/post"
 )
 
 // reportCmd implements "perfbot report": it compares result files already
@@ -38,11 +39,9 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	var cfg *config.Config
-	if *configFile != "" {
-		if cfg, err = doctor.LoadConfig(*configFile); err != nil {
-			return err
-		}
+	cfg, err := doctor.LoadConfigIf(*configFile)
+	if err != nil {
+		return err
 	}
 	files := fs.Args()
 	if len(files) < 2 {
@@ -79,7 +78,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	k := *key
 	if k == "" {
-		k = answerKey(targets, nil)
+		k = post.AnswerKey(targets, nil)
 	}
 	if len(targets) == 0 {
 		return nil

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"log/slog"
 
 	"github.com/perfbot/perfbot/doctor"
 	"github.com/perfbot/perfbot/service"
@@ -43,11 +42,7 @@ func runService(ctx context.Context, name string, mode service.Mode, args []stri
 	if mode == service.ModeWorker && cfg.Store.Driver != "postgres" {
 		return usagef("perfbot worker takes jobs from a shared PostgreSQL queue (store.driver: postgres or --db postgres://...); with SQLite, perfbot serve runs the jobs itself")
 	}
-	var handler slog.Handler = slog.NewTextHandler(stderr, nil)
-	if *logJSON {
-		handler = slog.NewJSONHandler(stderr, nil)
-	}
-	log := slog.New(handler).With("process", name)
+	log := setup.Logger(stderr, *logJSON, name)
 	if mode == service.ModeServe {
 		if err := doctor.LogVenues(ctx, cfg, log); err != nil {
 			return err

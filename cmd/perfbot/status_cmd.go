@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/doctor"
 	"github.com/perfbot/perfbot/internal/safetext"
 	"github.com/perfbot/perfbot/job"
@@ -29,14 +30,14 @@ func statusCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	out := safetext.NewTerminal(stdout)
 	defer out.Flush()
 	stdout = out
-	driver, dsn := job.StoreDriver("", *db), *db
-	if dsn == "" {
-		cfg, err := doctor.LoadConfig(*cfgFile)
-		if err != nil {
+	var cfg *config.Config
+	if *db == "" {
+		var err error
+		if cfg, err = doctor.LoadConfig(*cfgFile); err != nil {
 			return err
 		}
-		driver, dsn = cfg.Store.Driver, cfg.StoreDSN()
 	}
+	driver, dsn := job.StoreOf(cfg, *db)
 	st, err := store.Open(ctx, driver, dsn)
 	if err != nil {
 		return err

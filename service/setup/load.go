@@ -2,6 +2,8 @@ package setup
 
 import (
 	"fmt"
+	"io"
+	"log/slog"
 
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/doctor"
@@ -48,4 +50,14 @@ func LoadConfig(file string, o Overrides) (*config.Config, error) {
 		return nil, fmt.Errorf("%s: store.url_env names %s, which is empty: no PostgreSQL URL", cfg.File, cfg.Store.URLEnv)
 	}
 	return cfg, nil
+}
+
+// Logger is the log of a service process named process on w: text lines,
+// or JSON lines when json is set.
+func Logger(w io.Writer, json bool, process string) *slog.Logger {
+	var handler slog.Handler = slog.NewTextHandler(w, nil)
+	if json {
+		handler = slog.NewJSONHandler(w, nil)
+	}
+	return slog.New(handler).With("process", process)
 }

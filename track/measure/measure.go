@@ -161,9 +161,7 @@ func measureCommit(ctx context.Context, spec jobspec.Spec, opts job.Options, fai
 		return nil, err
 	}
 	cmp := outcome.Comparison
-	for _, fl := range cmp.Failures {
-		fmt.Fprintf(failures, "perfbot: %s %s: %s\n", fl.Variant, fl.Stage, fl.Message)
-	}
+	outcome.WriteFailures(failures)
 	if !outcome.Compared() {
 		return nil, errors.New("nothing could be compared: see the failures above")
 	}

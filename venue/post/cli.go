@@ -2,8 +2,12 @@ package post
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
+	"sort"
+	"strings"
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/config"
@@ -34,4 +38,18 @@ func (r *Router) PostAll(ctx context.Context, msg answer.Answer, targets []venue
 		posted(t, link)
 	}
 	return errors.Join(errs...)
+}
+
+// AnswerKey is the stable key of perfbot's answer posted from the command
+// line to targets for suites: the same targets and suites give the same
+// key, so a rerun edits its earlier answer instead of posting a second
+// one.
+func AnswerKey(targets []venue.Target, suites []string) string {
+	var parts []string
+	for _, t := range targets {
+		parts = append(parts, t.String())
+	}
+	sort.Strings(parts)
+	sum := sha256.Sum256([]byte(strings.Join(parts, "\n") + "\x00" + strings.Join(suites, ",")))
+	return "cli-" + hex.EncodeToString(sum[:8])
 }
