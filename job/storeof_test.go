@@ -12,7 +12,7 @@ func TestStoreOf(t *testing.T) {
 	cfg := &config.Config{}
 	cfg.Store.Driver, cfg.Store.Path = store.SQLite, "/var/lib/perfbot/perfbot.db"
 	for _, tc := range []struct {
-		cfg                  *config.Config
+		cfg                 *config.Config
 		db, driver, wantDSN string
 	}{
 		{cfg, "", store.SQLite, cfg.StoreDSN()},
