@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/perfbot/perfbot/venue/gerrit"
+	"github.com/perfbot/perfbot/venue/github"
 	"github.com/perfbot/perfbot/venue/gitlab"
 	"github.com/perfbot/perfbot/venue/jira"
 	"github.com/perfbot/perfbot/venue/reviewboard"
@@ -11,6 +12,9 @@ import (
 
 // The venues' clients, for the intakes: an intake reads and replies
 // through the client that posts, one per configured venue.
+
+// GitHub is the configured GitHub client, or why there is none.
+func (r *Router) GitHub() (*github.Client, error) { return client[*github.Client](r, "github") }
 
 // GitLab is the configured GitLab client, or why there is none.
 func (r *Router) GitLab() (*gitlab.Client, error) { return client[*gitlab.Client](r, "gitlab") }

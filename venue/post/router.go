@@ -2,7 +2,6 @@ package post
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -264,17 +263,4 @@ func Limits() map[answer.Format]int {
 		github.Format: github.CommentLimit,
 		jira.Format:   jira.CommentLimit,
 	}
-}
-
-// GitHub is the configured GitHub poster, for reads beyond posting (a pull
-// request's head), or why there is none.
-func (r *Router) GitHub() (*github.Client, error) {
-	if err, ok := r.errs["github"]; ok {
-		return nil, err
-	}
-	p, ok := r.posters["github"].(*github.Client)
-	if !ok {
-		return nil, errors.New("github is not configured")
-	}
-	return p, nil
 }
