@@ -17,6 +17,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue/github"
 )
 
@@ -157,8 +158,8 @@ type Artifact struct {
 	// Answer holds only the GitHub Markdown, cut to GitHub's comment
 	// limit, and no attachments.
 	Answer answer.Answer
-	// Where is the pull request, OWNER/REPO#N.
-	Where string
+	// PR is the pull request, github:OWNER/REPO#N.
+	PR target.Target
 	// Listed tells whether the event lists the pull request; GitHub
 	// leaves the list empty for a fork's head branch, and then the pull
 	// request's head must be asked for (CheckHead).
@@ -184,23 +185,23 @@ func Load(dir, eventPath string) (*Artifact, error) {
 	if msg.Commit != "" && msg.Commit != meta.HeadSHA {
 		return nil, fmt.Errorf("%s: the answer speaks for commit %s, not the workflow run's head %s", filepath.Join(dir, AnswerJSONFile), msg.Commit, meta.HeadSHA)
 	}
-	return &Artifact{Meta: meta, Answer: msg, Where: ev.Repository.FullName + "#" + strconv.Itoa(meta.PR), Listed: ev.NamesPR(meta.PR)}, nil
+	return &Artifact{Meta: meta, Answer: msg, PR: target.PR(ev.Repository.FullName, meta.PR), Listed: ev.NamesPR(meta.PR)}, nil
 }
 
 // HeadReader tells a pull request's head commit (github.Client does).
 type HeadReader interface {
-	HeadSHA(ctx context.Context, where string) (string, error)
+	HeadSHA(ctx context.Context, pr target.Target) (string, error)
 }
 
 // CheckHead asks gh which commit the pull request's head is and fails
 // unless it is the artifact's.
 func (a *Artifact) CheckHead(ctx context.Context, gh HeadReader) error {
-	head, err := gh.HeadSHA(ctx, a.Where)
+	head, err := gh.HeadSHA(ctx, a.PR)
 	if err != nil {
 		return err
 	}
 	if head != a.Meta.HeadSHA {
-		return fmt.Errorf("pull request %s has head %s, not the workflow run's %s (pushed since, or the artifact names another pull request): not posted", a.Where, head, a.Meta.HeadSHA)
+		return fmt.Errorf("pull request %s has head %s, not the workflow run's %s (pushed since, or the artifact names another pull request): not posted", a.PR.Where(), head, a.Meta.HeadSHA)
 	}
 	return nil
 }

@@ -19,8 +19,8 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/job/jobspec"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/trigger"
-	"github.com/perfbot/perfbot/venue"
 )
 
 // Enqueuer queues benchmark jobs. duplicate is true when a job with the
@@ -46,7 +46,7 @@ type Claims interface {
 // Poster posts an answer to a target, editing the earlier post with the
 // same key.
 type Poster interface {
-	Post(ctx context.Context, to venue.Target, msg answer.Answer) (string, error)
+	Post(ctx context.Context, to target.Target, msg answer.Answer) (string, error)
 }
 
 // Metrics counts events by label pairs.
@@ -58,8 +58,8 @@ type Metrics interface {
 // Cancel cancels the queued and running ones and says how many; Status
 // describes each queued or running one in a short text.
 type Controller interface {
-	Cancel(ctx context.Context, target string) (int, error)
-	Status(ctx context.Context, target string) (string, error)
+	Cancel(ctx context.Context, to target.Target) (int, error)
+	Status(ctx context.Context, to target.Target) (string, error)
 }
 
 // Marker marks, for who, the verdicts of benches in the latest finished
@@ -68,7 +68,7 @@ type Controller interface {
 // why nothing was (no such run, a name that matches no flagged verdict).
 // An error is a failure to record, not a mistake of the request.
 type Marker interface {
-	MarkFalseAlarm(ctx context.Context, target, who string, benches []string, reason string) (string, error)
+	MarkFalseAlarm(ctx context.Context, to target.Target, who string, benches []string, reason string) (string, error)
 }
 
 // Outcome is what became of a request.
@@ -292,7 +292,7 @@ func (a *Admitter) Rationed(ctx context.Context, name string, post func(ctx cont
 
 // PostRefusal returns a Refuse that posts RefusalMessage(key, subject,
 // text) to to through Poster, after edit (which may be nil) adjusts it.
-func (a *Admitter) PostRefusal(to venue.Target, key, subject string, edit func(*answer.Answer)) func(ctx context.Context, text string) error {
+func (a *Admitter) PostRefusal(to target.Target, key, subject string, edit func(*answer.Answer)) func(ctx context.Context, text string) error {
 	if a.Poster == nil {
 		return nil
 	}

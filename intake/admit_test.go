@@ -11,8 +11,8 @@ import (
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/job/jobspec"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/trigger"
-	"github.com/perfbot/perfbot/venue"
 )
 
 type fakeQueue struct {
@@ -46,7 +46,7 @@ func (m *fakeMetrics) Inc(name string, labels ...string) {
 
 type fakePoster struct{ msgs []answer.Answer }
 
-func (p *fakePoster) Post(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
+func (p *fakePoster) Post(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
 	p.msgs = append(p.msgs, msg)
 	return "link", nil
 }
@@ -65,12 +65,12 @@ func TestAdmit(t *testing.T) {
 	req := func(user, rev string) Request {
 		key := "jira:STORE-1/attachment/" + rev
 		return Request{
-			Job:  jobspec.Spec{Key: key, Targets: []string{"jira:STORE-1"}, Requester: user, Source: "jira"},
+			Job:  jobspec.Spec{Key: key, Targets: []target.Target{target.MustParse("jira:STORE-1")}, Requester: user, Source: "jira"},
 			Once: &Once{Venue: "jira", Item: "STORE-1", Revision: rev},
 			Decide: func(context.Context) (trigger.Decision, error) {
 				return policy.Tracker(trigger.JIRA, user), nil
 			},
-			Refuse:   a.PostRefusal(venue.Target{Venue: "jira", Where: "STORE-1"}, key+"/refused", "STORE-1", nil),
+			Refuse:   a.PostRefusal(target.MustParse("jira:STORE-1"), key+"/refused", "STORE-1", nil),
 			Throttle: "refusal:jira:STORE-1:" + user,
 		}
 	}

@@ -19,7 +19,7 @@ import (
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/runner"
 	"github.com/perfbot/perfbot/service/outbox"
-	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/target"
 )
 
 // bisectArgs asks for a series to be bisected after its comparison (run
@@ -75,10 +75,10 @@ func (s *Service) queueBisect(ctx context.Context, log *slog.Logger, spec JobSpe
 // editableTargets are the targets whose answer is edited in place
 // (outbox.Live: GitHub, GitLab, JIRA): only there can a bisect's section join the answer; a
 // second mail or Review Board review is not sent for it.
-func editableTargets(targets []string) []string {
-	var out []string
+func editableTargets(targets []target.Target) []target.Target {
+	var out []target.Target
 	for _, t := range targets {
-		if target, err := venue.ParseTarget(t); err == nil && outbox.Live(target.Venue) {
+		if outbox.Live(t.Venue) {
 			out = append(out, t)
 		}
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/store"
-	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue/github"
 	"github.com/perfbot/perfbot/venue/retry"
 )
@@ -79,8 +79,8 @@ sandbox: {mode: none}
 		})
 	}
 	svc, err := Open(context.Background(), cfg, ModeServe, Deps{Benchmarker: bench,
-		Poster: PosterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
-			return gp.Post(ctx, to.Where, msg)
+		Poster: PosterFunc(func(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
+			return gp.Post(ctx, to, msg)
 		})})
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +107,7 @@ func TestBisectFollowUp(t *testing.T) {
 	r.Git("branch", "pr")
 	r.Git("reset", "-q", "--hard", commits[0])
 	r.Commit("main moves on", map[string]string{"NOTES": "later\n"})
-	spec := JobSpec{Key: "github:acme/store#3/comment/1", Targets: []string{"github:acme/store#3"}, Title: "series",
+	spec := JobSpec{Key: "github:acme/store#3/comment/1", Targets: []target.Target{target.MustParse("github:acme/store#3")}, Title: "series",
 		BaseRef: "main", CandidateRef: "pr", Source: "github"}
 	if _, _, err := svc.Enqueue(context.Background(), spec); err != nil {
 		t.Fatal(err)
@@ -155,15 +155,15 @@ func TestBisectNotQueued(t *testing.T) {
 			DeltaPct: 20, Ratio: 1.2, P: 0.002, Significant: true, Verdict: compare.Worse}}}}}
 	svc, err := Open(context.Background(), cfg, ModeServe, Deps{Benchmarker: BenchmarkerFunc(func(context.Context, jobspec.Spec, job.ProgressFunc) (*compare.Comparison, error) {
 		return moved, nil
-	}), Poster: PosterFunc(func(context.Context, venue.Target, answer.Answer) (string, error) { return "", nil })})
+	}), Poster: PosterFunc(func(context.Context, target.Target, answer.Answer) (string, error) { return "", nil })})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer svc.Close()
 	ctx := context.Background()
-	pr := JobSpec{Key: "k", Targets: []string{"github:acme/store#3"}, BaseRef: "a", CandidateRef: "b", Source: "github"}
+	pr := JobSpec{Key: "k", Targets: []target.Target{target.MustParse("github:acme/store#3")}, BaseRef: "a", CandidateRef: "b", Source: "github"}
 	mailOnly := pr
-	mailOnly.Key, mailOnly.Targets = "m", []string{"mail:dev@example.org"}
+	mailOnly.Key, mailOnly.Targets = "m", []target.Target{target.MustParse("mail:dev@example.org")}
 	for _, tc := range []struct {
 		name string
 		min  float64
@@ -209,7 +209,7 @@ func TestBisectFails(t *testing.T) {
 		return &out, nil
 	}))
 	head.Store(r.Git("rev-parse", "main"))
-	spec := JobSpec{Key: "github:acme/store#3/comment/2", Targets: []string{"github:acme/store#3"}, Title: "series",
+	spec := JobSpec{Key: "github:acme/store#3/comment/2", Targets: []target.Target{target.MustParse("github:acme/store#3")}, Title: "series",
 		BaseRef: commits[0], CandidateRef: "main", Source: "github"}
 	if _, _, err := svc.Enqueue(context.Background(), spec); err != nil {
 		t.Fatal(err)

@@ -20,7 +20,7 @@ import (
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/store"
-	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue/github"
 	"github.com/perfbot/perfbot/venue/retry"
 )
@@ -82,8 +82,8 @@ sandbox: {mode: none}
 	if err != nil {
 		t.Fatal(err)
 	}
-	poster := PosterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
-		return gp.Post(ctx, to.Where, msg)
+	poster := PosterFunc(func(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
+		return gp.Post(ctx, to, msg)
 	})
 	run := func(cfg *config.Config, mark bool) Benchmarker {
 		return BenchmarkerFunc(func(ctx context.Context, spec jobspec.Spec, progress job.ProgressFunc) (*compare.Comparison, error) {
@@ -126,7 +126,7 @@ sandbox: {mode: none}
 func TestConfirmAgrees(t *testing.T) {
 	f := &githubfake.Comments{Comments: map[int64]string{}}
 	svc := confirmServices(t, f, false)
-	spec := JobSpec{Key: "github:acme/store#3/comment/1", Targets: []string{"github:acme/store#3"}, Title: "slower",
+	spec := JobSpec{Key: "github:acme/store#3/comment/1", Targets: []target.Target{target.MustParse("github:acme/store#3")}, Title: "slower",
 		BaseRef: "main", CandidateRef: "pr", Source: "github"}
 	if _, _, err := svc.Enqueue(context.Background(), spec); err != nil {
 		t.Fatal(err)
@@ -143,7 +143,7 @@ func TestConfirmAgrees(t *testing.T) {
 func TestConfirmDisagrees(t *testing.T) {
 	f := &githubfake.Comments{Comments: map[int64]string{}}
 	svc := confirmServices(t, f, true)
-	spec := JobSpec{Key: "github:acme/store#3/comment/1", Targets: []string{"github:acme/store#3"}, Title: "slower here",
+	spec := JobSpec{Key: "github:acme/store#3/comment/1", Targets: []target.Target{target.MustParse("github:acme/store#3")}, Title: "slower here",
 		BaseRef: "main", CandidateRef: "pr", Source: "github"}
 	if _, _, err := svc.Enqueue(context.Background(), spec); err != nil {
 		t.Fatal(err)
@@ -167,13 +167,13 @@ func TestConfirmNotQueued(t *testing.T) {
 	}
 	svc, err := Open(context.Background(), cfg, ModeServe, Deps{Benchmarker: BenchmarkerFunc(func(context.Context, jobspec.Spec, job.ProgressFunc) (*compare.Comparison, error) {
 		return nil, nil
-	}), Poster: PosterFunc(func(context.Context, venue.Target, answer.Answer) (string, error) { return "", nil })})
+	}), Poster: PosterFunc(func(context.Context, target.Target, answer.Answer) (string, error) { return "", nil })})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer svc.Close()
 	ctx := context.Background()
-	pr := JobSpec{Key: "k", Targets: []string{"github:acme/store#3"}, BaseRef: "a", CandidateRef: "b", Source: "github"}
+	pr := JobSpec{Key: "k", Targets: []target.Target{target.MustParse("github:acme/store#3")}, BaseRef: "a", CandidateRef: "b", Source: "github"}
 	tracked := pr
 	tracked.Key, tracked.Track, tracked.Targets = "t", "main", nil
 	for i, tc := range []struct {

@@ -10,7 +10,7 @@ import (
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/service/queue"
 	"github.com/perfbot/perfbot/store"
-	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/target"
 )
 
 type actorKey struct{}
@@ -31,11 +31,8 @@ func actorOf(ctx context.Context) string {
 // running one has its context cancelled, which kills its commands' process
 // group. Each cancelled job's answer is edited to say so (and by whom,
 // when ctx carries WithActor). It returns how many jobs it cancelled.
-func (s *Service) Cancel(ctx context.Context, target string) (int, error) {
-	want, err := s.normalTarget(target)
-	if err != nil {
-		return 0, err
-	}
+func (s *Service) Cancel(ctx context.Context, to target.Target) (int, error) {
+	want := s.normalTarget(to)
 	jobs, err := s.q.Jobs(ctx)
 	if err != nil {
 		return 0, err
@@ -73,13 +70,9 @@ func (s *Service) answerCancelled(ctx context.Context, spec JobSpec, who string)
 	if who != "" {
 		status = "cancelled by " + who
 	}
-	var targets []string
+	var targets []target.Target
 	for _, t := range spec.Targets {
-		pt, err := venue.ParseTarget(t)
-		if err != nil {
-			continue
-		}
-		a, err := s.st.GetAnswer(ctx, spec.Key, pt.String())
+		a, err := s.st.GetAnswer(ctx, spec.Key, t.String())
 		switch {
 		case errors.Is(err, store.ErrNotFound):
 		case err != nil:
@@ -95,11 +88,8 @@ func (s *Service) answerCancelled(ctx context.Context, spec JobSpec, who string)
 // Status says, in a few lines of plain text, how the jobs answering to
 // target stand: each queued job with its position, each running job with
 // its progress.
-func (s *Service) Status(ctx context.Context, target string) (string, error) {
-	want, err := s.normalTarget(target)
-	if err != nil {
-		return "", err
-	}
+func (s *Service) Status(ctx context.Context, to target.Target) (string, error) {
+	want := s.normalTarget(to)
 	jobs, err := s.q.Jobs(ctx)
 	if err != nil {
 		return "", err
@@ -109,7 +99,7 @@ func (s *Service) Status(ctx context.Context, target string) (string, error) {
 		return "", err
 	}
 	if len(lines) == 0 {
-		return "no perfbot job is queued or running for " + target, nil
+		return "no perfbot job is queued or running for " + to.String(), nil
 	}
 	return strings.Join(lines, "\n"), nil
 }
@@ -166,7 +156,7 @@ func targetsOf(j queue.Job, show bool) string {
 	if !show || len(j.Spec.Targets) == 0 {
 		return ""
 	}
-	return " (answer to " + strings.Join(j.Spec.Targets, ", ") + ")"
+	return " (answer to " + strings.Join(target.Strings(j.Spec.Targets), ", ") + ")"
 }
 
 // finished reports whether a job the queue still shows as running has
@@ -185,23 +175,18 @@ func finished(ctx context.Context, st *store.Store, j queue.Job) (bool, error) {
 	return r.Status != store.StatusRunning, nil
 }
 
-// normalTarget parses target and fills a bare GitHub "#N" with the
-// configured repository.
-func (s *Service) normalTarget(target string) (venue.Target, error) {
-	t, err := venue.ParseTarget(target)
-	if err != nil {
-		return t, err
+// normalTarget fills a bare GitHub "#N" with the configured repository.
+func (s *Service) normalTarget(t target.Target) target.Target {
+	if t.Venue == target.GitHub && t.Repo == "" && s.cfg.Venues.GitHub.Repo != "" {
+		t.Repo = s.cfg.Venues.GitHub.Repo
 	}
-	if t.Venue == "github" && strings.HasPrefix(t.Where, "#") && s.cfg.Venues.GitHub.Repo != "" {
-		t.Where = s.cfg.Venues.GitHub.Repo + t.Where
-	}
-	return t, nil
+	return t
 }
 
 // answersTo reports whether one of spec's targets is want.
-func (s *Service) answersTo(spec JobSpec, want venue.Target) bool {
+func (s *Service) answersTo(spec JobSpec, want target.Target) bool {
 	for _, t := range spec.Targets {
-		if nt, err := s.normalTarget(t); err == nil && nt == want {
+		if s.normalTarget(t).Equal(want) {
 			return true
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/perfbot/perfbot/internal/pgtest"
 	"github.com/perfbot/perfbot/internal/testwait"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/target"
 )
 
 // checkFinished checks the outcome of a job that survived a crash: one
@@ -85,7 +86,7 @@ func TestWorkerKilledMidJobPostgres(t *testing.T) {
 		procs[name] = startProcess(t, testProcess{Mode: ModeWorker, Name: name, Driver: store.Postgres, DSN: dsn,
 			Posts: posts, Comparison: cmpFile, Sleep: 3 * time.Second})
 	}
-	job := JobSpec{Key: "github:acme/store#1/comment/1001", Targets: []string{"github:acme/store#1"},
+	job := JobSpec{Key: "github:acme/store#1/comment/1001", Targets: []target.Target{target.MustParse("github:acme/store#1")},
 		CandidateRef: "pull/1/head", Source: "github"}
 	for i, wantDup := range []bool{false, true} {
 		_, dup, err := intake.Enqueue(ctx, job)
@@ -127,7 +128,7 @@ func TestServeKilledAndRestartedSQLite(t *testing.T) {
 	p := testProcess{Mode: ModeServe, Name: "serve", Driver: store.SQLite, DSN: db, Posts: posts,
 		Comparison: cmpFile, Sleep: 2 * time.Second, Embedded: true}
 	first := startProcess(t, p)
-	job := JobSpec{Key: "github:acme/store#1/comment/2002", Targets: []string{"github:acme/store#1"},
+	job := JobSpec{Key: "github:acme/store#1/comment/2002", Targets: []target.Target{target.MustParse("github:acme/store#1")},
 		CandidateRef: "pull/1/head", Source: "github"}
 	if _, _, err := intake.Enqueue(ctx, job); err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/runner"
-	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/target"
 )
 
 // Benchmarker runs one job's benchmarks and compares the sides. A failed
@@ -32,7 +32,7 @@ type FileBenchmarker interface {
 // same target again edits the earlier answer. It returns a link to the
 // post.
 type Poster interface {
-	Post(ctx context.Context, to venue.Target, msg answer.Answer) (string, error)
+	Post(ctx context.Context, to target.Target, msg answer.Answer) (string, error)
 }
 
 // Renderer turns a comparison into the answer for every venue.
@@ -50,10 +50,10 @@ func (f BenchmarkerFunc) Run(ctx context.Context, spec jobspec.Spec, progress jo
 }
 
 // PosterFunc adapts a function to Poster.
-type PosterFunc func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error)
+type PosterFunc func(ctx context.Context, to target.Target, msg answer.Answer) (string, error)
 
 // Post calls f.
-func (f PosterFunc) Post(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
+func (f PosterFunc) Post(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
 	return f(ctx, to, msg)
 }
 

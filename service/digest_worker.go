@@ -9,7 +9,6 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/perfbot/perfbot/store"
-	"github.com/perfbot/perfbot/venue"
 )
 
 // digestWorker builds a digest and mails it.
@@ -32,13 +31,9 @@ func (w *digestWorker) Work(ctx context.Context, job *river.Job[DigestJob]) erro
 	key := fmt.Sprintf("digest:%s@%s", job.Args.Name, job.Args.End.UTC().Format(time.RFC3339))
 	msg.Key = key
 	var errs []error
-	for _, t := range job.Args.Targets {
-		target, err := venue.ParseTarget(t)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if p, err := s.st.GetPost(ctx, target.Venue, target.Where, key); err == nil && p.Count > 0 {
+	for _, target := range job.Args.Targets {
+		t := target.String()
+		if p, err := s.st.GetPost(ctx, target.Venue, target.Where(), key); err == nil && p.Count > 0 {
 			continue
 		}
 		link, err := s.deps.Poster.Post(ctx, target, msg)
@@ -48,7 +43,7 @@ func (w *digestWorker) Work(ctx context.Context, job *river.Job[DigestJob]) erro
 			continue
 		}
 		s.metrics.Inc("perfbot_digests_total")
-		if err := s.st.RecordPost(ctx, store.Post{Venue: target.Venue, Target: target.Where, JobKey: key, Link: link, State: "sent"}); err != nil {
+		if err := s.st.RecordPost(ctx, store.Post{Venue: target.Venue, Target: target.Where(), JobKey: key, Link: link, State: "sent"}); err != nil {
 			errs = append(errs, err)
 		}
 		s.log.Info("digest sent", "target", t, "link", link)

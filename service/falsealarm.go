@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/perfbot/perfbot/falsealarm"
+	"github.com/perfbot/perfbot/target"
 )
 
 // MarkFalseAlarm records a reviewer's marks of the verdicts of benches in
@@ -11,17 +12,14 @@ import (
 // those benchmarks' thresholds on the host that ran it) and returns the
 // reply that acknowledges them, or says why nothing was marked. It is
 // intake.Marker, for every venue whose comments perfbot reads.
-func (s *Service) MarkFalseAlarm(ctx context.Context, target, who string, benches []string, reason string) (string, error) {
-	t, err := s.normalTarget(target)
-	if err != nil {
-		return "", err
-	}
-	reply, marks, err := falsealarm.MarkLatest(ctx, s.st, t.Venue, t.Where, who, benches, reason)
+func (s *Service) MarkFalseAlarm(ctx context.Context, to target.Target, who string, benches []string, reason string) (string, error) {
+	t := s.normalTarget(to)
+	reply, marks, err := falsealarm.MarkLatest(ctx, s.st, t.Venue, t.Where(), who, benches, reason)
 	if err != nil {
 		return "", err
 	}
 	if len(marks) > 0 {
-		s.log.Info("false alarm marked", "target", target, "run", marks[0].RunID, "by", who, "marks", len(marks))
+		s.log.Info("false alarm marked", "target", to.String(), "run", marks[0].RunID, "by", who, "marks", len(marks))
 	}
 	return reply, nil
 }

@@ -9,8 +9,10 @@
 package service
 
 import (
-	"github.com/perfbot/perfbot/job/jobspec"
 	"time"
+
+	"github.com/perfbot/perfbot/job/jobspec"
+	"github.com/perfbot/perfbot/target"
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -26,7 +28,7 @@ type DigestJob struct {
 	Period string    `json:"period"`
 	End    time.Time `json:"end" river:"unique"`
 	// Targets are where the digest goes.
-	Targets []string `json:"targets"`
+	Targets []target.Target `json:"targets"`
 }
 
 // Kind is the queue's name for digest jobs.

@@ -20,7 +20,7 @@ import (
 	"github.com/perfbot/perfbot/job/child"
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/store"
-	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue/github"
 	"github.com/perfbot/perfbot/venue/retry"
 )
@@ -40,8 +40,8 @@ func liveService(t *testing.T, f *githubfake.Comments, bench Benchmarker) (*Serv
 	cfg.Service.AnswerEditInterval = 200 * time.Millisecond
 	cfg.Service.MaxAttempts = 1
 	svc, err := Open(context.Background(), cfg, ModeServe, Deps{Benchmarker: bench,
-		Poster: PosterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
-			return gp.Post(ctx, to.Where, msg)
+		Poster: PosterFunc(func(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
+			return gp.Post(ctx, to, msg)
 		})})
 	if err != nil {
 		t.Fatal(err)
@@ -99,12 +99,12 @@ func TestLiveAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitRun(t, svc.Store(), "nightly", 30*time.Second, "running", func(r store.Run) bool { return r.Status == store.StatusRunning })
-	spec := JobSpec{Key: "github:acme/store#3/comment/5", Targets: []string{"github:acme/store#3"}, Title: "second", Source: "github"}
+	spec := JobSpec{Key: "github:acme/store#3/comment/5", Targets: []target.Target{target.MustParse("github:acme/store#3")}, Title: "second", Source: "github"}
 	if _, _, err := svc.Enqueue(ctx, spec); err != nil {
 		t.Fatal(err)
 	}
 	waitComment(t, f, "**perfbot: queued**: position 1 in the queue (1 job running)")
-	if st, err := svc.Status(ctx, "github:acme/store#3"); err != nil || st != "queued: second: position 1 in the queue (1 job running)" {
+	if st, err := svc.Status(ctx, target.MustParse("github:acme/store#3")); err != nil || st != "queued: second: position 1 in the queue (1 job running)" {
 		t.Errorf("status = %q, %v", st, err)
 	}
 	close(release["first"])
@@ -112,7 +112,7 @@ func TestLiveAnswer(t *testing.T) {
 	if !strings.HasPrefix(body, github.Marker(spec.Key)) {
 		t.Errorf("running answer lacks the marker: %q", body)
 	}
-	if st, _ := svc.Status(ctx, "github:acme/store#3"); !strings.HasPrefix(st, "running: second: suite wal, round 2 of 5") {
+	if st, _ := svc.Status(ctx, target.MustParse("github:acme/store#3")); !strings.HasPrefix(st, "running: second: suite wal, round 2 of 5") {
 		t.Errorf("status while running = %q", st)
 	}
 	close(release["second"])
@@ -121,7 +121,7 @@ func TestLiveAnswer(t *testing.T) {
 	if bodies, edits := f.Snapshot(); len(bodies) != 1 || edits < 2 {
 		t.Errorf("comments %q after %d edits; want one, edited from queued to running to the result", bodies, edits)
 	}
-	if st, _ := svc.Status(ctx, "github:acme/store#3"); !strings.HasPrefix(st, "no perfbot job") {
+	if st, _ := svc.Status(ctx, target.MustParse("github:acme/store#3")); !strings.HasPrefix(st, "no perfbot job") {
 		t.Errorf("status after the result = %q", st)
 	}
 }
@@ -134,7 +134,7 @@ func TestCancelRunningJob(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	svc, _ := liveService(t, f, &child.Command{Argv: []string{"sh", "-c", "echo $$ > " + pidFile + "; exec sleep 60"}})
 	ctx := context.Background()
-	spec := JobSpec{Key: "github:acme/store#3/comment/9", Targets: []string{"github:acme/store#3"}, Title: "slow", Source: "github"}
+	spec := JobSpec{Key: "github:acme/store#3/comment/9", Targets: []target.Target{target.MustParse("github:acme/store#3")}, Title: "slow", Source: "github"}
 	if _, _, err := svc.Enqueue(ctx, spec); err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestCancelRunningJob(t *testing.T) {
 		t.Fatal("benchmark command did not start")
 	}
 	started := time.Now()
-	n, err := svc.Cancel(WithActor(ctx, "github:alice"), "github:acme/store#3")
+	n, err := svc.Cancel(WithActor(ctx, "github:alice"), target.MustParse("github:acme/store#3"))
 	if err != nil || n != 1 {
 		t.Fatalf("cancel = %d, %v", n, err)
 	}
@@ -166,7 +166,7 @@ func TestCancelRunningJob(t *testing.T) {
 		t.Errorf("cancelled answer still promises a result: %q", body)
 	}
 	waitAnswered(t, svc.Store(), spec.Key)
-	if n, err := svc.Cancel(ctx, "github:acme/store#3"); err != nil || n != 0 {
+	if n, err := svc.Cancel(ctx, target.MustParse("github:acme/store#3")); err != nil || n != 0 {
 		t.Errorf("second cancel = %d, %v; want nothing left to cancel", n, err)
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/store"
-	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/target"
 )
 
 // TestAnswerKeepsThreadSubject: a job from a mail thread is answered under
@@ -23,7 +23,7 @@ func TestAnswerKeepsThreadSubject(t *testing.T) {
 	cfg := testConfig("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
 	var mu sync.Mutex
 	var got []answer.Answer
-	poster := PosterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
+	poster := PosterFunc(func(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		got = append(got, msg)
@@ -39,7 +39,7 @@ func TestAnswerKeepsThreadSubject(t *testing.T) {
 	}
 	defer svc.Close()
 	subject := "[sums-dev] [PATCH net-next v2 0/3] Faster sums"
-	if _, _, err := svc.Enqueue(ctx, JobSpec{Key: "mail:cover-v2@example.org/v2", Targets: []string{"mail:sums-dev@lists.example.org?cc=dev%40example.org"},
+	if _, _, err := svc.Enqueue(ctx, JobSpec{Key: "mail:cover-v2@example.org/v2", Targets: []target.Target{target.MustParse("mail:sums-dev@lists.example.org?cc=dev%40example.org")},
 		Subject: subject, InReplyTo: "cover-v2@example.org", References: []string{"cover-v1@example.org", "cover-v2@example.org"}, Source: "mail", Patch: "x"}); err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ import (
 	"github.com/perfbot/perfbot/job/child"
 	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/store"
-	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/target"
 )
 
 // The tests start perfbot worker and serve processes by running this test
@@ -108,7 +108,7 @@ type filePoster struct {
 	name string
 }
 
-func (f *filePoster) Post(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
+func (f *filePoster) Post(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	fh, err := os.OpenFile(f.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)

@@ -15,7 +15,7 @@ import (
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/store"
-	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/target"
 )
 
 func TestLinkRun(t *testing.T) {
@@ -69,7 +69,7 @@ func TestAnswerLinksRunPage(t *testing.T) {
 	cfg.Service.URL = "https://perfbot.example.org"
 	var mu sync.Mutex
 	var got []answer.Answer
-	poster := PosterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
+	poster := PosterFunc(func(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		got = append(got, msg)
@@ -88,7 +88,7 @@ func TestAnswerLinksRunPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer svc.Close()
-	if _, _, err := svc.Enqueue(ctx, JobSpec{Key: "github:acme/store#7/1", Targets: []string{"github:acme/store#7"}, Source: "github", CandidateRef: "pull/7/head"}); err != nil {
+	if _, _, err := svc.Enqueue(ctx, JobSpec{Key: "github:acme/store#7/1", Targets: []target.Target{target.MustParse("github:acme/store#7")}, Source: "github", CandidateRef: "pull/7/head"}); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)

@@ -9,7 +9,7 @@ import (
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/digest"
 	"github.com/perfbot/perfbot/intake"
-	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/target"
 )
 
 // scheduleLoop queues the scheduled nightly runs and digests. Each firing
@@ -98,13 +98,13 @@ func scheduleName(s config.Schedule) string {
 	return fmt.Sprintf("run %s on %s %s", strings.Join(s.Run, ","), s.On, s.Cron)
 }
 
-// scheduleTargets resolves a schedule's post list: "mail" means the
-// digest recipients or the list.
-func (s *Service) scheduleTargets(sch config.Schedule) []string {
-	var out []string
+// scheduleTargets parses a schedule's post list from config: "mail"
+// means the digest recipients or the list.
+func (s *Service) scheduleTargets(sch config.Schedule) []target.Target {
+	var out []target.Target
 	for _, p := range sch.Post {
-		if _, err := venue.ParseTarget(p); err == nil {
-			out = append(out, p)
+		if t, err := target.Parse(p); err == nil {
+			out = append(out, t)
 			continue
 		}
 		if p == "mail" {
@@ -112,8 +112,13 @@ func (s *Service) scheduleTargets(sch config.Schedule) []string {
 			if len(to) == 0 && s.cfg.Venues.Mail.List != "" {
 				to = []string{s.cfg.Venues.Mail.List}
 			}
-			if len(to) > 0 {
-				out = append(out, "mail:"+strings.Join(to, ","))
+			if len(to) == 0 {
+				continue
+			}
+			if t, err := target.Parse("mail:" + strings.Join(to, ",")); err == nil {
+				out = append(out, t)
+			} else {
+				s.log.Error("schedule post list: digest recipients", "err", err)
 			}
 		}
 	}

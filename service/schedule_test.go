@@ -16,7 +16,7 @@ import (
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/job/child"
 	"github.com/perfbot/perfbot/store"
-	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/target"
 )
 
 type recordingPoster struct {
@@ -24,7 +24,7 @@ type recordingPoster struct {
 	posts []string
 }
 
-func (p *recordingPoster) Post(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
+func (p *recordingPoster) Post(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.posts = append(p.posts, to.String()+" "+msg.Key+" "+msg.Subject)
@@ -144,7 +144,7 @@ func TestStopCancelsLongJob(t *testing.T) {
 	defer svc.Close()
 	done := make(chan error, 1)
 	go func() { done <- svc.Run(ctx) }()
-	if _, _, err := svc.Enqueue(ctx, JobSpec{Key: "long", Targets: []string{"mail:dev@example.org"}}); err != nil {
+	if _, _, err := svc.Enqueue(ctx, JobSpec{Key: "long", Targets: []target.Target{target.MustParse("mail:dev@example.org")}}); err != nil {
 		t.Fatal(err)
 	}
 	waitRun(t, svc.Store(), "long", 10*time.Second, "running", func(r store.Run) bool { return r.Status == store.StatusRunning })

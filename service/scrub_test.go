@@ -13,7 +13,7 @@ import (
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/store"
-	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/target"
 )
 
 func TestScrubberString(t *testing.T) {
@@ -117,7 +117,7 @@ type textPoster struct {
 	posts []string
 }
 
-func (p *textPoster) Post(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
+func (p *textPoster) Post(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.posts = append(p.posts, msg.Full(answer.MarkdownGFM)+"\n"+msg.Full(answer.Text))
@@ -149,7 +149,7 @@ func TestWorkerPostsScrubbedFailure(t *testing.T) {
 	defer svc.Close()
 	done := make(chan error, 1)
 	go func() { done <- svc.Run(ctx) }()
-	if _, _, err := svc.Enqueue(ctx, JobSpec{Key: "scrub", Targets: []string{"github:acme/store#12"}}); err != nil {
+	if _, _, err := svc.Enqueue(ctx, JobSpec{Key: "scrub", Targets: []target.Target{target.MustParse("github:acme/store#12")}}); err != nil {
 		t.Fatal(err)
 	}
 	// The live answers come first; the failure notice is the final one.

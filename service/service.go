@@ -20,6 +20,7 @@ import (
 	"github.com/perfbot/perfbot/service/outbox"
 	"github.com/perfbot/perfbot/service/queue"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/target"
 )
 
 // Mode says which part of the service a process runs.
@@ -144,7 +145,7 @@ func Open(ctx context.Context, cfg *config.Config, mode Mode, deps Deps) (*Servi
 	}
 	s.q = q
 	s.answers = answers{url: cfg.Service.URL, st: st, scrub: deps.Scrub, render: deps.Render}
-	announce := make([][]string, len(cfg.Track.Branches))
+	announce := make([][]target.Target, len(cfg.Track.Branches))
 	for i, b := range cfg.Track.Branches {
 		announce[i] = s.scheduleTargets(config.Schedule{Post: b.Post})
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/digest"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/target"
 )
 
 // BenchmarkServeSteady measures the memory of a `perfbot serve` whose
@@ -44,7 +45,7 @@ func BenchmarkServeSteady(b *testing.B) {
 		b.Fatal(err)
 	}
 	for i := range jobs {
-		job := JobSpec{Key: fmt.Sprintf("github:acme/store#%d/comment/%d", i, i), Targets: []string{fmt.Sprintf("github:acme/store#%d", i)},
+		job := JobSpec{Key: fmt.Sprintf("github:acme/store#%d/comment/%d", i, i), Targets: []target.Target{target.MustParse(fmt.Sprintf("github:acme/store#%d", i))},
 			CandidateRef: fmt.Sprintf("pull/%d/head", i), Source: "github"}
 		if _, _, err := svc.Enqueue(ctx, job); err != nil {
 			b.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/provenance"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue/github"
 )
 
@@ -23,7 +24,7 @@ import (
 // commit it measured and says in the answer that the head moved.
 func TestAnswerOwnCommentOnMeasuredCommit(t *testing.T) {
 	measured, pushed := strings.Repeat("5", 40), strings.Repeat("c", 40)
-	spec := JobSpec{Key: "github:acme/store#3/comment/9", Targets: []string{"github:acme/store#3"}, Title: "faster scan",
+	spec := JobSpec{Key: "github:acme/store#3/comment/9", Targets: []target.Target{target.MustParse("github:acme/store#3")}, Title: "faster scan",
 		Source: "github", CandidateRef: "pull/3/head", CandidateCommit: measured}
 	planted := github.Marker(spec.Key) + "\n**perfbot: running**"
 	f := &githubfake.Comments{Comments: map[int64]string{1: planted}, Authors: map[int64]string{1: "mallory"}, NextID: 1, Head: measured}

@@ -19,7 +19,6 @@ import (
 	"github.com/perfbot/perfbot/service/queue"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/track"
-	"github.com/perfbot/perfbot/venue"
 )
 
 // benchWorker runs benchmark jobs: it records the run, keeps its heartbeat,
@@ -62,9 +61,7 @@ func (w *benchWorker) Work(ctx context.Context, job *river.Job[queue.BenchArgs])
 	run := &store.Run{JobKey: spec.Key, JobID: job.ID, Suites: strings.Join(spec.Suites, " "),
 		BaseRef: spec.BaseRef, CandidateRef: spec.CandidateRef, Patch: patchName(spec), Title: spec.Title, Worker: s.cfg.Service.Name}
 	if len(spec.Targets) > 0 {
-		if t, err := venue.ParseTarget(spec.Targets[0]); err == nil {
-			run.Venue, run.Target = t.Venue, t.Where
-		}
+		run.Venue, run.Target = spec.Targets[0].Venue, spec.Targets[0].Where()
 	}
 	if spec.Track != "" {
 		run.Venue, run.Target = store.VenueTrack, spec.Track

@@ -161,6 +161,9 @@ func MailTo(to, cc []string) Target {
 	return t
 }
 
+// Equal reports whether t and u are the same destination.
+func (t Target) Equal(u Target) bool { return t.String() == u.String() }
+
 // IsZero reports whether t is no destination.
 func (t Target) IsZero() bool { return t.Venue == "" }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/mail"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -140,6 +141,49 @@ func TestParseErrors(t *testing.T) {
 		if in != "" {
 			if err := json.Unmarshal([]byte(`"`+strings.ReplaceAll(in, `"`, `\"`)+`"`), &tt); err == nil {
 				t.Errorf("UnmarshalText(%q) succeeded", in)
+			}
+		}
+	}
+}
+
+// TestVenueRules holds each venue's cases, as its client checked them
+// before targets were parsed here.
+func TestVenueRules(t *testing.T) {
+	for _, tc := range []struct {
+		in     string
+		change string
+		ps     int
+		bad    bool
+	}{
+		{"1234", "1234", 0, false},
+		{"1234/3", "1234", 3, false},
+		{"store~1234", "store~1234", 0, false},
+		{"platform/store~main~I8473b9", "platform/store~main~I8473b9", 0, false},
+		{"platform/store~release/1.0~I8473b9/2", "platform/store~release/1.0~I8473b9", 2, false},
+		{"1234/0", "", 0, true},
+		{"1234/-1", "1234/-1", 0, true},
+		{"", "", 0, true},
+		{"12 34", "", 0, true},
+		{"abc", "", 0, true},
+		{"1234?x=1", "", 0, true},
+	} {
+		got, err := target.Parse("gerrit:" + tc.in)
+		if (err != nil) != tc.bad || !tc.bad && (got.Change != tc.change || got.PatchSet != tc.ps) {
+			t.Errorf("Parse(gerrit:%q) = %+v, %v", tc.in, got, err)
+		}
+	}
+	bad := map[string][]string{
+		"github":      {"acme/store", "acme#1", "acme/store#x", "/store#1", "a/b/c#1", "a/b#0"},
+		"gitlab":      {"acme!12", "acme/store#12", "acme/store!x", "acme/store!0", "../x!1"},
+		"jira":        {"store-1", "STORE", "STORE-0", "STORE-1 ", "../x"},
+		"reviewboard": {"abc", "-1", "0", "12/x"},
+		"mail":        {"not-an-address"},
+	}
+	want := map[string]string{"github": "OWNER/REPO#N", "gitlab": "GROUP/PROJECT!N", "jira": "issue key", "reviewboard": "review request number", "mail": "ADDRESS[,ADDRESS]"}
+	for v, ws := range bad {
+		for _, w := range ws {
+			if _, err := target.Parse(v + ":" + w); err == nil || !strings.Contains(err.Error(), want[v]) || !strings.Contains(err.Error(), strconv.Quote(w)) {
+				t.Errorf("Parse(%s:%s) = %v, want an error naming %q and %q", v, w, err, w, want[v])
 			}
 		}
 	}

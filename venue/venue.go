@@ -1,6 +1,7 @@
-// Package venue holds what every venue client shares: the destination an
-// answer goes to and the Poster interface. The answer itself is
-// answer.Answer; each client posts the format its venue reads. The clients
+// Package venue holds what every venue client shares: the Poster
+// interface (the destination is a target.Target) and the helpers below.
+// The answer itself is answer.Answer; each client posts the format its
+// venue reads. The clients
 // live below it: venue/github, venue/gitlab, venue/jira, venue/reviewboard,
 // venue/gerrit and venue/mail.
 package venue
@@ -8,39 +9,16 @@ package venue
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/target"
 )
-
-// Target is a parsed --post destination: "github:OWNER/REPO#N",
-// "gitlab:GROUP/PROJECT!N", "jira:KEY-123", "reviewboard:ID", "gerrit:CHANGE[/PATCHSET]" or "mail:ADDRESS[,ADDRESS][?cc=ADDRESS[,ADDRESS]]".
-type Target struct {
-	Venue string // "github", "gitlab", "jira", "reviewboard", "gerrit", "mail"
-	Where string // the rest, as the venue reads it
-}
-
-func (t Target) String() string { return t.Venue + ":" + t.Where }
-
-// ParseTarget splits a --post value into its venue and address.
-func ParseTarget(s string) (Target, error) {
-	venue, where, ok := strings.Cut(s, ":")
-	if !ok || where == "" {
-		return Target{}, fmt.Errorf("post target %q: want VENUE:ADDRESS, such as github:OWNER/REPO#N, gitlab:GROUP/PROJECT!N, jira:KEY-123, reviewboard:ID, gerrit:CHANGE[/PATCHSET] or mail:ADDRESS", s)
-	}
-	switch venue {
-	case "github", "gitlab", "jira", "reviewboard", "gerrit", "mail":
-	default:
-		return Target{}, fmt.Errorf("post target %q: unknown venue %q (want github, gitlab, jira, reviewboard, gerrit or mail)", s, venue)
-	}
-	return Target{Venue: venue, Where: where}, nil
-}
 
 // Poster posts an answer to one venue. Posting the same answer Key to the
 // same place again edits the earlier answer. It returns a link to the post
 // (a URL, or a Message-ID for mail).
 type Poster interface {
-	Post(ctx context.Context, where string, msg answer.Answer) (link string, err error)
+	Post(ctx context.Context, to target.Target, msg answer.Answer) (link string, err error)
 }
 
 // LoginMismatchError says that a configured login (venues.VENUE.login) is

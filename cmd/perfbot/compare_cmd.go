@@ -16,6 +16,7 @@ import (
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/service/setup"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue/post"
 )
 
@@ -32,7 +33,7 @@ type compareFlags struct {
 	tune                 job.Tuning
 	// What becomes of the answer.
 	format, out, key, answerOut, title string
-	posts                              multiFlag
+	posts                              targetsFlag
 	quiet, save                        bool
 	// The history database: --db, or the variable --db-env names.
 	db, dbEnv, driver string
@@ -92,10 +93,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		// With --config, the suites' variants are the sides.
 		return usagef("give at least one --patch FILE or --head REF to compare with the baseline")
 	}
-	targets, err := postTargets(f.posts)
-	if err != nil {
-		return err
-	}
+	targets := []target.Target(f.posts)
 	opts, err := f.jobOptions()
 	if err != nil {
 		return err
@@ -140,7 +138,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if f.save {
 		s := job.Saved{Key: key, Suites: suites, Title: f.title, Files: append(flames, profiles...), Repo: opts.LocalRepo()}
 		if len(targets) > 0 {
-			s.Venue, s.Target = targets[0].Venue, targets[0].Where
+			s.Venue, s.Target = targets[0].Venue, targets[0].Where()
 		}
 		if runID, err = job.SaveTo(ctx, f.driver, opts.NoiseDB, cmp, s); err != nil {
 			return fmt.Errorf("save the run: %w", err)

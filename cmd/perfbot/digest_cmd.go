@@ -12,7 +12,7 @@ import (
 	"github.com/perfbot/perfbot/doctor"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/store"
-	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue/post"
 )
 
@@ -68,7 +68,7 @@ func digestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		_, err = io.WriteString(stdout, text)
 		return err
 	}
-	target, err := venue.ParseTarget(*postTo)
+	to, err := target.Parse(*postTo)
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -77,7 +77,7 @@ func digestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	msg := d.Message()
 	msg.Key = digest.Key(*period, end)
-	link, err := post.ForConfig(cfg).Post(ctx, target, msg)
+	link, err := post.ForConfig(cfg).Post(ctx, to, msg)
 	if err != nil {
 		return err
 	}

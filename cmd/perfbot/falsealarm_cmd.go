@@ -11,7 +11,7 @@ import (
 	"github.com/perfbot/perfbot/internal/safetext"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/store"
-	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/target"
 )
 
 // falseAlarmCmd implements "perfbot false-alarm": it marks verdicts of a
@@ -22,7 +22,7 @@ func falseAlarmCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	db := fs.String("db", "perfbot.db", "history database: a SQLite file, or a postgres:// URL")
 	driver := fs.String("driver", "", "store driver: sqlite or postgres (default: from --db)")
 	runID := fs.Int64("run", 0, "the run whose verdicts are marked (or listed)")
-	target := fs.String("target", "", "mark the latest finished run answered to this target (github:acme/store#12) instead of --run")
+	to := fs.String("target", "", "mark the latest finished run answered to this target (github:acme/store#12) instead of --run")
 	by := fs.String("by", "", "who marks the verdicts (required to mark)")
 	reason := fs.String("reason", "", "why the verdicts are false alarms")
 	list := fs.Bool("list", false, "list the marks (of --run, or the latest 100) instead of marking")
@@ -48,7 +48,7 @@ func falseAlarmCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	defer st.Close()
 	if *list {
-		if len(benches) > 0 || *by != "" || *reason != "" || *target != "" {
+		if len(benches) > 0 || *by != "" || *reason != "" || *to != "" {
 			return usagef("--list takes only --db, --driver and --run")
 		}
 		return falsealarm.List(ctx, out, st, *runID)
@@ -59,18 +59,18 @@ func falseAlarmCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if strings.TrimSpace(*by) == "" {
 		return usagef("false-alarm needs --by: who marks the verdicts")
 	}
-	if (*runID != 0) == (*target != "") {
+	if (*runID != 0) == (*to != "") {
 		return usagef("false-alarm needs one of --run ID and --target VENUE:WHERE")
 	}
-	var t venue.Target
-	if *target != "" {
-		if t, err = venue.ParseTarget(*target); err != nil {
+	var t target.Target
+	if *to != "" {
+		if t, err = target.Parse(*to); err != nil {
 			return usagef("--target: %v", err)
 		}
 	}
-	run, err := falsealarm.RunOf(ctx, st, *runID, t.Venue, t.Where)
+	run, err := falsealarm.RunOf(ctx, st, *runID, t.Venue, t.Where())
 	if errors.Is(err, store.ErrNotFound) && *runID == 0 {
-		return fmt.Errorf("no finished run was answered to %s in %s", *target, *db)
+		return fmt.Errorf("no finished run was answered to %s in %s", *to, *db)
 	}
 	if err != nil {
 		return err

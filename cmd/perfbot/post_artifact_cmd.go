@@ -8,7 +8,7 @@ import (
 
 	"github.com/perfbot/perfbot/ciresult"
 	"github.com/perfbot/perfbot/doctor"
-	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue/post"
 )
 
@@ -44,10 +44,9 @@ func postArtifactCmd(ctx context.Context, args []string, stdout, stderr io.Write
 			return fmt.Errorf("post-artifact: %w", err)
 		}
 	}
-	t := venue.Target{Venue: "github", Where: art.Where}
-	if err := postAnswer(ctx, art.Answer, []venue.Target{t}, cfg, stderr); err != nil {
+	if err := postAnswer(ctx, art.Answer, []target.Target{art.PR}, cfg, stderr); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "posted %s on %s\n", art.Answer.Key, art.Where)
+	fmt.Fprintf(stdout, "posted %s on %s\n", art.Answer.Key, art.PR.Where())
 	return nil
 }

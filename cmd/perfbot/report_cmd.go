@@ -14,6 +14,7 @@ import (
 	"github.com/perfbot/perfbot/parse"
 	"github.com/perfbot/perfbot/report"
 	"github.com/perfbot/perfbot/service/setup"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue/post"
 )
 
@@ -27,7 +28,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	alpha := fs.Float64("alpha", config.DefaultAlpha, "significance level")
 	floor := fs.Float64("noise-floor", config.DefaultNoiseFloorPct, "percent: a row without a significant change is same only when its change's interval rules out changes this large, else noisy")
 	method := fs.String("method", "perfbot", "verdict method: perfbot (tests by data kind, false-discovery control) or benchstat (Mann-Whitney per row, as benchstat)")
-	var posts multiFlag
+	var posts targetsFlag
 	fs.Var(&posts, "post", "post the report: github:OWNER/REPO#N, gitlab:GROUP/PROJECT!N, jira:KEY-123, reviewboard:ID, gerrit:CHANGE[/PS] or mail:ADDRESS[,ADDRESS][?cc=ADDRESS] (repeatable)")
 	key := fs.String("key", "", "stable key of the answer, so a rerun edits it (default: derived from the --post targets)")
 	configFile := fs.String("config", "", "config file whose venues section says where and how to post")
@@ -35,10 +36,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	targets, err := postTargets(posts)
-	if err != nil {
-		return err
-	}
+	targets := []target.Target(posts)
 	cfg, err := doctor.LoadConfigIf(*configFile)
 	if err != nil {
 		return err

@@ -25,8 +25,8 @@ import (
 	"github.com/perfbot/perfbot/intake"
 	"github.com/perfbot/perfbot/intake/command"
 	"github.com/perfbot/perfbot/job/jobspec"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/trigger"
-	"github.com/perfbot/perfbot/venue"
 	rg "github.com/perfbot/perfbot/venue/gerrit"
 )
 
@@ -96,9 +96,7 @@ func CommandKey(change, ps int, messageID string) string {
 }
 
 // Target is where a patch set's answer goes.
-func Target(change, ps int) venue.Target {
-	return venue.Target{Venue: "gerrit", Where: fmt.Sprintf("%d/%d", change, ps)}
-}
+func Target(change, ps int) target.Target { return target.Change(strconv.Itoa(change), ps) }
 
 // Poll reads the changes updated since the mark and admits their new
 // patch sets and commands; it returns how many jobs it queued. The mark
@@ -251,13 +249,13 @@ func (p *Poller) change(ctx context.Context, adm *intake.Admitter, ch rg.Change,
 // empty).
 func (p *Poller) admit(ctx context.Context, adm *intake.Admitter, ch rg.Change, ps int, who rg.Account, key, once, kind string, cmd command.Command) (intake.Outcome, error) {
 	number := strconv.Itoa(ch.Number)
-	target := Target(ch.Number, ps)
+	to := Target(ch.Number, ps)
 	title := fmt.Sprintf("%s %d/%d: %s", ch.Project, ch.Number, ps, oneLine(ch.Subject))
 	login := who.Login()
 	return adm.Admit(ctx, intake.Request{
 		Job: jobspec.Spec{
 			Key:       key,
-			Targets:   []string{target.String()},
+			Targets:   []target.Target{to},
 			PatchURL:  p.Gerrit.PatchURL(number, ps),
 			Title:     title,
 			Requester: login,
@@ -267,7 +265,7 @@ func (p *Poller) admit(ctx context.Context, adm *intake.Admitter, ch rg.Change, 
 		},
 		Once:     &intake.Once{Venue: "gerrit", Item: number, Revision: once},
 		Decide:   func(ctx context.Context) (trigger.Decision, error) { return p.decide(ctx, who) },
-		Refuse:   adm.PostRefusal(target, key+"/refused", title, nil),
+		Refuse:   adm.PostRefusal(to, key+"/refused", title, nil),
 		Throttle: fmt.Sprintf("refusal:gerrit:%d:%s:%s", ch.Number, kind, login),
 		Prepare: func(ctx context.Context, spec *jobspec.Spec) error {
 			patch, err := p.Gerrit.Patch(ctx, number, ps)
@@ -341,20 +339,20 @@ func (p *Poller) falseAlarm(ctx context.Context, adm *intake.Admitter, ch rg.Cha
 			return intake.Seen, err
 		}
 	}
-	target := Target(ch.Number, m.Revision)
+	to := Target(ch.Number, m.Revision)
 	login := m.Author.Login()
 	post := func(ctx context.Context, text string) error {
 		if p.Poster == nil {
 			return nil
 		}
 		key := CommandKey(ch.Number, m.Revision, m.ID) + "/false-alarm"
-		_, err := p.Poster.Post(ctx, target, intake.RefusalMessage(key, "false alarm", text))
+		_, err := p.Poster.Post(ctx, to, intake.RefusalMessage(key, "false alarm", text))
 		return err
 	}
 	d, err := p.decide(ctx, m.Author)
 	if err == nil && d.Allowed && p.FalseAlarms != nil {
 		var text string
-		text, err = p.FalseAlarms.MarkFalseAlarm(ctx, target.String(), login, cmd.Benches, cmd.Reason)
+		text, err = p.FalseAlarms.MarkFalseAlarm(ctx, to, login, cmd.Benches, cmd.Reason)
 		if err == nil {
 			// Marked: an answer that fails to post does not mark again.
 			p.log().Info("false alarm marked", "change", ch.Number, "patch_set", m.Revision, "user", login, "benchmarks", cmd.Benches)

@@ -11,8 +11,8 @@ import (
 	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/trigger"
-	"github.com/perfbot/perfbot/venue"
 	rg "github.com/perfbot/perfbot/venue/gerrit"
 )
 
@@ -40,8 +40,8 @@ func (q *fakeQueue) Enqueue(ctx context.Context, spec jobspec.Spec) (int64, bool
 // does in the service.
 type clientPoster struct{ c *rg.Client }
 
-func (p clientPoster) Post(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
-	return p.c.Post(ctx, to.Where, msg)
+func (p clientPoster) Post(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
+	return p.c.Post(ctx, to, msg)
 }
 
 type site struct {
@@ -90,7 +90,7 @@ func TestNewPatchSets(t *testing.T) {
 		t.Fatalf("first poll queued %d, want 1", n)
 	}
 	j := s.q.jobs[0]
-	if j.Key != "gerrit:1234/1" || j.Targets[0] != "gerrit:1234/1" || j.Patch != patch || j.Requester != "alice" || j.Source != "gerrit" {
+	if j.Key != "gerrit:1234/1" || j.Targets[0].String() != "gerrit:1234/1" || j.Patch != patch || j.Requester != "alice" || j.Source != "gerrit" {
 		t.Errorf("job %+v", j)
 	}
 	s.f.Tick(time.Minute)
@@ -143,7 +143,7 @@ func TestCommands(t *testing.T) {
 		t.Fatalf("carol's command queued %d, want 1", n)
 	}
 	j := s.q.jobs[0]
-	if !strings.HasPrefix(j.Key, "gerrit:1234/1/message/") || j.Targets[0] != "gerrit:1234/1" || j.Requester != "carol" || j.Patch != patch {
+	if !strings.HasPrefix(j.Key, "gerrit:1234/1/message/") || j.Targets[0].String() != "gerrit:1234/1" || j.Requester != "carol" || j.Patch != patch {
 		t.Errorf("job %+v", j)
 	}
 	got = s.f.ByPerfbot(1234)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/perfbot/perfbot/target"
 )
 
 // fakeControl records the cancel and status requests it answers.
@@ -20,17 +22,17 @@ type fakeControl struct {
 	status  []string
 }
 
-func (c *fakeControl) Cancel(ctx context.Context, target string) (int, error) {
+func (c *fakeControl) Cancel(ctx context.Context, to target.Target) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.cancels = append(c.cancels, target)
+	c.cancels = append(c.cancels, to.String())
 	return 2, nil
 }
 
-func (c *fakeControl) Status(ctx context.Context, target string) (string, error) {
+func (c *fakeControl) Status(ctx context.Context, to target.Target) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.status = append(c.status, target)
+	c.status = append(c.status, to.String())
 	return "running: acme/store#7: <img src=https://evil.example/x> @everyone \u202eevil: starting\nqueued: acme/store#7: [x](https://evil.example) **bold**: position 2", nil
 }
 
@@ -170,7 +172,7 @@ func TestCheckRunRerequested(t *testing.T) {
 	var keys []string
 	for _, j := range f.queue.jobs {
 		keys = append(keys, j.Key)
-		if j.CandidateRef != "pull/12/head" || j.CandidateCommit != "9f1c2d3e4b5a69788796a5b4c3d2e1f0a9b8c7d6" || j.Requester != "maintainer" || strings.Join(j.Targets, " ") != "github:acme/store#12" {
+		if j.CandidateRef != "pull/12/head" || j.CandidateCommit != "9f1c2d3e4b5a69788796a5b4c3d2e1f0a9b8c7d6" || j.Requester != "maintainer" || strings.Join(target.Strings(j.Targets), " ") != "github:acme/store#12" {
 			t.Errorf("job %+v: want pull/12/head at the check's head_sha for maintainer, answered on github:acme/store#12", j)
 		}
 	}
@@ -249,10 +251,10 @@ type fakeMarks struct {
 	asked []string
 }
 
-func (m *fakeMarks) MarkFalseAlarm(ctx context.Context, target, who string, benches []string, reason string) (string, error) {
+func (m *fakeMarks) MarkFalseAlarm(ctx context.Context, to target.Target, who string, benches []string, reason string) (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.asked = append(m.asked, fmt.Sprintf("%s %s %s %q", target, who, strings.Join(benches, ","), reason))
+	m.asked = append(m.asked, fmt.Sprintf("%s %s %s %q", to, who, strings.Join(benches, ","), reason))
 	return "marked 1 verdict of run 3 a false alarm:\n- Checksum-2 <b>x</b> ns/op (worse, +49.0%) on host ci-1", nil
 }
 

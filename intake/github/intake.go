@@ -19,6 +19,7 @@ import (
 	"github.com/perfbot/perfbot/intake/command"
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/report"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/trigger"
 	ghvenue "github.com/perfbot/perfbot/venue/github"
 )
@@ -159,9 +160,8 @@ func RerunKey(repo string, number int, delivery string) string {
 	return fmt.Sprintf("github:%s#%d/rerun/%s", repo, number, delivery)
 }
 
-// Target is the answer target of a pull request, as venue.ParseTarget
-// reads it.
-func Target(repo string, number int) string { return fmt.Sprintf("github:%s#%d", repo, number) }
+// Target is the answer target of a pull request.
+func Target(repo string, number int) target.Target { return target.PR(repo, number) }
 
 // throttle names a rationed reply of kind to user on a pull request.
 func throttle(kind, repo string, number int, user string) string {
@@ -266,7 +266,7 @@ func (in *Intake) handleComment(ctx context.Context, repo string, issue Issue, c
 	out, err := adm.Admit(ctx, intake.Request{
 		Job: jobspec.Spec{
 			Key:          JobKey(repo, issue.Number, c.ID),
-			Targets:      []string{Target(repo, issue.Number)},
+			Targets:      []target.Target{Target(repo, issue.Number)},
 			Suites:       cmd.Suites,
 			BaseRef:      cmd.Base,
 			CandidateRef: fmt.Sprintf("pull/%d/head", issue.Number),
@@ -415,7 +415,7 @@ func (in *Intake) HandleRerun(ctx context.Context, repo string, number int, send
 	return in.admitter().Admit(ctx, intake.Request{
 		Job: jobspec.Spec{
 			Key:          RerunKey(repo, number, delivery),
-			Targets:      []string{Target(repo, number)},
+			Targets:      []target.Target{Target(repo, number)},
 			CandidateRef: fmt.Sprintf("pull/%d/head", number),
 			Title:        fmt.Sprintf("%s#%d: %s re-run", repo, number, what),
 			Requester:    user,

@@ -22,6 +22,7 @@ import (
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/service"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/target"
 )
 
 // recordingQueue queues into a real service and records every request.
@@ -179,7 +180,7 @@ func TestWebhookQueuesOnceAndAcknowledges(t *testing.T) {
 		t.Fatalf("new jobs %d, enqueue calls %d; want 1 and 1 (replays never reach the queue)", f.queue.new, len(f.queue.jobs))
 	}
 	got0 := f.queue.jobs[0]
-	want := jobspec.Spec{Key: "github:acme/store#12/comment/1987654321", Targets: []string{"github:acme/store#12"},
+	want := jobspec.Spec{Key: "github:acme/store#12/comment/1987654321", Targets: []target.Target{target.MustParse("github:acme/store#12")},
 		Suites: []string{"wal"}, BaseRef: "main", CandidateRef: "pull/12/head", CandidateCommit: defaultHead,
 		Title: "acme/store#12: Batch WAL syncs", Requester: "maintainer", Source: "github"}
 	if got, _ := json.Marshal(got0); string(got) != string(must(json.Marshal(want))) {

@@ -18,6 +18,7 @@ import (
 	"github.com/perfbot/perfbot/intake/command"
 	ghintake "github.com/perfbot/perfbot/intake/github"
 	"github.com/perfbot/perfbot/job/jobspec"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/trigger"
 	rgitlab "github.com/perfbot/perfbot/venue/gitlab"
 )
@@ -138,7 +139,7 @@ func (in *Intake) least() int {
 }
 
 // Target is the answer target of a merge request.
-func Target(project string, iid int64) string { return fmt.Sprintf("gitlab:%s!%d", project, iid) }
+func Target(project string, iid int64) target.Target { return target.MR(project, int(iid)) }
 
 // NoteKey is the key of the job a note asks for: one job per note.
 func NoteKey(project string, iid, note int64) string {
@@ -251,7 +252,7 @@ func (in *Intake) handleNote(ctx context.Context, project string, mr MergeReques
 	return adm.Admit(ctx, intake.Request{
 		Job: jobspec.Spec{
 			Key:          NoteKey(project, mr.IID, n.ID),
-			Targets:      []string{Target(project, mr.IID)},
+			Targets:      []target.Target{Target(project, mr.IID)},
 			Suites:       cmd.Suites,
 			BaseRef:      cmd.Base,
 			CandidateRef: candidateRef(mr.IID),
@@ -277,7 +278,7 @@ func (in *Intake) HandleMergeRequest(ctx context.Context, project string, mr Mer
 	return in.admitter().Admit(ctx, intake.Request{
 		Job: jobspec.Spec{
 			Key:          CommitKey(project, mr.IID, mr.SHA),
-			Targets:      []string{Target(project, mr.IID)},
+			Targets:      []target.Target{Target(project, mr.IID)},
 			CandidateRef: candidateRef(mr.IID),
 			Title:        fmt.Sprintf("%s!%d: %s", project, mr.IID, mr.Title),
 			Requester:    user,

@@ -19,6 +19,7 @@ import (
 	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/target"
 	rgitlab "github.com/perfbot/perfbot/venue/gitlab"
 )
 
@@ -48,12 +49,12 @@ func (q *queue) Enqueue(_ context.Context, s jobspec.Spec) (int64, bool, error) 
 
 type control struct{ cancelled []string }
 
-func (c *control) Cancel(_ context.Context, target string) (int, error) {
-	c.cancelled = append(c.cancelled, target)
+func (c *control) Cancel(_ context.Context, to target.Target) (int, error) {
+	c.cancelled = append(c.cancelled, to.String())
 	return 2, nil
 }
 
-func (c *control) Status(context.Context, string) (string, error) {
+func (c *control) Status(context.Context, target.Target) (string, error) {
 	return "running: acme/db/store!12: <b>hi</b> @all %1 $2 ~bug: starting", nil
 }
 
@@ -201,7 +202,7 @@ func TestRunCommand(t *testing.T) {
 		t.Fatalf("jobs %+v", f.queue.jobs)
 	}
 	j := f.queue.jobs[0]
-	if j.Key != "gitlab:acme/db/store!12/note/1244" || j.Targets[0] != "gitlab:acme/db/store!12" || j.CandidateRef != "merge-requests/12/head" ||
+	if j.Key != "gitlab:acme/db/store!12/note/1244" || j.Targets[0].String() != "gitlab:acme/db/store!12" || j.CandidateRef != "merge-requests/12/head" ||
 		strings.Join(j.Suites, ",") != "wal" || j.Requester != "alice" || j.Source != "gitlab" {
 		t.Errorf("job %+v", j)
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/perfbot/perfbot/intake/command"
 	"github.com/perfbot/perfbot/internal/safetext"
 	"github.com/perfbot/perfbot/report"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/trigger"
-	"github.com/perfbot/perfbot/venue"
 	rjira "github.com/perfbot/perfbot/venue/jira"
 )
 
@@ -95,7 +95,7 @@ func (p *Poller) post(ctx context.Context, is rjira.Issue, c rjira.Comment, kind
 	msg.Set(answer.JIRAWiki, answer.Rendering{Full: wikiLines(text)})
 	msg = msg.Map(safetext.Answer)
 	msg.Summary = summary
-	_, err := p.Poster.Post(ctx, venue.Target{Venue: "jira", Where: is.Key}, msg)
+	_, err := p.Poster.Post(ctx, target.Issue(is.Key), msg)
 	return err
 }
 
@@ -163,7 +163,7 @@ func (p *Poller) falseAlarm(ctx context.Context, adm *intake.Admitter, is rjira.
 	case p.FalseAlarms == nil:
 		return intake.Answered, p.post(ctx, is, c, "false-alarm", "false alarm", "\"/perfbot false-alarm\" is not available on this perfbot.")
 	}
-	text, err := p.FalseAlarms.MarkFalseAlarm(ctx, "jira:"+is.Key, c.Author, cmd.Benches, cmd.Reason)
+	text, err := p.FalseAlarms.MarkFalseAlarm(ctx, target.Issue(is.Key), c.Author, cmd.Benches, cmd.Reason)
 	if err != nil {
 		err = fmt.Errorf("false alarm on %s: %w", is.Key, err)
 		return "", errors.Join(err, p.Tested.UnmarkTested(context.WithoutCancel(ctx), "jira", is.Key, once))

@@ -62,7 +62,7 @@ func TestFalseAlarmComment(t *testing.T) {
 		t.Fatalf("answers %+v, want mallory's refusal and dev's acknowledgement", poster.posts)
 	}
 	refusal, ack := poster.msgs[0], poster.msgs[1]
-	if poster.posts[0].Where != "STORE-1" || poster.posts[1].Where != "STORE-1" || refusal.Key != "jira:STORE-1/comment/301/refused" ||
+	if poster.posts[0].Where() != "STORE-1" || poster.posts[1].Where() != "STORE-1" || refusal.Key != "jira:STORE-1/comment/301/refused" ||
 		!strings.Contains(refusal.Full(answer.Text), "mallory") {
 		t.Errorf("refusal %q to %+v", refusal.Full(answer.Text), poster.posts[0])
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/perfbot/perfbot/intake"
 	"github.com/perfbot/perfbot/job/jobspec"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/trigger"
 	"github.com/perfbot/perfbot/venue"
 	rjira "github.com/perfbot/perfbot/venue/jira"
@@ -164,7 +165,7 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 		req := intake.Request{
 			Job: jobspec.Spec{
 				Key:       key,
-				Targets:   []string{"jira:" + is.Key},
+				Targets:   []target.Target{target.Issue(is.Key)},
 				PatchURL:  a.Content,
 				Title:     title,
 				Requester: a.Author,
@@ -174,7 +175,7 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 			Decide: func(context.Context) (trigger.Decision, error) {
 				return policy.Tracker(trigger.JIRA, a.Author), nil
 			},
-			Refuse: adm.PostRefusal(venue.Target{Venue: "jira", Where: is.Key}, key+"/refused", title, nil),
+			Refuse: adm.PostRefusal(target.Issue(is.Key), key+"/refused", title, nil),
 		}
 		if p.Fetch != nil {
 			req.Prepare = func(ctx context.Context, spec *jobspec.Spec) error {
@@ -216,7 +217,7 @@ func (p *Poller) notPatch(ctx context.Context, is rjira.Issue, a rjira.Attachmen
 	text := fmt.Sprintf("perfbot did not run %s: the download is not a patch (%s). Attach the output of git diff or git format-patch; if the attachment is one, perfbot's JIRA credentials may lack access to it.", a.Filename, why)
 	msg := intake.RefusalMessage(JobKey(is.Key, a.ID)+"/not-a-patch", fmt.Sprintf("%s: %s (%s)", is.Key, is.Summary, a.Filename), text)
 	msg.Summary = "not run: the attachment is not a patch"
-	if _, err := p.Poster.Post(ctx, venue.Target{Venue: "jira", Where: is.Key}, msg); err != nil {
+	if _, err := p.Poster.Post(ctx, target.Issue(is.Key), msg); err != nil {
 		return fmt.Errorf("answer attachment %s of %s that is not a patch: %w", a.ID, is.Key, err)
 	}
 	return nil

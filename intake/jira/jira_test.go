@@ -81,7 +81,7 @@ func TestPollQueuesEachPatchOnce(t *testing.T) {
 	if len(q.jobs) != 2 || q.jobs[0].Key != want[0] || q.jobs[1].Key != want[1] {
 		t.Fatalf("jobs = %+v", q.jobs)
 	}
-	if j := q.jobs[1]; j.Targets[0] != "jira:STORE-1" || j.PatchURL == "" || j.Source != "jira" {
+	if j := q.jobs[1]; j.Targets[0].String() != "jira:STORE-1" || j.PatchURL == "" || j.Source != "jira" {
 		t.Errorf("job = %+v", j)
 	}
 }
@@ -128,7 +128,7 @@ func TestPollRefusesLoginPage(t *testing.T) {
 			t.Fatalf("queued %d, %v", n, err)
 		}
 	}
-	if len(q.jobs) != 0 || len(poster.msgs) != 1 || poster.posts[0].Where != "STORE-4" {
+	if len(q.jobs) != 0 || len(poster.msgs) != 1 || poster.posts[0].Where() != "STORE-4" {
 		t.Fatalf("jobs %+v, answers %+v", q.jobs, poster.posts)
 	}
 	if m := poster.msgs[0]; !strings.Contains(m.Full(answer.Text), "STORE-4.patch: the download is not a patch (it is an HTML or XML document") ||

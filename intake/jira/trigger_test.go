@@ -10,19 +10,19 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/internal/storetest"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/trigger"
-	"github.com/perfbot/perfbot/venue"
 	rjira "github.com/perfbot/perfbot/venue/jira"
 )
 
 type fakePoster struct {
-	posts []venue.Target
+	posts []target.Target
 	msgs  []answer.Answer
 }
 
-func (f *fakePoster) Post(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
+func (f *fakePoster) Post(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
 	f.posts, f.msgs = append(f.posts, to), append(f.msgs, msg)
-	return "https://issues.example.org/browse/" + to.Where, nil
+	return "https://issues.example.org/browse/" + to.Where(), nil
 }
 
 // TestPollTrackerPolicy: the attachment's author decides; a refused patch
@@ -68,10 +68,10 @@ func TestPollTrackerPolicy(t *testing.T) {
 			}
 			var queued, refused []string
 			for _, j := range q.jobs {
-				queued = append(queued, strings.TrimPrefix(j.Targets[0], "jira:"))
+				queued = append(queued, j.Targets[0].Key)
 			}
 			for _, to := range poster.posts {
-				refused = append(refused, to.Where)
+				refused = append(refused, to.Where())
 			}
 			if strings.Join(queued, " ") != strings.Join(tt.queued, " ") || len(fetched) != len(tt.queued) {
 				t.Errorf("queued %v (fetched %d), want %v", queued, len(fetched), tt.queued)
@@ -80,7 +80,7 @@ func TestPollTrackerPolicy(t *testing.T) {
 				t.Errorf("refusals posted to %v, want %v", refused, tt.refused)
 			}
 			for i, m := range poster.msgs {
-				if !strings.HasPrefix(m.Key, "jira:"+poster.posts[i].Where+"/attachment/") || !strings.HasSuffix(m.Key, "/refused") ||
+				if !strings.HasPrefix(m.Key, "jira:"+poster.posts[i].Where()+"/attachment/") || !strings.HasSuffix(m.Key, "/refused") ||
 					!strings.HasPrefix(m.Full(answer.Text), "Thank you for the patch") || !strings.Contains(m.Full(answer.JIRAWiki), "Thank you for the patch") {
 					t.Errorf("answer %d: %+v, want the polite refusal under the attachment's key", i, m)
 				}

@@ -17,7 +17,7 @@ import (
 
 	"github.com/perfbot/perfbot/intake"
 	"github.com/perfbot/perfbot/intake/command"
-	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue/mail"
 )
 
@@ -160,7 +160,7 @@ func (p *Poller) command(ctx context.Context, log *slog.Logger, m *Message) (don
 	msg := intake.RefusalMessage(key, m.Subject, reply)
 	msg.Summary = "false alarm"
 	msg.InReplyTo, msg.References = m.ID, threadRefs(m)
-	if _, err := p.Poster.Post(ctx, venue.Target{Venue: "mail", Where: mail.Target(to, cc)}, msg); err != nil {
+	if _, err := p.Poster.Post(ctx, target.MailTo(to, cc), msg); err != nil {
 		return true, fmt.Errorf("answer the false alarm of mail %s: %w", m.ID, err)
 	}
 	return true, nil

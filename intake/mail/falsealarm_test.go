@@ -21,13 +21,13 @@ import (
 	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/service"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/trigger"
-	"github.com/perfbot/perfbot/venue"
 	"github.com/perfbot/perfbot/venue/mail"
 )
 
 type posted struct {
-	to  venue.Target
+	to  target.Target
 	msg answer.Answer
 }
 
@@ -37,7 +37,7 @@ type recorder struct {
 	posts []posted
 }
 
-func (r *recorder) Post(_ context.Context, to venue.Target, msg answer.Answer) (string, error) {
+func (r *recorder) Post(_ context.Context, to target.Target, msg answer.Answer) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.posts = append(r.posts, posted{to, msg})
@@ -216,7 +216,7 @@ func (f *flaky) MarkFalseAlarmInThread(ctx context.Context, thread []string, who
 // failingPoster fails every answer, as an SMTP server that refuses.
 type failingPoster struct{ tries int }
 
-func (f *failingPoster) Post(context.Context, venue.Target, answer.Answer) (string, error) {
+func (f *failingPoster) Post(context.Context, target.Target, answer.Answer) (string, error) {
 	f.tries++
 	return "", errors.New("smtp: 554 refused")
 }

@@ -134,18 +134,18 @@ func TestForgedRefusalsRationed(t *testing.T) {
 	}
 	per := map[string]int{}
 	for _, ps := range poster.posts {
-		per[ps.to.Where]++
-		if per[ps.to.Where] > 1 {
-			t.Errorf("%s got %d refusals", ps.to.Where, per[ps.to.Where])
+		per[ps.to.Where()]++
+		if per[ps.to.Where()] > 1 {
+			t.Errorf("%s got %d refusals", ps.to.Where(), per[ps.to.Where()])
 		}
 		var b bytes.Buffer
 		if _, err := mail.Compose(&b, mail.Outgoing{From: &gomail.Address{Address: "perfbot@example.org"},
-			To: []*gomail.Address{{Address: ps.to.Where}}, Msg: ps.msg}); err != nil {
+			To: []*gomail.Address{{Address: ps.to.Where()}}, Msg: ps.msg}); err != nil {
 			t.Fatal(err)
 		}
 		for _, text := range []string{b.String(), ps.msg.Full(answer.Text), ps.msg.Subject} {
 			if strings.Contains(text, "BUY") || strings.Contains(text, "evil") || strings.Contains(text, "\x1b") || strings.Contains(text, "click") {
-				t.Errorf("refusal to %s carries the sender's text:\n%s", ps.to.Where, text)
+				t.Errorf("refusal to %s carries the sender's text:\n%s", ps.to.Where(), text)
 			}
 		}
 		if !strings.Contains(b.String(), "In-Reply-To: <"+ps.msg.InReplyTo+">") || !strings.Contains(b.String(), "Subject: Re: "+RefusalSubject) {

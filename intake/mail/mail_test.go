@@ -119,7 +119,7 @@ func TestPollAssemblesSeries(t *testing.T) {
 	if j.Key != "mail:"+cover+"/v2" || j.InReplyTo != cover || j.References[len(j.References)-1] != cover {
 		t.Errorf("series job threading = key %q in-reply-to %q refs %q", j.Key, j.InReplyTo, j.References)
 	}
-	if j.Targets[0] != "mail:store-dev@lists.example.org?cc=dev%40example.org" || j.Subject != "[PATCH v2 0/3] Faster WAL" {
+	if j.Targets[0].String() != "mail:store-dev@lists.example.org?cc=dev%40example.org" || j.Subject != "[PATCH v2 0/3] Faster WAL" {
 		t.Errorf("targets = %q", j.Targets)
 	}
 	if strings.Count(j.Patch, "From perfbot ") != 3 || strings.Index(j.Patch, "wal/batch.go") > strings.Index(j.Patch, "wal/wal_test.go") {

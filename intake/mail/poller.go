@@ -12,8 +12,8 @@ import (
 
 	"github.com/perfbot/perfbot/intake"
 	"github.com/perfbot/perfbot/job/jobspec"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/trigger"
-	"github.com/perfbot/perfbot/venue"
 	"github.com/perfbot/perfbot/venue/mail"
 )
 
@@ -316,7 +316,7 @@ func (p *Poller) refuse(ctx context.Context, log *slog.Logger, s *Series, sender
 		return nil
 	}
 	first := s.RootMail()
-	to := venue.Target{Venue: "mail", Where: addr}
+	to := target.MailTo([]string{addr}, nil)
 	msg := intake.RefusalMessage(s.Key()+"/refused", RefusalSubject, RefusalText)
 	msg.InReplyTo, msg.References = s.Root, threadRefs(first)
 	if _, err := p.Poster.Post(ctx, to, msg); err != nil {
@@ -349,7 +349,7 @@ func (p *Poller) job(s *Series) jobspec.Spec {
 	}
 	return jobspec.Spec{
 		Key:        s.Key(),
-		Targets:    []string{"mail:" + mail.Target(to, cc)},
+		Targets:    []target.Target{target.MailTo(to, cc)},
 		Title:      title,
 		Subject:    first.Subject,
 		Requester:  first.From,
@@ -429,7 +429,7 @@ func (p *Poller) expire(ctx context.Context, log *slog.Logger, s *Series, deadli
 	msg := intake.RefusalMessage(s.Key()+"/expired", first.Subject, text)
 	msg.Summary = "not run: the series is incomplete"
 	msg.InReplyTo, msg.References = first.ID, threadRefs(first)
-	if _, err := p.Poster.Post(ctx, venue.Target{Venue: "mail", Where: mail.Target(to, cc)}, msg); err != nil {
+	if _, err := p.Poster.Post(ctx, target.MailTo(to, cc), msg); err != nil {
 		if uerr := p.Tested.UnmarkTested(ctx, "mail", s.Root, rev); uerr != nil {
 			return errors.Join(err, uerr)
 		}

@@ -19,7 +19,6 @@ import (
 	"github.com/perfbot/perfbot/internal/storetest"
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/trigger"
-	"github.com/perfbot/perfbot/venue"
 	"github.com/perfbot/perfbot/venue/mail"
 )
 
@@ -133,7 +132,7 @@ func TestGitSendEmailSeries(t *testing.T) {
 		if strings.Join(j.References, " ") != strings.Join(w.refs, " ") {
 			t.Errorf("job %s references %q, want %q", j.Key, j.References, w.refs)
 		}
-		if j.Targets[0] != "mail:"+list+"?cc=test%40example.org" {
+		if j.Targets[0].String() != "mail:"+list+"?cc=test%40example.org" {
 			t.Errorf("job %s targets %q", j.Key, j.Targets)
 		}
 		checkApplies(t, r, j.Patch)
@@ -160,13 +159,12 @@ func checkApplies(t *testing.T, r *gitrepo.Repo, mbox string) {
 // its headers back.
 func checkAnswer(t *testing.T, j jobspec.Spec, subject string, refs []string) {
 	t.Helper()
-	target, err := venue.ParseTarget(j.Targets[0])
-	if err != nil {
-		t.Fatal(err)
+	var to, cc []*gomail.Address
+	for _, a := range j.Targets[0].To {
+		to = append(to, &a)
 	}
-	to, cc, err := mail.ParseTarget(target.Where)
-	if err != nil {
-		t.Fatal(err)
+	for _, a := range j.Targets[0].Cc {
+		cc = append(cc, &a)
 	}
 	msg := answer.Answer{Key: j.Key, Subject: j.Subject, InReplyTo: j.InReplyTo, References: j.References,
 		Renderings: map[answer.Format]answer.Rendering{answer.Text: {Full: "perfbot: 1 better, 0 worse\n"}}}

@@ -14,8 +14,8 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/internal/storetest"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/trigger"
-	"github.com/perfbot/perfbot/venue"
 	"github.com/perfbot/perfbot/venue/mail"
 )
 
@@ -27,11 +27,11 @@ type fakePoster struct {
 }
 
 type post struct {
-	to  venue.Target
+	to  target.Target
 	msg answer.Answer
 }
 
-func (f *fakePoster) Post(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
+func (f *fakePoster) Post(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.fail {
@@ -104,7 +104,7 @@ func TestPollSenderPolicy(t *testing.T) {
 	var buf bytes.Buffer
 	msg := poster.posts[0].msg
 	if _, err := mail.Compose(&buf, mail.Outgoing{From: &gomail.Address{Address: "perfbot@example.org"},
-		To: []*gomail.Address{{Address: poster.posts[0].to.Where}}, Msg: msg}); err != nil {
+		To: []*gomail.Address{{Address: poster.posts[0].to.Where()}}, Msg: msg}); err != nil {
 		t.Fatal(err)
 	}
 	for _, h := range []string{"In-Reply-To: <" + msg.InReplyTo + ">", "Subject: Re: " + msg.Subject, "Auto-Submitted: auto-generated"} {

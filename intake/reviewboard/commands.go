@@ -10,8 +10,8 @@ import (
 
 	"github.com/perfbot/perfbot/intake"
 	"github.com/perfbot/perfbot/intake/command"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/trigger"
-	"github.com/perfbot/perfbot/venue"
 	rrb "github.com/perfbot/perfbot/venue/reviewboard"
 )
 
@@ -41,9 +41,7 @@ const firstLook = time.Hour
 
 // Target is where the answers on review request id go: the target of its
 // runs' answers, so that a mark finds the run answered there.
-func Target(id int) venue.Target {
-	return venue.Target{Venue: "reviewboard", Where: strconv.Itoa(id)}
-}
+func Target(id int) target.Target { return target.ReviewRequest(id) }
 
 // ParseCommand finds perfbot's command in a review's or reply's text of
 // textType ("markdown": Markdown lines, code and HTML comments left out;
@@ -175,7 +173,7 @@ func (p *Poller) falseAlarm(ctx context.Context, adm *intake.Admitter, r rrb.Req
 	var err error
 	if d.Allowed && p.FalseAlarms != nil {
 		var text string
-		text, err = p.FalseAlarms.MarkFalseAlarm(ctx, Target(r.ID).String(), rv.User, cmd.Benches, cmd.Reason)
+		text, err = p.FalseAlarms.MarkFalseAlarm(ctx, Target(r.ID), rv.User, cmd.Benches, cmd.Reason)
 		if err == nil {
 			// Marked: an answer that fails to post does not mark again.
 			p.log().Info("false alarm marked", "review_request", r.ID, "review", rv.ID, "user", rv.User, "benchmarks", cmd.Benches)

@@ -14,8 +14,8 @@ import (
 
 	"github.com/perfbot/perfbot/intake"
 	"github.com/perfbot/perfbot/job/jobspec"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/trigger"
-	"github.com/perfbot/perfbot/venue"
 	rrb "github.com/perfbot/perfbot/venue/reviewboard"
 )
 
@@ -143,7 +143,7 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 		out, err := adm.Admit(ctx, intake.Request{
 			Job: jobspec.Spec{
 				Key:       key,
-				Targets:   []string{"reviewboard:" + id},
+				Targets:   []target.Target{Target(r.ID)},
 				PatchURL:  p.Diffs.DiffURL(r.ID, r.DiffRevision),
 				Title:     title,
 				Requester: r.Submitter,
@@ -153,7 +153,7 @@ func (p *Poller) Poll(ctx context.Context) (int, error) {
 			Decide: func(context.Context) (trigger.Decision, error) {
 				return policy.Tracker(trigger.ReviewBoard, r.Submitter), nil
 			},
-			Refuse: adm.PostRefusal(venue.Target{Venue: "reviewboard", Where: id}, key+"/refused", title, nil),
+			Refuse: adm.PostRefusal(Target(r.ID), key+"/refused", title, nil),
 			Prepare: func(ctx context.Context, spec *jobspec.Spec) error {
 				patch, err := p.Diffs.Diff(ctx, r.ID, r.DiffRevision)
 				if np, ok := errors.AsType[*rrb.NotPatchError](err); ok {

@@ -83,7 +83,7 @@ func TestPollQueuesNewRevisions(t *testing.T) {
 	if n, err := p.Poll(ctx); err != nil || n != 1 {
 		t.Fatalf("new revision: queued %d, %v", n, err)
 	}
-	if len(q.jobs) != 2 || q.jobs[1].Key != "reviewboard:42/diff/2" || q.jobs[1].Targets[0] != "reviewboard:42" ||
+	if len(q.jobs) != 2 || q.jobs[1].Key != "reviewboard:42/diff/2" || q.jobs[1].Targets[0].String() != "reviewboard:42" ||
 		q.jobs[1].PatchURL != "https://reviews.example.org/api/review-requests/42/diffs/2/" || q.jobs[1].Patch != "diff --git a/x b/x\n" {
 		t.Errorf("jobs = %+v", q.jobs)
 	}

@@ -9,19 +9,19 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/internal/storetest"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/trigger"
-	"github.com/perfbot/perfbot/venue"
 	rrb "github.com/perfbot/perfbot/venue/reviewboard"
 )
 
 type fakePoster struct{ posts []answer.Answer }
 
-func (f *fakePoster) Post(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
+func (f *fakePoster) Post(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
 	if to.Venue != "reviewboard" {
 		return "", nil
 	}
 	f.posts = append(f.posts, msg)
-	return "https://reviews.example.org/r/" + to.Where + "/", nil
+	return "https://reviews.example.org/r/" + to.Where() + "/", nil
 }
 
 // TestPollTrackerPolicy: the submitter decides; a refused diff is never

@@ -5,22 +5,17 @@ import (
 
 	"github.com/perfbot/perfbot/falsealarm"
 	"github.com/perfbot/perfbot/store"
-	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/target"
 )
 
 // Marker marks false alarms in Store for a target ("gitlab:GROUP/PROJECT!N",
 // "gerrit:CHANGE/PS"), as falsealarm.MarkLatest; it is intake.Marker without the
-// service's shorthands, for the intakes' tests (a venue's target is parsed
-// by review, which falsealarm, read by jobs and pages, must not import).
+// service's shorthands, for the intakes' tests.
 type Marker struct{ Store *store.Store }
 
 // MarkFalseAlarm marks, for who, the verdicts of benches in the latest
-// finished run answered to target, and returns the acknowledgement.
-func (m Marker) MarkFalseAlarm(ctx context.Context, target, who string, benches []string, reason string) (string, error) {
-	t, err := venue.ParseTarget(target)
-	if err != nil {
-		return "", err
-	}
-	reply, _, err := falsealarm.MarkLatest(ctx, m.Store, t.Venue, t.Where, who, benches, reason)
+// finished run answered to to, and returns the acknowledgement.
+func (m Marker) MarkFalseAlarm(ctx context.Context, to target.Target, who string, benches []string, reason string) (string, error) {
+	reply, _, err := falsealarm.MarkLatest(ctx, m.Store, to.Venue, to.Where(), who, benches, reason)
 	return reply, err
 }

@@ -1,14 +1,17 @@
 // Package jobspec holds the request a benchmark job is made from: what to
 // compare and where the answer goes. Intake builds a Spec from a venue's
 // event and hands it over; the service queues it; package job runs it.
-// It imports nothing of perfbot's, so a package that only makes requests
-// (intake) depends on no part of the code that runs them.
+// It imports nothing of perfbot's but the leaf package target, so a
+// package that only makes requests (intake) depends on no part of the code
+// that runs them.
 package jobspec
 
 import (
 	"encoding/json"
 	"fmt"
 	"os"
+
+	"github.com/perfbot/perfbot/target"
 )
 
 // Spec is one benchmark job: what to compare and where the answer goes.
@@ -18,9 +21,10 @@ type Spec struct {
 	// replayed webhook, a second poll) has the same key and is queued once.
 	// It is also the answer's stable key for edit-in-place posting.
 	Key string `json:"key" river:"unique"`
-	// Targets are where the answer goes, as review targets
-	// ("github:acme/store#12", "mail:dev@example.org").
-	Targets []string `json:"targets"`
+	// Targets are where the answer goes. In JSON each is the text
+	// target.Parse reads ("github:acme/store#12", "mail:dev@example.org"),
+	// as it always was.
+	Targets []target.Target `json:"targets"`
 	// Suites lists the suites to run; empty means all.
 	Suites []string `json:"suites,omitempty"`
 	// BaseRef is the baseline ref; empty means the project branch.

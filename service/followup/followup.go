@@ -19,8 +19,8 @@ import (
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/service/outbox"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/track"
-	"github.com/perfbot/perfbot/venue"
 )
 
 // Verdicts followed up (see track.FollowUp): a request whose answer called
@@ -213,6 +213,7 @@ func (s *Tracker) putFollowUps(ctx context.Context, log *slog.Logger) {
 // putFollowUp puts one follow-up's edit in the outbox. An answer that
 // carries a follow-up already (put before a restart) is not edited again.
 func (s *Tracker) putFollowUp(ctx context.Context, f store.FollowUp) error {
+	// The store keeps a target as its venue and address: read once here.
 	targets := []string{f.Venue + ":" + f.Target}
 	posts, err := s.st.PostsByKey(ctx, f.Key)
 	if err != nil {
@@ -225,18 +226,18 @@ func (s *Tracker) putFollowUp(ctx context.Context, f store.FollowUp) error {
 	}
 	var fresh *answer.Answer
 	for _, t := range targets {
-		target, err := venue.ParseTarget(t)
+		to, err := target.Parse(t)
 		if err != nil {
 			continue
 		}
-		if !outbox.Live(target.Venue) {
-			if err := s.putFollowUpReply(ctx, f, target); err != nil {
+		if !outbox.Live(to.Venue) {
+			if err := s.putFollowUpReply(ctx, f, to); err != nil {
 				return err
 			}
 			continue
 		}
 		var msg answer.Answer
-		old, err := s.st.GetAnswer(ctx, f.Key, target.String())
+		old, err := s.st.GetAnswer(ctx, f.Key, to.String())
 		switch {
 		case err == nil:
 			if err := json.Unmarshal(old.Message, &msg); err != nil {
@@ -260,7 +261,7 @@ func (s *Tracker) putFollowUp(ctx context.Context, f store.FollowUp) error {
 			continue
 		}
 		edited := track.WithFollowUp(msg, f.Lines)
-		if err := s.outbox.Put(ctx, []string{target.String()}, edited, true, time.Time{}); err != nil {
+		if err := s.outbox.Put(ctx, []target.Target{to}, edited, true, time.Time{}); err != nil {
 			return err
 		}
 	}
@@ -277,16 +278,16 @@ const followUpSuffix = "/followup"
 // earlier answer ("Re: " its subject, In-Reply-To and References naming
 // it), a new review on a Review Board request, a new Gerrit message. A
 // reply already in the outbox (put before a restart) is not put again.
-func (s *Tracker) putFollowUpReply(ctx context.Context, f store.FollowUp, target venue.Target) error {
+func (s *Tracker) putFollowUpReply(ctx context.Context, f store.FollowUp, to target.Target) error {
 	key := f.Key + followUpSuffix
-	if _, err := s.st.GetAnswer(ctx, key, target.String()); err == nil {
+	if _, err := s.st.GetAnswer(ctx, key, to.String()); err == nil {
 		return nil
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
 	var orig answer.Answer
 	link := ""
-	old, err := s.st.GetAnswer(ctx, f.Key, target.String())
+	old, err := s.st.GetAnswer(ctx, f.Key, to.String())
 	switch {
 	case err == nil:
 		if err := json.Unmarshal(old.Message, &orig); err != nil {
@@ -306,20 +307,20 @@ func (s *Tracker) putFollowUpReply(ctx context.Context, f store.FollowUp, target
 			return err
 		}
 		for _, p := range posts {
-			if p.Venue == target.Venue && p.Target == target.Where {
+			if p.Venue == to.Venue && p.Target == to.Where() {
 				link = p.Link
 			}
 		}
 	}
 	reply := track.FollowUpReply(orig, key, f.Lines)
-	if target.Venue == "mail" && strings.HasPrefix(link, "<") && strings.HasSuffix(link, ">") {
+	if to.Venue == "mail" && strings.HasPrefix(link, "<") && strings.HasSuffix(link, ">") {
 		// Under perfbot's earlier answer, itself under the patch.
 		if orig.InReplyTo != "" {
 			reply.References = append(append([]string(nil), orig.References...), orig.InReplyTo)
 		}
 		reply.InReplyTo = link
 	}
-	return s.outbox.Put(ctx, []string{target.String()}, reply, true, time.Time{})
+	return s.outbox.Put(ctx, []target.Target{to}, reply, true, time.Time{})
 }
 
 // renderStored renders a stored run's answer again.

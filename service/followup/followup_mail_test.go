@@ -23,8 +23,8 @@ import (
 	"github.com/perfbot/perfbot/internal/pgtest"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/track"
-	"github.com/perfbot/perfbot/venue"
 	perfmail "github.com/perfbot/perfbot/venue/mail"
 	"github.com/perfbot/perfbot/venue/retry"
 )
@@ -53,11 +53,11 @@ func testVerdictFollowUpMail(t *testing.T, driver string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	poster := service.PosterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
+	poster := service.PosterFunc(func(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
 		if to.Venue != "mail" {
 			return "", fmt.Errorf("unexpected target %s", to)
 		}
-		return sender.Post(ctx, to.Where, msg)
+		return sender.Post(ctx, to, msg)
 	})
 	bencher := service.BenchmarkerFunc(func(ctx context.Context, spec jobspec.Spec, _ job.ProgressFunc) (*compare.Comparison, error) {
 		if spec.Track == "" { // the patch's claim
@@ -120,7 +120,7 @@ func testVerdictFollowUpMail(t *testing.T, driver string) {
 
 	svc, stop := start()
 	key := "mail:<patch-1@example.org>"
-	spec := jobspec.Spec{Key: key, Targets: []string{"mail:dev@example.org"}, Title: "append", Source: "mail",
+	spec := jobspec.Spec{Key: key, Targets: []target.Target{target.MustParse("mail:dev@example.org")}, Title: "append", Source: "mail",
 		Patch: patch, Subject: "[PATCH] append: grow in place", InReplyTo: "patch-1@example.org"}
 	if _, _, err := svc.Enqueue(ctx, spec); err != nil {
 		t.Fatal(err)
@@ -226,8 +226,8 @@ func TestVerdictFollowUpGitLab(t *testing.T) {
 		svc.Close()
 	}()
 	key := "gitlab:acme/db/store!12/note/7"
-	const target = "gitlab:acme/db/store!12"
-	if _, _, err := svc.Enqueue(context.Background(), jobspec.Spec{Key: key, Targets: []string{target}, Title: "append", Source: "gitlab"}); err != nil {
+	const dest = "gitlab:acme/db/store!12"
+	if _, _, err := svc.Enqueue(context.Background(), jobspec.Spec{Key: key, Targets: []target.Target{target.MustParse(dest)}, Title: "append", Source: "gitlab"}); err != nil {
 		t.Fatal(err)
 	}
 	waitAnswered(t, svc.Store(), key)
@@ -257,7 +257,7 @@ func TestVerdictFollowUpGitLab(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	waitAnswered(t, svc.Store(), key)
-	a, err := svc.Store().GetAnswer(context.Background(), key, target)
+	a, err := svc.Store().GetAnswer(context.Background(), key, dest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestVerdictFollowUpGitLab(t *testing.T) {
 	}
 	n := 0
 	for _, p := range list.list() {
-		if strings.HasPrefix(p, target+" "+key+" ") {
+		if strings.HasPrefix(p, dest+" "+key+" ") {
 			n++
 		}
 		if strings.Contains(p, "/followup") {
@@ -287,7 +287,7 @@ func TestVerdictFollowUpReviewBoard(t *testing.T) {
 	first := commit("commit 0", map[string]string{"n": "0"})
 	var mu sync.Mutex // guards posts
 	var posts []answer.Answer
-	poster := service.PosterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
+	poster := service.PosterFunc(func(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
 		if to.String() != "reviewboard:42" {
 			return "", fmt.Errorf("unexpected target %s", to)
 		}
@@ -326,7 +326,7 @@ func TestVerdictFollowUpReviewBoard(t *testing.T) {
 		svc.Close()
 	}()
 	key := "reviewboard:42/diff/1"
-	if _, _, err := svc.Enqueue(context.Background(), jobspec.Spec{Key: key, Targets: []string{"reviewboard:42"}, Title: "append",
+	if _, _, err := svc.Enqueue(context.Background(), jobspec.Spec{Key: key, Targets: []target.Target{target.MustParse("reviewboard:42")}, Title: "append",
 		Source: "reviewboard", Patch: patch}); err != nil {
 		t.Fatal(err)
 	}

@@ -25,8 +25,8 @@ import (
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/track"
-	"github.com/perfbot/perfbot/venue"
 	"github.com/perfbot/perfbot/venue/github"
 	"github.com/perfbot/perfbot/venue/retry"
 )
@@ -229,9 +229,9 @@ func testVerdictFollowUp(t *testing.T, driver string) {
 		t.Fatal(err)
 	}
 	list := &recordingPoster{}
-	poster := service.PosterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
+	poster := service.PosterFunc(func(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
 		if to.Venue == "github" {
-			return gp.Post(ctx, to.Where, msg)
+			return gp.Post(ctx, to, msg)
 		}
 		return list.Post(ctx, to, msg)
 	})
@@ -305,7 +305,7 @@ func testVerdictFollowUp(t *testing.T, driver string) {
 		title string
 	}{{3, "append"}, {4, "scan"}} {
 		spec := jobspec.Spec{Key: fmt.Sprintf("github:acme/store#%d/comment/%d", req.pr, req.pr*10),
-			Targets: []string{fmt.Sprintf("github:acme/store#%d", req.pr)}, Title: req.title, Source: "github"}
+			Targets: []target.Target{target.MustParse(fmt.Sprintf("github:acme/store#%d", req.pr))}, Title: req.title, Source: "github"}
 		if _, _, err := svc.Enqueue(ctx, spec); err != nil {
 			t.Fatal(err)
 		}

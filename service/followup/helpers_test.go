@@ -10,7 +10,7 @@ import (
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/testwait"
 	"github.com/perfbot/perfbot/store"
-	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/target"
 )
 
 // testConfig is a service configuration with short intervals.
@@ -39,7 +39,7 @@ type recordingPoster struct {
 	posts []string
 }
 
-func (p *recordingPoster) Post(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
+func (p *recordingPoster) Post(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.posts = append(p.posts, to.String()+" "+msg.Key+" "+msg.Subject)

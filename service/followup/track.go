@@ -16,9 +16,9 @@ import (
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/stats"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/track"
 	"github.com/perfbot/perfbot/track/changepoint"
-	"github.com/perfbot/perfbot/venue"
 )
 
 // trackedRepo is a tracked branch's repository: its own, else the
@@ -161,7 +161,7 @@ func lsRemote(ctx context.Context, repo, branch string) (string, error) {
 // each. Failures are logged: the measurement stands without them.
 func (s *Tracker) AfterTrackedRun(ctx context.Context, log *slog.Logger, name string) {
 	var branch *config.TrackedBranch
-	var targets []string
+	var targets []target.Target
 	for i, b := range s.cfg.Track.Branches {
 		if track.Name(s.trackedRepo(b), b.Branch) == name {
 			branch = &s.cfg.Track.Branches[i]
@@ -211,15 +211,12 @@ func (s *Tracker) AfterTrackedRun(ctx context.Context, log *slog.Logger, name st
 		}
 		msg := s.scrub.Message(track.Message(c))
 		posted := true
-		for _, t := range targets {
-			target, err := venue.ParseTarget(t)
-			if err == nil {
-				_, err = s.poster.Post(ctx, target, msg)
-			}
+		for _, target := range targets {
+			_, err := s.poster.Post(ctx, target, msg)
 			if err != nil {
 				posted = false
 				s.metrics.Inc("perfbot_post_failures_total", "venue", target.Venue)
-				log.Error("announce change point", "target", t, "change_point", c.ID, "err", err)
+				log.Error("announce change point", "target", target.String(), "change_point", c.ID, "err", err)
 				continue
 			}
 			s.metrics.Inc("perfbot_posts_total", "venue", target.Venue)

@@ -17,8 +17,8 @@ import (
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/track"
-	"github.com/perfbot/perfbot/venue"
 )
 
 // Queue takes the benchmark jobs of tracked heads.
@@ -31,13 +31,13 @@ type Queue interface {
 // Outbox delivers answers durably: the follow-ups' edits and replies are
 // put there, as every other answer is.
 type Outbox interface {
-	Put(ctx context.Context, targets []string, msg answer.Answer, final bool, newJob time.Time) error
+	Put(ctx context.Context, targets []target.Target, msg answer.Answer, final bool, newJob time.Time) error
 }
 
 // Poster posts the announcement of a change point; posting the same key
 // to the same target again edits the earlier post.
 type Poster interface {
-	Post(ctx context.Context, to venue.Target, msg answer.Answer) (string, error)
+	Post(ctx context.Context, to target.Target, msg answer.Answer) (string, error)
 }
 
 // Renderer renders a stored run's final answer again, as the worker
@@ -79,7 +79,7 @@ type Deps struct {
 	// Announce holds, for each of Config.Track.Branches in order, the
 	// targets its post list resolves to ("mail" is the digest's
 	// recipients or the list).
-	Announce [][]string
+	Announce [][]target.Target
 	Logger   *slog.Logger
 }
 
@@ -94,7 +94,7 @@ type Tracker struct {
 	scrub    Scrubber
 	clones   Clones
 	metrics  Metrics
-	announce [][]string
+	announce [][]target.Target
 	log      *slog.Logger
 }
 

@@ -22,7 +22,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/store"
-	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue/retry"
 )
 
@@ -30,7 +30,7 @@ import (
 // same target again edits the earlier answer. It returns a link to the
 // post.
 type Poster interface {
-	Post(ctx context.Context, to venue.Target, msg answer.Answer) (string, error)
+	Post(ctx context.Context, to target.Target, msg answer.Answer) (string, error)
 }
 
 // Metrics counts posts and given-up answers.
@@ -118,22 +118,17 @@ func backoff(attempts int) time.Duration {
 // delivery loop. A non-final answer goes only to venues that show one
 // (Live). A non-zero newJob is when a new job under the key was
 // queued (see store.PutAnswer).
-func (s *Outbox) Put(ctx context.Context, targets []string, msg answer.Answer, final bool, newJob time.Time) error {
+func (s *Outbox) Put(ctx context.Context, targets []target.Target, msg answer.Answer, final bool, newJob time.Time) error {
 	data, err := json.Marshal(msg)
 	if err != nil {
 		return fmt.Errorf("answer of %s: %w", msg.Key, err)
 	}
 	var errs []error
 	for _, t := range targets {
-		target, err := venue.ParseTarget(t)
-		if err != nil {
-			errs = append(errs, err)
+		if !final && !Live(t.Venue) {
 			continue
 		}
-		if !final && !Live(target.Venue) {
-			continue
-		}
-		if _, err := s.st.PutAnswer(ctx, msg.Key, target.String(), string(msg.State), final, data, s.opt.Now(), newJob); err != nil {
+		if _, err := s.st.PutAnswer(ctx, msg.Key, t.String(), string(msg.State), final, data, s.opt.Now(), newJob); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -204,17 +199,18 @@ func (s *Outbox) DeliverDue(ctx context.Context) (int, error) {
 func (s *Outbox) deliver(ctx context.Context, a store.Answer) {
 	log := s.log.With("key", a.Key, "target", a.Target, "state", a.State, "version", a.Version)
 	rec := context.WithoutCancel(ctx)
-	target, perr := venue.ParseTarget(a.Target)
+	// The row's target is text, as every version wrote it: read once here.
+	to, perr := target.Parse(a.Target)
 	var msg answer.Answer
 	if perr == nil {
 		perr = json.Unmarshal(a.Message, &msg)
 	}
 	if perr != nil {
-		s.giveUp(rec, log, a, "invalid", perr.Error())
+		s.giveUp(rec, log, a, to.Venue, "invalid", perr.Error())
 		return
 	}
 	dctx, cancel := context.WithTimeout(ctx, postTimeout)
-	link, err := s.poster.Post(dctx, target, msg)
+	link, err := s.poster.Post(dctx, to, msg)
 	cancel()
 	now := s.opt.Now()
 	switch {
@@ -222,13 +218,13 @@ func (s *Outbox) deliver(ctx context.Context, a store.Answer) {
 		if err := s.st.AnswerDelivered(rec, a.Key, a.Target, a.Version, link, now, now.Add(s.opt.EditInterval)); err != nil {
 			log.Error("record delivered answer", "err", err)
 		}
-		if err := s.st.RecordPost(rec, store.Post{Venue: target.Venue, Target: target.Where, JobKey: a.Key,
+		if err := s.st.RecordPost(rec, store.Post{Venue: to.Venue, Target: to.Where(), JobKey: a.Key,
 			Link: link, State: a.State}); err != nil {
 			log.Error("record post", "err", err)
 		}
-		s.metrics.Inc("perfbot_posts_total", "venue", target.Venue)
+		s.metrics.Inc("perfbot_posts_total", "venue", to.Venue)
 		if a.Final {
-			s.metrics.Inc("perfbot_answers_total", "venue", target.Venue, "result", "delivered")
+			s.metrics.Inc("perfbot_answers_total", "venue", to.Venue, "result", "delivered")
 		}
 		log.Info("answer delivered", "link", link, "attempts", a.Attempts+1)
 	case ctx.Err() != nil:
@@ -237,13 +233,13 @@ func (s *Outbox) deliver(ctx context.Context, a store.Answer) {
 			log.Warn("release answer", "err", err)
 		}
 	case !retry.IsTransient(err):
-		s.metrics.Inc("perfbot_post_failures_total", "venue", target.Venue)
-		s.giveUp(rec, log, a, "refused", err.Error())
+		s.metrics.Inc("perfbot_post_failures_total", "venue", to.Venue)
+		s.giveUp(rec, log, a, to.Venue, "refused", err.Error())
 	case now.Sub(a.Since) >= s.opt.RetryFor:
-		s.metrics.Inc("perfbot_post_failures_total", "venue", target.Venue)
-		s.giveUp(rec, log, a, "expired", fmt.Sprintf("not delivered after %v of retries: %v", s.opt.RetryFor, err))
+		s.metrics.Inc("perfbot_post_failures_total", "venue", to.Venue)
+		s.giveUp(rec, log, a, to.Venue, "expired", fmt.Sprintf("not delivered after %v of retries: %v", s.opt.RetryFor, err))
 	default:
-		s.metrics.Inc("perfbot_post_failures_total", "venue", target.Venue)
+		s.metrics.Inc("perfbot_post_failures_total", "venue", to.Venue)
 		next := now.Add(backoff(a.Attempts + 1))
 		if err := s.st.AnswerRetry(rec, a.Key, a.Target, err.Error(), now, next); err != nil {
 			log.Error("record failed delivery", "err", err)
@@ -252,11 +248,11 @@ func (s *Outbox) deliver(ctx context.Context, a store.Answer) {
 	}
 }
 
-// giveUp marks an answer failed for good, with its reason.
-func (s *Outbox) giveUp(ctx context.Context, log *slog.Logger, a store.Answer, why, reason string) {
-	venueName := "unknown"
-	if t, err := venue.ParseTarget(a.Target); err == nil {
-		venueName = t.Venue
+// giveUp marks an answer to venueName ("" when its target is unreadable)
+// failed for good, with its reason.
+func (s *Outbox) giveUp(ctx context.Context, log *slog.Logger, a store.Answer, venueName, why, reason string) {
+	if venueName == "" {
+		venueName = "unknown"
 	}
 	if err := s.st.AnswerFailed(ctx, a.Key, a.Target, a.Version, reason, s.opt.Now()); err != nil {
 		log.Error("record given-up answer", "err", err)

@@ -19,7 +19,7 @@ import (
 	"github.com/perfbot/perfbot/internal/fake/smtpfake"
 	"github.com/perfbot/perfbot/internal/pgtest"
 	"github.com/perfbot/perfbot/store"
-	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue/github"
 	"github.com/perfbot/perfbot/venue/mail"
 	"github.com/perfbot/perfbot/venue/retry"
@@ -79,9 +79,9 @@ func (c *counters) Counter(name string, labels ...string) float64 {
 }
 
 // posterFunc adapts a function to Poster.
-type posterFunc func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error)
+type posterFunc func(ctx context.Context, to target.Target, msg answer.Answer) (string, error)
 
-func (f posterFunc) Post(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
+func (f posterFunc) Post(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
 	return f(ctx, to, msg)
 }
 
@@ -123,14 +123,14 @@ func TestSMTPDownForMinutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	poster := posterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
-		return sender.Post(ctx, to.Where, msg)
+	poster := posterFunc(func(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
+		return sender.Post(ctx, to, msg)
 	})
 	c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 	svc := openDelivery(t, store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), poster, c, 12*time.Hour)
 	ctx := context.Background()
 	key := "mail:<cover@example.org>"
-	if err := svc.Put(ctx, []string{"mail:dev@lists.example.org"}, finalAnswer(key, "1 better, 0 worse"), true, time.Time{}); err != nil {
+	if err := svc.Put(ctx, []target.Target{target.MustParse("mail:dev@lists.example.org")}, finalAnswer(key, "1 better, 0 worse"), true, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	// Down for ten minutes: a few tries, each after a longer wait.
@@ -193,7 +193,7 @@ func TestSMTPDownForMinutes(t *testing.T) {
 // is given up at once.
 func TestDeliveryGivesUp(t *testing.T) {
 	var calls int
-	poster := posterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
+	poster := posterFunc(func(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
 		calls++
 		if to.Venue == "jira" {
 			return "", errors.New("jira: comment on STORE-9: 404 Not Found: Issue does not exist")
@@ -203,7 +203,7 @@ func TestDeliveryGivesUp(t *testing.T) {
 	c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 	svc := openDelivery(t, store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), poster, c, 2*time.Hour)
 	ctx := context.Background()
-	if err := svc.Put(ctx, []string{"github:acme/store#3", "jira:STORE-9"}, finalAnswer("k", "done"), true, time.Time{}); err != nil {
+	if err := svc.Put(ctx, []target.Target{target.MustParse("github:acme/store#3"), target.MustParse("jira:STORE-9")}, finalAnswer("k", "done"), true, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	for range 60 {
@@ -259,16 +259,16 @@ func TestDeliveryAcrossRestart(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			poster := posterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
-				return gp.Post(ctx, to.Where, msg)
+			poster := posterFunc(func(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
+				return gp.Post(ctx, to, msg)
 			})
 			ctx := context.Background()
 			c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 			first := openDelivery(t, driver, dsn, poster, c, 12*time.Hour)
 			spec := struct {
 				Key     string
-				Targets []string
-			}{Key: "github:acme/store#3/comment/77", Targets: []string{"github:acme/store#3"}}
+				Targets []target.Target
+			}{Key: "github:acme/store#3/comment/77", Targets: []target.Target{target.MustParse("github:acme/store#3")}}
 			if err := first.Put(ctx, spec.Targets, liveAnswer(spec.Key, answer.StateQueued, "position 1 in the queue"), false, c.Now()); err != nil {
 				t.Fatal(err)
 			}
@@ -323,15 +323,15 @@ func TestLiveEditsSpaced(t *testing.T) {
 	}
 	c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 	svc := openDelivery(t, store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"),
-		posterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
-			return gp.Post(ctx, to.Where, msg)
+		posterFunc(func(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
+			return gp.Post(ctx, to, msg)
 		}),
 		c, time.Hour)
 	ctx := context.Background()
 	spec := struct {
 		Key     string
-		Targets []string
-	}{Key: "github:acme/store#3/comment/8", Targets: []string{"github:acme/store#3"}}
+		Targets []target.Target
+	}{Key: "github:acme/store#3/comment/8", Targets: []target.Target{target.MustParse("github:acme/store#3")}}
 	put := func(state answer.State, status string) {
 		t.Helper()
 		if err := svc.Put(ctx, spec.Targets, liveAnswer(spec.Key, state, status), false, time.Time{}); err != nil {
@@ -421,20 +421,20 @@ func TestPostfixDownThenBack(t *testing.T) {
 	}
 	c := &clock{t: time.Now()}
 	svc := openDelivery(t, store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"),
-		posterFunc(func(ctx context.Context, to venue.Target, msg answer.Answer) (string, error) {
-			return sender.Post(ctx, to.Where, msg)
+		posterFunc(func(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
+			return sender.Post(ctx, to, msg)
 		}), c, 12*time.Hour)
 	ctx := context.Background()
 	key := "postfix-outbox-" + time.Now().Format("20060102T150405.000000000")
-	target := "mail:perfbot-test@localhost"
-	if err := svc.Put(ctx, []string{target}, finalAnswer(key, "3 better, 0 worse"), true, time.Time{}); err != nil {
+	to := "mail:perfbot-test@localhost"
+	if err := svc.Put(ctx, []target.Target{target.MustParse(to)}, finalAnswer(key, "3 better, 0 worse"), true, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	for range 20 { // five minutes down
 		svc.DeliverDue(ctx)
 		c.Add(15 * time.Second)
 	}
-	a, err := svc.Store().GetAnswer(ctx, key, target)
+	a, err := svc.Store().GetAnswer(ctx, key, to)
 	if err != nil || a.Status != store.OutboxPending || a.Attempts < 2 {
 		t.Fatalf("while postfix is unreachable: %+v, %v", a, err)
 	}
@@ -447,7 +447,7 @@ func TestPostfixDownThenBack(t *testing.T) {
 		svc.DeliverDue(ctx)
 		c.Add(time.Minute)
 	}
-	a, err = svc.Store().GetAnswer(ctx, key, target)
+	a, err = svc.Store().GetAnswer(ctx, key, to)
 	if err != nil || a.Status != store.OutboxDelivered {
 		t.Fatalf("after postfix is back: %+v, %v", a, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/target"
 
 	"github.com/perfbot/perfbot/internal/fake/gerritfake"
 	"github.com/perfbot/perfbot/venue/gerrit"
@@ -49,7 +50,7 @@ func TestPostAndRerun(t *testing.T) {
 	f := newSite(t)
 	c := newClient(t, f, "Performance")
 	ctx := context.Background()
-	link, err := c.Post(ctx, "1234", result("0 better, 1 worse", answer.StateFailure, "09:00"))
+	link, err := c.Post(ctx, target.MustParse("gerrit:1234"), result("0 better, 1 worse", answer.StateFailure, "09:00"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestPostAndRerun(t *testing.T) {
 	}
 	// A retry of the same delivery and a rerun with the same verdict.
 	for _, at := range []string{"09:00", "10:30"} {
-		if _, err := c.Post(ctx, "1234/2", result("0 better, 1 worse", answer.StateFailure, at)); err != nil {
+		if _, err := c.Post(ctx, target.MustParse("gerrit:1234/2"), result("0 better, 1 worse", answer.StateFailure, at)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -82,14 +83,14 @@ func TestPostAndRerun(t *testing.T) {
 		t.Fatalf("after the rerun with the same verdict: %d messages, want 1", n)
 	}
 	// The verdict changed: a new message, the old one left alone.
-	if _, err := c.Post(ctx, "1234/2", result("0 better, 0 worse", answer.StateSuccess, "11:00")); err != nil {
+	if _, err := c.Post(ctx, target.MustParse("gerrit:1234/2"), result("0 better, 0 worse", answer.StateSuccess, "11:00")); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.ByPerfbot(1234); len(got) != 2 || got[0].Message != m.Message || !strings.HasPrefix(got[1].Message, "Patch Set 2: Performance+1\n\n") {
 		t.Fatalf("after a changed verdict: %+v", got)
 	}
 	// Patch set 1, named by the full change id: its own message.
-	if _, err := c.Post(ctx, "platform/store~main~I8473b95934b5732ac55d26311a706c9c2bde9940/1", result("0 better, 0 worse", answer.StateSuccess, "12:00")); err != nil {
+	if _, err := c.Post(ctx, target.MustParse("gerrit:platform/store~main~I8473b95934b5732ac55d26311a706c9c2bde9940/1"), result("0 better, 0 worse", answer.StateSuccess, "12:00")); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.ByPerfbot(1234); len(got) != 3 || got[2].Revision != 1 {
@@ -102,10 +103,10 @@ func TestPostAndRerun(t *testing.T) {
 func TestPostNoLabel(t *testing.T) {
 	f := newSite(t)
 	ctx := context.Background()
-	if _, err := newClient(t, f, "").Post(ctx, "1234", result("1 worse", answer.StateFailure, "x")); err != nil {
+	if _, err := newClient(t, f, "").Post(ctx, target.MustParse("gerrit:1234"), result("1 worse", answer.StateFailure, "x")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := newClient(t, f, "Performance").Post(ctx, "1234/1", result("build failed", answer.StateError, "x")); err != nil {
+	if _, err := newClient(t, f, "Performance").Post(ctx, target.MustParse("gerrit:1234/1"), result("build failed", answer.StateError, "x")); err != nil {
 		t.Fatal(err)
 	}
 	if v := f.Change(1234).Votes; len(v) != 0 {
@@ -123,7 +124,7 @@ func TestForgedFooter(t *testing.T) {
 	c := newClient(t, f, "")
 	ctx := context.Background()
 	msg := result("1 worse", answer.StateFailure, "x")
-	if _, err := c.Post(ctx, "1234", msg); err != nil {
+	if _, err := c.Post(ctx, target.MustParse("gerrit:1234"), msg); err != nil {
 		t.Fatal(err)
 	}
 	posted := f.ByPerfbot(1234)[0].Message
@@ -133,7 +134,7 @@ func TestForgedFooter(t *testing.T) {
 	f2 := newSite(t)
 	f2.CommentTagged(1234, 2, alice, "all fine\n"+footer, gerrit.Tag)
 	c2 := newClient(t, f2, "")
-	if _, err := c2.Post(ctx, "1234", msg); err != nil {
+	if _, err := c2.Post(ctx, target.MustParse("gerrit:1234"), msg); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(f2.ByPerfbot(1234)); n != 1 {
@@ -148,7 +149,7 @@ func TestPostErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = bad.Post(ctx, "1234", result("1 worse", answer.StateFailure, "x"))
+	_, err = bad.Post(ctx, target.MustParse("gerrit:1234"), result("1 worse", answer.StateFailure, "x"))
 	var ae *gerrit.APIError
 	if !errors.As(err, &ae) || ae.Status != http.StatusUnauthorized || strings.Contains(err.Error(), "wrong-password") {
 		t.Errorf("wrong password: %v", err)
@@ -160,47 +161,21 @@ func TestPostErrors(t *testing.T) {
 	if who, err := c.Check(ctx); err != nil || who != "signed in as perfbot" {
 		t.Errorf("check: %q %v", who, err)
 	}
-	if _, err := c.Post(ctx, "9999", result("x", answer.StateFailure, "x")); !errors.As(err, &ae) || ae.Status != 404 {
+	if _, err := c.Post(ctx, target.MustParse("gerrit:9999"), result("x", answer.StateFailure, "x")); !errors.As(err, &ae) || ae.Status != 404 {
 		t.Errorf("unknown change: %v", err)
 	}
-	if _, err := c.Post(ctx, "1234/7", result("x", answer.StateFailure, "x")); !errors.As(err, &ae) || ae.Status != 404 {
+	if _, err := c.Post(ctx, target.MustParse("gerrit:1234/7"), result("x", answer.StateFailure, "x")); !errors.As(err, &ae) || ae.Status != 404 {
 		t.Errorf("unknown patch set: %v", err)
 	}
-	if _, err := c.Post(ctx, "1234", answer.Answer{Renderings: map[answer.Format]answer.Rendering{answer.Text: {Full: "x"}}}); err == nil {
+	if _, err := c.Post(ctx, target.MustParse("gerrit:1234"), answer.Answer{Renderings: map[answer.Format]answer.Rendering{answer.Text: {Full: "x"}}}); err == nil {
 		t.Error("a message without a key was posted")
 	}
-	if _, err := newClient(t, f, "Nonexistent").Post(ctx, "1234", result("x", answer.StateFailure, "x")); err == nil || !strings.Contains(err.Error(), "not a configured label") {
+	if _, err := newClient(t, f, "Nonexistent").Post(ctx, target.MustParse("gerrit:1234"), result("x", answer.StateFailure, "x")); err == nil || !strings.Contains(err.Error(), "not a configured label") {
 		t.Errorf("unknown label: %v", err)
 	}
 	for _, cfg := range []gerrit.Config{{}, {BaseURL: "ftp://x"}, {BaseURL: f.URL}, {BaseURL: f.URL, User: "u"}} {
 		if _, err := gerrit.New(cfg); err == nil {
 			t.Errorf("New(%+v) accepted", cfg)
-		}
-	}
-}
-
-func TestParseWhere(t *testing.T) {
-	for _, tc := range []struct {
-		in     string
-		change string
-		ps     int
-		bad    bool
-	}{
-		{"1234", "1234", 0, false},
-		{"1234/3", "1234", 3, false},
-		{"store~1234", "store~1234", 0, false},
-		{"platform/store~main~I8473b9", "platform/store~main~I8473b9", 0, false},
-		{"platform/store~release/1.0~I8473b9/2", "platform/store~release/1.0~I8473b9", 2, false},
-		{"1234/0", "", 0, true},
-		{"1234/-1", "1234/-1", 0, true},
-		{"", "", 0, true},
-		{"12 34", "", 0, true},
-		{"abc", "", 0, true},
-		{"1234?x=1", "", 0, true},
-	} {
-		c, ps, err := gerrit.ParseWhere(tc.in)
-		if (err != nil) != tc.bad || !tc.bad && (c != tc.change || ps != tc.ps) {
-			t.Errorf("ParseWhere(%q) = %q, %d, %v", tc.in, c, ps, err)
 		}
 	}
 }

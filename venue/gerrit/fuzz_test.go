@@ -1,7 +1,6 @@
 package gerrit_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/perfbot/perfbot/venue/gerrit"
@@ -22,23 +21,6 @@ func FuzzDecodeChanges(f *testing.F) {
 		for _, c := range cs {
 			_ = c.PatchSet()
 			_ = c.Owner.Login()
-		}
-	})
-}
-
-// FuzzParseWhere: an accepted target names a change without spaces or a
-// query, and a patch set of 0 (current) or more.
-func FuzzParseWhere(f *testing.F) {
-	for _, s := range []string{"1234", "1234/2", "p/q~main~I1/3", "x", "1/0", "/", "~/1"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		c, ps, err := gerrit.ParseWhere(s)
-		if err != nil {
-			return
-		}
-		if c == "" || ps < 0 || strings.ContainsAny(c, " ?#\n") {
-			t.Errorf("ParseWhere(%q) = %q, %d", s, c, ps)
 		}
 	})
 }

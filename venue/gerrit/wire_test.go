@@ -2,7 +2,6 @@ package gerrit_test
 
 import (
 	"context"
-	"github.com/perfbot/perfbot/answer"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +9,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/target"
 
 	"github.com/perfbot/perfbot/venue/gerrit"
 	"github.com/perfbot/perfbot/venue/internal/wiretest"
@@ -29,7 +31,7 @@ func TestWire(t *testing.T) {
 		{Key: "gerrit:1234/2", Summary: "1 worse", State: answer.StateFailure, Renderings: map[answer.Format]answer.Rendering{answer.Text: {Full: "WORSE: BenchmarkWAL +12%\n\nBenchmarkWAL  4.1ms  4.6ms  +12%  worse\n"}}},
 		{Key: "gerrit:1234/2", Summary: "all same", State: answer.StateSuccess, Renderings: map[answer.Format]answer.Rendering{answer.Text: {Full: "SAME\n"}}},
 	} {
-		if _, err := c.Post(ctx, "1234", m); err != nil {
+		if _, err := c.Post(ctx, target.MustParse("gerrit:1234"), m); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -42,7 +44,7 @@ func TestWire(t *testing.T) {
 func TestRetries(t *testing.T) {
 	f := newSite(t)
 	var n atomic.Int32
-	target, _ := url.Parse(f.URL)
+	upstream, _ := url.Parse(f.URL)
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch n.Add(1) {
 		case 1:
@@ -59,7 +61,7 @@ func TestRetries(t *testing.T) {
 			_, _ = io.WriteString(w, "<html><body>502 Bad Gateway</body></html>")
 			return
 		}
-		r.URL.Scheme, r.URL.Host = target.Scheme, target.Host
+		r.URL.Scheme, r.URL.Host = upstream.Scheme, upstream.Host
 		f.Config.Handler.ServeHTTP(w, r)
 	}))
 	defer front.Close()
@@ -69,7 +71,7 @@ func TestRetries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Post(context.Background(), "1234", result("1 worse", answer.StateFailure, "x")); err != nil {
+	if _, err := c.Post(context.Background(), target.MustParse("gerrit:1234"), result("1 worse", answer.StateFailure, "x")); err != nil {
 		t.Fatal(err)
 	}
 	if len(waits) != 3 || waits[1] < 3*time.Second || len(f.ByPerfbot(1234)) != 1 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/internal/fake/githubfake"
+	"github.com/perfbot/perfbot/target"
 )
 
 // TestPostIgnoresPlantedMarker: the pull request's author edits an old
@@ -27,10 +28,10 @@ func TestPostIgnoresPlantedMarker(t *testing.T) {
 	ctx := context.Background()
 	running := message("job-7", "running")
 	running.State, running.Commit = answer.StatePending, ""
-	if _, err := p.Post(ctx, "acme/store#7", running); err != nil {
+	if _, err := p.Post(ctx, target.MustParse("github:acme/store#7"), running); err != nil {
 		t.Fatal(err)
 	}
-	link, err := p.Post(ctx, "acme/store#7", message("job-7", "2 better, 1 worse"))
+	link, err := p.Post(ctx, target.MustParse("github:acme/store#7"), message("job-7", "2 better, 1 worse"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestPostRefusesWrongLogin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = p.Post(context.Background(), "acme/store#7", message("job-8", "s"))
+	_, err = p.Post(context.Background(), target.MustParse("github:acme/store#7"), message("job-8", "s"))
 	if err == nil || !strings.Contains(err.Error(), `venues.github.login is "mallory"`) || !strings.Contains(err.Error(), "perfbot-ci") {
 		t.Fatalf("err = %v, want the mismatch named", err)
 	}
@@ -77,7 +78,7 @@ func TestPostAsAppKnowsItsBot(t *testing.T) {
 	p, f := newAppPoster(t)
 	f.Login = "perfbot[bot]"
 	f.Comments = []githubfake.Comment{{ID: 1, Body: Marker("job-6") + "\nplanted", User: "perfbot-ci"}}
-	if _, err := p.Post(context.Background(), "acme/store#7", message("job-6", "s")); err != nil {
+	if _, err := p.Post(context.Background(), target.MustParse("github:acme/store#7"), message("job-6", "s")); err != nil {
 		t.Fatal(err)
 	}
 	if len(f.Comments) != 2 || f.Comments[0].Body != Marker("job-6")+"\nplanted" || f.Comments[1].User != "perfbot[bot]" {
@@ -104,7 +105,7 @@ func TestStatusOnMeasuredCommit(t *testing.T) {
 		}
 		msg := message("job-5", "2 better")
 		msg.State = answer.StateSuccess
-		if _, err := p.Post(context.Background(), "acme/store#7", msg); err != nil {
+		if _, err := p.Post(context.Background(), target.MustParse("github:acme/store#7"), msg); err != nil {
 			t.Fatal(err)
 		}
 		var on []any
@@ -128,7 +129,7 @@ func TestStatusOnMeasuredCommit(t *testing.T) {
 	p := newPoster(t, f, &w, testToken)
 	msg := message("job-4", "2 better")
 	msg.Commit = ""
-	if _, err := p.Post(context.Background(), "acme/store#7", msg); err != nil {
+	if _, err := p.Post(context.Background(), target.MustParse("github:acme/store#7"), msg); err != nil {
 		t.Fatal(err)
 	}
 	if len(f.Statuses) != 0 || len(f.Comments) != 1 {
@@ -165,7 +166,7 @@ func TestLiveAnswerSaysWhatItWillMeasure(t *testing.T) {
 	p := newPoster(t, f, &w, testToken)
 	msg := message("job-1", "running")
 	msg.State = answer.StatePending
-	if _, err := p.Post(context.Background(), "acme/store#7", msg); err != nil {
+	if _, err := p.Post(context.Background(), target.MustParse("github:acme/store#7"), msg); err != nil {
 		t.Fatal(err)
 	}
 	if want := "> this run measures 6dcb09b; the pull request's head is now c0ffee0"; !strings.Contains(f.Comments[0].Body, want) {

@@ -3,13 +3,13 @@ package github
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	gh "github.com/google/go-github/v60/github"
 
 	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue"
 	"github.com/perfbot/perfbot/venue/retry"
 )
@@ -22,7 +22,8 @@ const CommentLimit = 65536
 // accepts.
 const StatusDescriptionLimit = 140
 
-// PR is a parsed "OWNER/REPO#N" target.
+// PR is a pull request, the parts of a "github:OWNER/REPO#N" target the
+// REST API reads.
 type PR struct {
 	Owner, Repo string
 	Number      int
@@ -30,21 +31,19 @@ type PR struct {
 
 func (p PR) String() string { return fmt.Sprintf("%s/%s#%d", p.Owner, p.Repo, p.Number) }
 
-// ParsePR reads "OWNER/REPO#N".
-func ParsePR(where string) (PR, error) {
-	repo, num, ok := strings.Cut(where, "#")
-	owner, name, ok2 := strings.Cut(repo, "/")
-	n, err := strconv.Atoi(num)
-	if !ok || !ok2 || owner == "" || name == "" || strings.Contains(name, "/") || err != nil || n <= 0 {
-		return PR{}, fmt.Errorf("github target %q: want OWNER/REPO#N, such as acme/store#42", where)
+// prOf is the pull request t names. A short-form target ("#N") must
+// have had its repository filled in from config (target.WithRepo).
+func prOf(t target.Target) (PR, error) {
+	if t.Venue != target.GitHub || t.Repo == "" || t.Number <= 0 {
+		return PR{}, fmt.Errorf("github target %q: want OWNER/REPO#N, such as acme/store#42", t.Where())
 	}
-	return PR{Owner: owner, Repo: name, Number: n}, nil
+	return PR{Owner: t.Owner(), Repo: t.Name(), Number: t.Number}, nil
 }
 
 // Marker is the hidden HTML comment that identifies the answer for key.
 func Marker(key string) string { return venue.HTMLCommentMarker(key) }
 
-// Post writes msg as a comment on the pull request where ("OWNER/REPO#N"),
+// Post writes msg as a comment on the pull request to ("OWNER/REPO#N"),
 // editing perfbot's own comment that carries msg.Key's marker when one
 // exists, and sets the "perfbot" commit status (or check run, with
 // Config.Checks) when msg.State is set. The status goes on msg.Commit, the
@@ -53,8 +52,8 @@ func Marker(key string) string { return venue.HTMLCommentMarker(key) }
 // a failure before anything was checked out) puts its status on the
 // current head, except a verdict, which speaks for a measured commit only.
 // It returns the comment's URL.
-func (p *Client) Post(ctx context.Context, where string, msg answer.Answer) (string, error) {
-	pr, err := ParsePR(where)
+func (p *Client) Post(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
+	pr, err := prOf(to)
 	if err != nil {
 		return "", err
 	}
@@ -302,10 +301,10 @@ func checkSummary(msg answer.Answer) string {
 	return string(r[:CheckOutputLimit-1]) + "…"
 }
 
-// HeadSHA is the current head commit of the pull request where
+// HeadSHA is the current head commit of the pull request pull
 // ("OWNER/REPO#N"), as GitHub reports it (GET /repos/OWNER/REPO/pulls/N).
-func (p *Client) HeadSHA(ctx context.Context, where string) (string, error) {
-	pr, err := ParsePR(where)
+func (p *Client) HeadSHA(ctx context.Context, pull target.Target) (string, error) {
+	pr, err := prOf(pull)
 	if err != nil {
 		return "", err
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/internal/fake/githubfake"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue/retry"
 )
 
@@ -61,7 +62,7 @@ func TestPostCreatesThenEdits(t *testing.T) {
 	p := newPoster(t, f, &w, testToken)
 	ctx := context.Background()
 
-	link, err := p.Post(ctx, "acme/store#7", message("job-1", "2 better, 1 worse"))
+	link, err := p.Post(ctx, target.MustParse("github:acme/store#7"), message("job-1", "2 better, 1 worse"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func TestPostCreatesThenEdits(t *testing.T) {
 	}
 	msg2 := message("job-1", strings.Repeat("very long summary ", 20))
 	msg2.Set(answer.MarkdownGFM, answer.Rendering{Full: "**rerun**\n"})
-	link2, err := p.Post(ctx, "acme/store#7", msg2)
+	link2, err := p.Post(ctx, target.MustParse("github:acme/store#7"), msg2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func TestPostCreatesThenEdits(t *testing.T) {
 	}
 	// A retry of the same answer changes nothing.
 	before := len(f.Requests)
-	if _, err := p.Post(ctx, "acme/store#7", msg2); err != nil {
+	if _, err := p.Post(ctx, target.MustParse("github:acme/store#7"), msg2); err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range f.Requests[before:] {
@@ -118,7 +119,7 @@ func TestPostFindsCommentOnLaterPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Post(context.Background(), "acme/store#7", message("job-9", "s")); err != nil {
+	if _, err := p.Post(context.Background(), target.MustParse("github:acme/store#7"), message("job-9", "s")); err != nil {
 		t.Fatal(err)
 	}
 	if len(f.Comments) != 250 || !strings.Contains(f.Comments[230].Body, "Threads") || f.Comments[10].Body != "<!-- perfbot:job-9 -->\nfake" {
@@ -131,7 +132,7 @@ func TestPostRidesOutStorm(t *testing.T) {
 	f.Fail = []func(http.ResponseWriter){githubfake.Status502, githubfake.Status429, githubfake.PrimaryLimit, githubfake.SecondaryLimit, githubfake.Status502, githubfake.Status502}
 	var w waits
 	p := newPoster(t, f, &w, testToken)
-	if _, err := p.Post(context.Background(), "acme/store#7", message("job-2", "ok")); err != nil {
+	if _, err := p.Post(context.Background(), target.MustParse("github:acme/store#7"), message("job-2", "ok")); err != nil {
 		t.Fatal(err)
 	}
 	if len(f.Comments) != 1 || len(f.Statuses) != 1 {
@@ -167,7 +168,7 @@ func TestPostFailsFast(t *testing.T) {
 			}
 			var w waits
 			p := newPoster(t, f, &w, tc.token)
-			_, err := p.Post(context.Background(), "acme/store#7", message("job-3", "s"))
+			_, err := p.Post(context.Background(), target.MustParse("github:acme/store#7"), message("job-3", "s"))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
 			}
@@ -188,7 +189,7 @@ func TestPostGivesUp(t *testing.T) {
 	}
 	var w waits
 	p := newPoster(t, f, &w, testToken)
-	_, err := p.Post(context.Background(), "acme/store#7", message("job-4", "s"))
+	_, err := p.Post(context.Background(), target.MustParse("github:acme/store#7"), message("job-4", "s"))
 	var er *gh.ErrorResponse
 	if err == nil || !strings.Contains(err.Error(), "gave up after 8 attempts") || !errors.As(err, &er) {
 		t.Fatalf("err = %v", err)
@@ -211,7 +212,7 @@ func TestPostAsApp(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 {
-		if _, err := p.Post(context.Background(), "acme/store#7", message("job-5", "s")); err != nil {
+		if _, err := p.Post(context.Background(), target.MustParse("github:acme/store#7"), message("job-5", "s")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -221,7 +222,7 @@ func TestPostAsApp(t *testing.T) {
 
 	// A wrong installation is a permanent failure without the token.
 	p2, _ := New(Config{BaseURL: f.URL(), App: &App{ID: "12345", InstallationID: 98, PrivateKey: pemKey}, Retry: w.policy()})
-	if _, err := p2.Post(context.Background(), "acme/store#7", message("job-5", "s")); err == nil || !strings.Contains(err.Error(), "installation 98") {
+	if _, err := p2.Post(context.Background(), target.MustParse("github:acme/store#7"), message("job-5", "s")); err == nil || !strings.Contains(err.Error(), "installation 98") {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -232,9 +233,14 @@ func TestConfigErrors(t *testing.T) {
 			t.Errorf("New(%+v) succeeded", cfg)
 		}
 	}
-	for _, s := range []string{"acme/store", "acme#1", "acme/store#x", "/store#1", "a/b/c#1", "a/b#0"} {
-		if _, err := ParsePR(s); err == nil {
-			t.Errorf("ParsePR(%q) succeeded", s)
+	p, err := New(Config{Token: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A short form never filled in from config, or another venue's target.
+	for _, to := range []target.Target{target.PR("", 1), target.Issue("STORE-1"), {}} {
+		if _, err := p.Post(context.Background(), to, message("k", "s")); err == nil || !strings.Contains(err.Error(), "want OWNER/REPO#N") {
+			t.Errorf("Post(%+v) = %v", to, err)
 		}
 	}
 }
@@ -304,7 +310,7 @@ func TestPostCheckRun(t *testing.T) {
 	ctx := context.Background()
 	queued := message("job-9", "queued: position 1")
 	queued.State = answer.StateQueued
-	if _, err := p.Post(ctx, "acme/store#7", queued); err != nil {
+	if _, err := p.Post(ctx, target.MustParse("github:acme/store#7"), queued); err != nil {
 		t.Fatal(err)
 	}
 	if len(f.CheckRuns) != 1 || f.CheckRuns[0]["status"] != "queued" || f.CheckRuns[0]["conclusion"] != nil {
@@ -312,13 +318,13 @@ func TestPostCheckRun(t *testing.T) {
 	}
 	pending := message("job-9", "benchmarking 2 suites")
 	pending.State = answer.StatePending
-	if _, err := p.Post(ctx, "acme/store#7", pending); err != nil {
+	if _, err := p.Post(ctx, target.MustParse("github:acme/store#7"), pending); err != nil {
 		t.Fatal(err)
 	}
 	if len(f.CheckRuns) != 1 || f.CheckRuns[0]["status"] != "in_progress" || f.CheckRuns[0]["conclusion"] != nil {
 		t.Fatalf("pending: check runs %v, want one in progress", f.CheckRuns)
 	}
-	link, err := p.Post(ctx, "acme/store#7", message("job-9", "2 better, 1 worse"))
+	link, err := p.Post(ctx, target.MustParse("github:acme/store#7"), message("job-9", "2 better, 1 worse"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,7 +342,7 @@ func TestPostCheckRun(t *testing.T) {
 	long := message("job-9", "s")
 	long.Set(answer.MarkdownGFM, answer.Rendering{Full: strings.Repeat("x", CheckOutputLimit+1), Short: long.Short(answer.MarkdownGFM)})
 	long.State = answer.StateError
-	if _, err := p.Post(ctx, "acme/store#7", long); err != nil {
+	if _, err := p.Post(ctx, target.MustParse("github:acme/store#7"), long); err != nil {
 		t.Fatal(err)
 	}
 	if out := f.CheckRuns[0]["output"].(map[string]any); out["summary"] != long.Short(answer.MarkdownGFM) || f.CheckRuns[0]["conclusion"] != "neutral" {
@@ -345,7 +351,7 @@ func TestPostCheckRun(t *testing.T) {
 
 	cancelled := message("job-9", "cancelled by alice")
 	cancelled.State = answer.StateCancelled
-	if _, err := p.Post(ctx, "acme/store#7", cancelled); err != nil {
+	if _, err := p.Post(ctx, target.MustParse("github:acme/store#7"), cancelled); err != nil {
 		t.Fatal(err)
 	}
 	if len(f.CheckRuns) != 1 || f.CheckRuns[0]["status"] != "completed" || f.CheckRuns[0]["conclusion"] != "cancelled" {
@@ -353,7 +359,7 @@ func TestPostCheckRun(t *testing.T) {
 	}
 
 	f.ChecksDenied = true
-	_, err = p.Post(ctx, "acme/store#7", message("job-9", "s"))
+	_, err = p.Post(ctx, target.MustParse("github:acme/store#7"), message("job-9", "s"))
 	if err == nil || !strings.Contains(err.Error(), "GitHub App") || strings.Contains(err.Error(), testToken) {
 		t.Errorf("token refused: err = %v, want GitHub's message without the token", err)
 	}
@@ -392,7 +398,7 @@ func TestCommitStatusLiveStates(t *testing.T) {
 	}{{answer.StateQueued, "pending"}, {answer.StatePending, "pending"}, {answer.StateCancelled, "error"}} {
 		msg := message("job-3", string(c.state))
 		msg.State = c.state
-		if _, err := p.Post(context.Background(), "acme/store#7", msg); err != nil {
+		if _, err := p.Post(context.Background(), target.MustParse("github:acme/store#7"), msg); err != nil {
 			t.Fatalf("%s: %v", c.state, err)
 		}
 		if got := f.Statuses[len(f.Statuses)-1]["state"]; got != c.want {

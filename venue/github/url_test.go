@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/target"
 )
 
 func TestAPIBaseURL(t *testing.T) {
@@ -64,7 +65,7 @@ func TestReadsAndPostingURLs(t *testing.T) {
 		if _, err := c.Issue(ctx, "acme/store", 12); err == nil {
 			t.Fatalf("%s: the fake answers 404, the read saw no error", base)
 		}
-		c.Post(ctx, "acme/store#12", answer.Answer{Key: "k", Renderings: map[answer.Format]answer.Rendering{answer.MarkdownGFM: {Full: "x"}}})
+		c.Post(ctx, target.MustParse("github:acme/store#12"), answer.Answer{Key: "k", Renderings: map[answer.Format]answer.Rendering{answer.MarkdownGFM: {Full: "x"}}})
 		mu.Lock()
 		got := append([]string(nil), paths...)
 		mu.Unlock()

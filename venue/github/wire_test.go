@@ -6,6 +6,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/internal/fake/githubfake"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue/internal/wiretest"
 )
 
@@ -18,12 +19,12 @@ func TestWire(t *testing.T) {
 	var w waits
 	p := newPoster(t, f, &w, testToken)
 	m := message("job-1", "1 better, 0 worse, 3 same")
-	if _, err := p.Post(context.Background(), "acme/store#7", m); err != nil {
+	if _, err := p.Post(context.Background(), target.MustParse("github:acme/store#7"), m); err != nil {
 		t.Fatal(err)
 	}
 	m.Set(answer.MarkdownGFM, answer.Rendering{Full: "**rerun: 2 better**\n"})
 	m.State = "success"
-	if _, err := p.Post(context.Background(), "acme/store#7", m); err != nil {
+	if _, err := p.Post(context.Background(), target.MustParse("github:acme/store#7"), m); err != nil {
 		t.Fatal(err)
 	}
 	wiretest.Golden(t, "post-then-rerun", rec.Transcript())

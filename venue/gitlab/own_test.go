@@ -7,6 +7,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/internal/fake/gitlabfake"
+	"github.com/perfbot/perfbot/target"
 )
 
 // TestPostIgnoresPlantedMarker: with no login configured, a note another
@@ -19,7 +20,7 @@ func TestPostIgnoresPlantedMarker(t *testing.T) {
 	f.AddNote("acme/db/store", 12, "mallory", planted)
 	p := newClient(t, f, Config{})
 	for _, m := range []answer.Answer{msgOf(key, answer.StatePending, "running", "**perfbot: running**"), msgOf(key, answer.StateSuccess, "2 better", "**2 better**")} {
-		if _, err := p.Post(context.Background(), "acme/db/store!12", m); err != nil {
+		if _, err := p.Post(context.Background(), target.MustParse("gitlab:acme/db/store!12"), m); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -34,7 +35,7 @@ func TestPostIgnoresPlantedMarker(t *testing.T) {
 func TestPostRefusesWrongLogin(t *testing.T) {
 	f := newFake(t)
 	p := newClient(t, f, Config{Login: "mallory"})
-	_, err := p.Post(context.Background(), "acme/db/store!12", msgOf("k", answer.StateSuccess, "s", "s"))
+	_, err := p.Post(context.Background(), target.MustParse("gitlab:acme/db/store!12"), msgOf("k", answer.StateSuccess, "s", "s"))
 	if err == nil || !strings.Contains(err.Error(), `venues.gitlab.login is "mallory", but the token signs in as perfbot-bot`) {
 		t.Fatalf("err = %v", err)
 	}
@@ -53,7 +54,7 @@ func TestStatusOnMeasuredCommit(t *testing.T) {
 	const pushed = "fedcba9876543210fedcba9876543210fedcba98"
 	f.AddMR(gitlabfake.MR{Project: "acme/db/store", IID: 12, Title: "wal: batch fsync", SHA: pushed}) // pushed during the run
 	p := newClient(t, f, Config{})
-	if _, err := p.Post(context.Background(), "acme/db/store!12", msgOf("k", answer.StateSuccess, "2 better", "**2 better**\n\n| a |\n")); err != nil {
+	if _, err := p.Post(context.Background(), target.MustParse("gitlab:acme/db/store!12"), msgOf("k", answer.StateSuccess, "2 better", "**2 better**\n\n| a |\n")); err != nil {
 		t.Fatal(err)
 	}
 	if st := f.Statuses(); len(st) != 1 || st[0].SHA != sha || st[0].State != "success" {

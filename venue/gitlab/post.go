@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -12,7 +11,7 @@ import (
 	gl "gitlab.com/gitlab-org/api/client-go"
 
 	"github.com/perfbot/perfbot/answer"
-	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue"
 	"github.com/perfbot/perfbot/venue/retry"
 )
@@ -21,7 +20,8 @@ import (
 // line, as GitHub's 140 characters do.
 const StatusDescriptionLimit = 140
 
-// MR is a parsed "GROUP/PROJECT!N" target.
+// MR is a merge request, the parts of a "gitlab:GROUP/PROJECT!N" target
+// the REST API reads.
 type MR struct {
 	Project string // path with namespace, subgroups included
 	IID     int64  // the merge request's number in the project
@@ -29,28 +29,27 @@ type MR struct {
 
 func (m MR) String() string { return fmt.Sprintf("%s!%d", m.Project, m.IID) }
 
-// ParseMR reads "GROUP/PROJECT!N".
-func ParseMR(where string) (MR, error) {
-	project, num, ok := strings.Cut(where, "!")
-	n, err := strconv.ParseInt(num, 10, 64)
-	if !ok || err != nil || n <= 0 || !config.ValidGitLabProject(project) {
-		return MR{}, fmt.Errorf("gitlab target %q: want GROUP/PROJECT!N, such as acme/store!42", where)
+// mrOf is the merge request t names. A short-form target ("!N") must have
+// had its project filled in from config (target.WithRepo).
+func mrOf(t target.Target) (MR, error) {
+	if t.Venue != target.GitLab || t.Repo == "" || t.Number <= 0 {
+		return MR{}, fmt.Errorf("gitlab target %q: want GROUP/PROJECT!N, such as acme/store!42", t.Where())
 	}
-	return MR{Project: project, IID: n}, nil
+	return MR{Project: t.Repo, IID: int64(t.Number)}, nil
 }
 
 // Marker is the hidden HTML comment that identifies the answer for key.
 func Marker(key string) string { return venue.HTMLCommentMarker(key) }
 
-// Post writes msg as a note on the merge request where
+// Post writes msg as a note on the merge request to
 // ("GROUP/PROJECT!N"), editing perfbot's own note that carries msg.Key's
 // marker when one exists, and sets the commit status when msg.State is
 // set: on msg.Commit, the commit that was measured, never on a head pushed
 // since (the note says when the head moved); without a commit, on the head
 // for a state that is no verdict, and nowhere for a verdict. It returns
 // the note's URL.
-func (c *Client) Post(ctx context.Context, where string, msg answer.Answer) (string, error) {
-	mr, err := ParseMR(where)
+func (c *Client) Post(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
+	mr, err := mrOf(to)
 	if err != nil {
 		return "", err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/internal/fake/gitlabfake"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue/retry"
 )
 
@@ -55,7 +56,7 @@ func TestPostEditsInPlace(t *testing.T) {
 	}
 	var links []string
 	for _, m := range msgs {
-		link, err := p.Post(ctx, "acme/db/store!12", m)
+		link, err := p.Post(ctx, target.MustParse("gitlab:acme/db/store!12"), m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +113,7 @@ func TestPostFindsNoteOnLaterPage(t *testing.T) {
 	}
 	p := newClient(t, f, Config{Login: "perfbot-bot"})
 	for _, md := range []string{"first", "second"} {
-		if _, err := p.Post(context.Background(), "acme/db/store!12", msgOf(key, "", "", md)); err != nil {
+		if _, err := p.Post(context.Background(), target.MustParse("gitlab:acme/db/store!12"), msgOf(key, "", "", md)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -129,19 +130,21 @@ func TestPostErrors(t *testing.T) {
 	f := newFake(t)
 	p := newClient(t, f, Config{})
 	ctx := context.Background()
-	for _, where := range []string{"acme!12", "acme/store#12", "acme/store!x", "acme/store!0", "../x!1"} {
-		if _, err := p.Post(ctx, where, msgOf("k", "", "", "")); err == nil || !strings.Contains(err.Error(), "GROUP/PROJECT!N") {
-			t.Errorf("%s: err = %v", where, err)
+	// A short form never filled in from config, or another venue's
+	// target (target.Parse refuses malformed ones).
+	for _, to := range []target.Target{target.MR("", 12), target.PR("acme/store", 12), {}} {
+		if _, err := p.Post(ctx, to, msgOf("k", "", "", "")); err == nil || !strings.Contains(err.Error(), "GROUP/PROJECT!N") {
+			t.Errorf("%+v: err = %v", to, err)
 		}
 	}
-	if _, err := p.Post(ctx, "acme/db/store!99", msgOf("k", "", "", "")); err == nil || !strings.Contains(err.Error(), "404") {
+	if _, err := p.Post(ctx, target.MustParse("gitlab:acme/db/store!99"), msgOf("k", "", "", "")); err == nil || !strings.Contains(err.Error(), "404") {
 		t.Errorf("missing merge request: err = %v", err)
 	}
 	bad, err := New(Config{BaseURL: f.URL, Token: "glpat-WRONG0123456789", Retry: quick})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = bad.Post(ctx, "acme/db/store!12", msgOf("k", "", "", "x"))
+	_, err = bad.Post(ctx, target.MustParse("gitlab:acme/db/store!12"), msgOf("k", "", "", "x"))
 	if err == nil || !strings.Contains(err.Error(), "401") || strings.Contains(err.Error(), "WRONG") {
 		t.Errorf("bad token: err = %v", err)
 	}
@@ -184,7 +187,7 @@ func TestStatusRequeued(t *testing.T) {
 	f := newFake(t)
 	p := newClient(t, f, Config{})
 	for _, st := range []answer.State{answer.StatePending, answer.StateQueued, answer.StateSuccess} {
-		if _, err := p.Post(context.Background(), "acme/db/store!12", msgOf("k", st, string(st), string(st))); err != nil {
+		if _, err := p.Post(context.Background(), target.MustParse("gitlab:acme/db/store!12"), msgOf("k", st, string(st), string(st))); err != nil {
 			t.Fatalf("%s: %v", st, err)
 		}
 	}

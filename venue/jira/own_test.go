@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/perfbot/perfbot/target"
 )
 
 // TestPostIgnoresPlantedComment: another account's comment carrying the
@@ -20,7 +22,7 @@ func TestPostIgnoresPlantedComment(t *testing.T) {
 		var waits []time.Duration
 		c := newClient(t, f, Config{User: f.user, Token: f.token}, &waits)
 		for _, body := range []string{"running\n", "result\n"} {
-			if _, err := c.Post(context.Background(), "STORE-1", message("job-3", body)); err != nil {
+			if _, err := c.Post(context.Background(), target.MustParse("jira:STORE-1"), message("job-3", body)); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue/retry"
 )
 
@@ -106,9 +107,10 @@ func (c *comment) answers(key, marker string) bool {
 // its own account) instead of adding more: the new file is uploaded, then
 // the old one deleted; a file identical to the one already there is kept.
 // It returns a link to the comment.
-func (c *Client) Post(ctx context.Context, where string, msg answer.Answer) (string, error) {
-	if !issueKey().MatchString(where) {
-		return "", fmt.Errorf("jira target %q: want an issue key such as STORE-123", where)
+func (c *Client) Post(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
+	where := to.Key
+	if to.Venue != target.JIRA || where == "" {
+		return "", fmt.Errorf("jira target %q: want an issue key such as STORE-123", to.Where())
 	}
 	if msg.Key == "" {
 		return "", fmt.Errorf("jira %s: message has no key; without one a rerun cannot find its comment", where)

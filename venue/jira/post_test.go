@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue/retry"
 )
 
@@ -42,14 +43,14 @@ func TestPostCreatesThenEdits(t *testing.T) {
 	var waits []time.Duration
 	c := newClient(t, f, Config{User: f.user, Token: f.token}, &waits)
 	ctx := context.Background()
-	link, err := c.Post(ctx, "STORE-1", message("job-1", "||Threads||Default||Async||Diff||\n|10|1.0|3.7|{color:green}3.7x{color}|\n"))
+	link, err := c.Post(ctx, target.MustParse("jira:STORE-1"), message("job-1", "||Threads||Default||Async||Diff||\n|10|1.0|3.7|{color:green}3.7x{color}|\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(link, f.srv.URL+"/browse/STORE-1?focusedCommentId=10002") {
 		t.Errorf("link %q", link)
 	}
-	link2, err := c.Post(ctx, "STORE-1", message("job-1", "rerun\n"))
+	link2, err := c.Post(ctx, target.MustParse("jira:STORE-1"), message("job-1", "rerun\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func TestPostWithPAT(t *testing.T) {
 	f.pat = "NjM4PATtoken0123456789"
 	var waits []time.Duration
 	c := newClient(t, f, Config{PAT: f.pat}, &waits)
-	if _, err := c.Post(context.Background(), "STORE-1", message("k", "x")); err != nil {
+	if _, err := c.Post(context.Background(), target.MustParse("jira:STORE-1"), message("k", "x")); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -79,7 +80,7 @@ func TestPostRidesOutStorm(t *testing.T) {
 	f.fail = []int{502, 429, 503, 429, 502, 503}
 	var waits []time.Duration
 	c := newClient(t, f, Config{User: f.user, Token: f.token}, &waits)
-	if _, err := c.Post(context.Background(), "STORE-1", message("k", "x")); err != nil {
+	if _, err := c.Post(context.Background(), target.MustParse("jira:STORE-1"), message("k", "x")); err != nil {
 		t.Fatal(err)
 	}
 	if len(f.comments) != 1 || len(f.attachments) != 1 {
@@ -115,7 +116,7 @@ func TestPostFailsFast(t *testing.T) {
 			}
 			var waits []time.Duration
 			c := newClient(t, f, Config{User: f.user, Token: tok}, &waits)
-			_, err := c.Post(context.Background(), tc.issue, message("k", "x"))
+			_, err := c.Post(context.Background(), target.Issue(tc.issue), message("k", "x"))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
 			}
@@ -183,9 +184,10 @@ func TestConfigErrors(t *testing.T) {
 		}
 	}
 	c, _ := New(Config{BaseURL: "https://x", PAT: "p"})
-	for _, w := range []string{"store-1", "STORE", "STORE-0", "STORE-1 ", "../x"} {
-		if _, err := c.Post(context.Background(), w, answer.Answer{Key: "k"}); err == nil {
-			t.Errorf("target %q accepted", w)
+	// target.Parse refuses malformed keys; another venue's target is refused here.
+	for _, to := range []target.Target{target.ReviewRequest(1), {}} {
+		if _, err := c.Post(context.Background(), to, answer.Answer{Key: "k"}); err == nil {
+			t.Errorf("target %+v accepted", to)
 		}
 	}
 }
@@ -196,7 +198,7 @@ func TestAttachmentNameQuoted(t *testing.T) {
 	c := newClient(t, f, Config{User: f.user, Token: f.token}, &waits)
 	m := message("k", "x")
 	m.Attachments[0].Name = `team <script>{html} "q" ü.json`
-	if _, err := c.Post(context.Background(), "STORE-1", m); err != nil {
+	if _, err := c.Post(context.Background(), target.MustParse("jira:STORE-1"), m); err != nil {
 		t.Fatal(err)
 	}
 	if len(f.attachments) != 1 || f.attachments[0].Filename != m.Attachments[0].Name {
@@ -215,7 +217,7 @@ func TestPostCloudFindsCommentByProperty(t *testing.T) {
 	c := newClient(t, f, Config{User: f.user, Token: f.token, Deployment: Cloud}, &waits)
 	ctx := context.Background()
 	for _, body := range []string{"first\n", "rerun\n"} {
-		if _, err := c.Post(ctx, "STORE-1", message("job-7", body)); err != nil {
+		if _, err := c.Post(ctx, target.MustParse("jira:STORE-1"), message("job-7", body)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -226,7 +228,7 @@ func TestPostCloudFindsCommentByProperty(t *testing.T) {
 	f.cloud = false
 	c = newClient(t, f, Config{User: f.user, Token: f.token}, &waits) // a Server site's account
 	f.comments = []fakeComment{{ID: "500", Body: "{anchor:perfbot-job-8}old answer\n"}}
-	if _, err := c.Post(ctx, "STORE-1", message("job-8", "new answer\n")); err != nil {
+	if _, err := c.Post(ctx, target.MustParse("jira:STORE-1"), message("job-8", "new answer\n")); err != nil {
 		t.Fatal(err)
 	}
 	if len(f.comments) != 1 || f.comments[0].Body != "{anchor:perfbot-job-8}\nnew answer\n" || len(f.comments[0].Properties) != 1 {

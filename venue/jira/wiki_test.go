@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/target"
 )
 
 // renderWiki renders JIRA wiki markup to HTML by the rules of JIRA's text
@@ -140,7 +141,7 @@ func TestRerunReplacesAttachments(t *testing.T) {
 			return m
 		}
 		for _, m := range []answer.Answer{run("chart one"), run("chart one"), run("chart two!")} {
-			if _, err := c.Post(ctx, "STORE-1", m); err != nil {
+			if _, err := c.Post(ctx, target.MustParse("jira:STORE-1"), m); err != nil {
 				t.Fatal(err)
 			}
 		}

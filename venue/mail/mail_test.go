@@ -16,6 +16,7 @@ import (
 	"github.com/emersion/go-smtp"
 
 	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue/retry"
 )
 
@@ -184,7 +185,7 @@ func newSender(t *testing.T, ts *testSMTP, user, pass string) *Sender {
 func TestSendSTARTTLSAndAuth(t *testing.T) {
 	ts := startSMTP(t, smtpOptions{tls: true, user: "perfbot", pass: "smtp-Secret-pass"})
 	s := newSender(t, ts, "perfbot", "smtp-Secret-pass")
-	id, err := s.Post(context.Background(), "dev@lists.example.org,author@sender.example", report())
+	id, err := s.Post(context.Background(), target.MustParse("mail:dev@lists.example.org,author@sender.example"), report())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +210,7 @@ func TestSendRetriesTransient(t *testing.T) {
 		{Code: 452, EnhancedCode: smtp.EnhancedCode{4, 3, 1}, Message: "Insufficient system storage"},
 	}
 	s := newSender(t, ts, "", "")
-	if _, err := s.Post(context.Background(), "a@example.org", report()); err != nil {
+	if _, err := s.Post(context.Background(), target.MustParse("mail:a@example.org"), report()); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(ts.delivered(t)); n != 1 {
@@ -222,7 +223,7 @@ func TestSendFailsFast(t *testing.T) {
 		ts := startSMTP(t, smtpOptions{})
 		ts.failRcpt = []*smtp.SMTPError{{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "No such user"}}
 		s := newSender(t, ts, "", "")
-		_, err := s.Post(context.Background(), "nobody@example.org", report())
+		_, err := s.Post(context.Background(), target.MustParse("mail:nobody@example.org"), report())
 		if err == nil || !strings.Contains(err.Error(), "No such user") || strings.Contains(err.Error(), "gave up") || retry.IsTransient(err) {
 			t.Fatalf("err = %v", err)
 		}
@@ -230,7 +231,7 @@ func TestSendFailsFast(t *testing.T) {
 	t.Run("bad password", func(t *testing.T) {
 		ts := startSMTP(t, smtpOptions{tls: true, user: "perfbot", pass: "right-password"})
 		s := newSender(t, ts, "perfbot", "wrong-password-123")
-		_, err := s.Post(context.Background(), "a@example.org", report())
+		_, err := s.Post(context.Background(), target.MustParse("mail:a@example.org"), report())
 		if err == nil || !strings.Contains(err.Error(), "535") || strings.Contains(err.Error(), "wrong-password-123") || strings.Contains(err.Error(), plainBlob("perfbot", "wrong-password-123")) {
 			t.Fatalf("err = %v", err)
 		}
@@ -239,7 +240,7 @@ func TestSendFailsFast(t *testing.T) {
 		ts := startSMTP(t, smtpOptions{tls: true, user: "perfbot", pass: "p4ssword"})
 		ts.roots = nil // the client no longer trusts the server
 		s := newSender(t, ts, "perfbot", "p4ssword")
-		if _, err := s.Post(context.Background(), "a@example.org", report()); err == nil || !strings.Contains(err.Error(), "certificate") {
+		if _, err := s.Post(context.Background(), target.MustParse("mail:a@example.org"), report()); err == nil || !strings.Contains(err.Error(), "certificate") {
 			t.Fatalf("err = %v", err)
 		}
 		if ts.authed != 0 {
@@ -248,7 +249,7 @@ func TestSendFailsFast(t *testing.T) {
 	})
 	t.Run("nothing listening", func(t *testing.T) {
 		s, _ := NewSender(SMTPConfig{Addr: "127.0.0.1:1", From: "p@example.org", Retry: retry.Policy{Attempts: 2, Sleep: func(context.Context, time.Duration) error { return nil }}})
-		if _, err := s.Post(context.Background(), "a@example.org", report()); err == nil || !strings.Contains(err.Error(), "gave up after 2 attempts") {
+		if _, err := s.Post(context.Background(), target.MustParse("mail:a@example.org"), report()); err == nil || !strings.Contains(err.Error(), "gave up after 2 attempts") {
 			t.Fatalf("err = %v", err)
 		}
 	})
@@ -320,7 +321,7 @@ func TestPostfix(t *testing.T) {
 	}
 	m := report()
 	m.Key = "postfix-" + time.Now().Format("20060102T150405.000000000")
-	id, err := s.Post(context.Background(), rcpt, m)
+	id, err := s.Post(context.Background(), target.MustParse("mail:"+rcpt), m)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/emersion/go-smtp"
 
 	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue/retry"
 )
 
@@ -33,14 +34,14 @@ func TestSendPlainToList(t *testing.T) {
 	m := report()
 	m.Set(answer.Text, answer.Rendering{Full: "perfbot: 1 better, 0 worse\n\n" + strings.Repeat("This sentence is long prose that a list reader expects to be wrapped. ", 4) + "\n"})
 	m.Attachments = append(m.Attachments, attachment("perfbot-report.txt", "text/plain; charset=utf-8", m.Full(answer.Text)))
-	target := Target([]string{"dev@lists.example.org"}, []string{"author@sender.example"})
-	if target != "dev@lists.example.org?cc=author%40sender.example" {
-		t.Errorf("target %q", target)
+	dest := target.MailTo([]string{"dev@lists.example.org"}, []string{"author@sender.example"})
+	if dest.String() != "mail:dev@lists.example.org?cc=author%40sender.example" {
+		t.Errorf("target %q", dest)
 	}
-	if _, err := s.Post(context.Background(), target, m); err != nil {
+	if _, err := s.Post(context.Background(), dest, m); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Post(context.Background(), "perf@lists.example.org", m); err != nil {
+	if _, err := s.Post(context.Background(), target.MustParse("mail:perf@lists.example.org"), m); err != nil {
 		t.Fatal(err)
 	}
 	got := ts.delivered(t)
@@ -124,7 +125,7 @@ func TestSendSkipsRefusedRecipient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Post(context.Background(), "dev@lists.example.org?cc=author%40far.example", report()); err != nil {
+	if _, err := s.Post(context.Background(), target.MustParse("mail:dev@lists.example.org?cc=author%40far.example"), report()); err != nil {
 		t.Fatal(err)
 	}
 	// The first RCPT (the list) was refused here; the author got it.
@@ -132,7 +133,7 @@ func TestSendSkipsRefusedRecipient(t *testing.T) {
 		t.Errorf("delivered to %v; log %s", ts.rcpts, logs.String())
 	}
 	ts.failRcpt = []*smtp.SMTPError{refuse, refuse}
-	_, err = s.Post(context.Background(), "dev@lists.example.org?cc=author%40far.example", report())
+	_, err = s.Post(context.Background(), target.MustParse("mail:dev@lists.example.org?cc=author%40far.example"), report())
 	if err == nil || !strings.Contains(err.Error(), "Recipient address rejected") || retry.IsTransient(err) || len(ts.rcpts) != 1 {
 		t.Errorf("all refused: %v, delivered %v", err, ts.rcpts)
 	}

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"github.com/emersion/go-smtp"
 
 	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue"
 	"github.com/perfbot/perfbot/venue/retry"
 )
@@ -163,49 +163,23 @@ func tlsConfig(cfg SMTPConfig, host string) (*tls.Config, error) {
 	return c, nil
 }
 
-// Post composes msg and sends it to where: "TO[,TO...]", with copies as a
-// mailto: URI puts them, "TO?cc=CC[,CC...]" ("dev@lists.example.org?cc=
-// author@example.org"). It returns the Message-ID, in angle brackets.
-func (s *Sender) Post(ctx context.Context, where string, msg answer.Answer) (string, error) {
-	to, cc, err := ParseTarget(where)
-	if err != nil {
-		return "", err
+// Post composes msg and sends it to the recipients of to: its To, with
+// its Cc in copy ("mail:dev@lists.example.org?cc=author%40example.org").
+// It returns the Message-ID, in angle brackets.
+func (s *Sender) Post(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
+	if to.Venue != target.Mail || len(to.To) == 0 {
+		return "", fmt.Errorf("mail target %q: want ADDRESS[,ADDRESS], such as dev@lists.example.org", to.Where())
 	}
-	return s.Send(ctx, to, cc, msg)
+	return s.Send(ctx, addrs(to.To), addrs(to.Cc), msg)
 }
 
-// Target is the mail target for to with cc in copy, as Post reads it.
-func Target(to, cc []string) string {
-	t := strings.Join(to, ",")
-	if len(cc) > 0 {
-		t += "?" + url.Values{"cc": {strings.Join(cc, ",")}}.Encode()
+// addrs points at a copy of each of as.
+func addrs(as []gomail.Address) []*gomail.Address {
+	var ps []*gomail.Address
+	for _, a := range as {
+		ps = append(ps, &a)
 	}
-	return t
-}
-
-// ParseTarget reads a mail target, "TO[,TO...][?cc=CC[,CC...]]".
-func ParseTarget(where string) (to, cc []*gomail.Address, err error) {
-	addrs, query, hasQuery := strings.Cut(where, "?")
-	if to, err = ParseRecipients(addrs); err != nil {
-		return nil, nil, err
-	}
-	if hasQuery {
-		q, err := url.ParseQuery(query)
-		if err != nil {
-			return nil, nil, fmt.Errorf("mail target %q: %w", where, err)
-		}
-		for k := range q {
-			if k != "cc" {
-				return nil, nil, fmt.Errorf("mail target %q: unknown field %q (want ?cc=ADDRESS[,ADDRESS])", where, k)
-			}
-		}
-		if v := q.Get("cc"); v != "" {
-			if cc, err = ParseRecipients(v); err != nil {
-				return nil, nil, err
-			}
-		}
-	}
-	return to, cc, nil
+	return ps
 }
 
 // ParseRecipients reads "a@b,c@d" (display names allowed).

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue/retry"
 )
 
@@ -77,7 +78,7 @@ func TestSendTLSModes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = s.Post(context.Background(), "dev@example.org", report())
+		_, err = s.Post(context.Background(), target.MustParse("mail:dev@example.org"), report())
 		return err
 	}
 	if err := send(withTLS, SMTPConfig{StartTLS: StartTLSRequire, CAFile: caFile, TLSServerName: "relay.test"}); err != nil {
@@ -165,7 +166,7 @@ func TestPostfixSTARTTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Post(context.Background(), rcpt, report()); err == nil || !strings.Contains(err.Error(), "tls_server_name") {
+	if _, err := s.Post(context.Background(), target.MustParse("mail:"+rcpt), report()); err == nil || !strings.Contains(err.Error(), "tls_server_name") {
 		t.Fatalf("without tls_server_name: %v, want a name mismatch naming tls_server_name", err)
 	}
 	s, err = NewSender(SMTPConfig{Addr: "127.0.0.1:25", From: "perfbot <perfbot@localhost>", StartTLS: StartTLSRequire, CAFile: certFile, TLSServerName: name, Retry: noRetry()})
@@ -174,7 +175,7 @@ func TestPostfixSTARTTLS(t *testing.T) {
 	}
 	m := report()
 	m.Key = "postfix-tls-" + time.Now().Format("20060102T150405.000000000")
-	id, err := s.Post(context.Background(), rcpt, m)
+	id, err := s.Post(context.Background(), target.MustParse("mail:"+rcpt), m)
 	if err != nil {
 		t.Fatalf("STARTTLS to postfix as %s: %v", name, err)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/config"
-	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/target"
 )
 
 // ForConfig sets up the venues of cfg (none without one), completed from
@@ -27,7 +27,7 @@ func ForConfig(cfg *config.Config) *Router {
 
 // PostAll posts msg to each target and calls posted with the link of each
 // post. Every target is tried; the errors are joined.
-func (r *Router) PostAll(ctx context.Context, msg answer.Answer, targets []venue.Target, posted func(t venue.Target, link string)) error {
+func (r *Router) PostAll(ctx context.Context, msg answer.Answer, targets []target.Target, posted func(t target.Target, link string)) error {
 	var errs []error
 	for _, t := range targets {
 		link, err := r.Post(ctx, t, msg)
@@ -44,7 +44,7 @@ func (r *Router) PostAll(ctx context.Context, msg answer.Answer, targets []venue
 // line to targets for suites: the same targets and suites give the same
 // key, so a rerun edits its earlier answer instead of posting a second
 // one.
-func AnswerKey(targets []venue.Target, suites []string) string {
+func AnswerKey(targets []target.Target, suites []string) string {
 	var parts []string
 	for _, t := range targets {
 		parts = append(parts, t.String())

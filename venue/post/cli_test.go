@@ -6,12 +6,12 @@ import (
 	"testing"
 
 	"github.com/perfbot/perfbot/answer"
-	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/target"
 )
 
 func TestAnswerKey(t *testing.T) {
-	a := []venue.Target{{Venue: "github", Where: "acme/store#7"}, {Venue: "jira", Where: "STORE-1"}}
-	b := []venue.Target{a[1], a[0]}
+	a := []target.Target{target.PR("acme/store", 7), target.Issue("STORE-1")}
+	b := []target.Target{a[1], a[0]}
 	if AnswerKey(a, []string{"go"}) != AnswerKey(b, []string{"go"}) {
 		t.Error("the key depends on the targets' order")
 	}
@@ -27,8 +27,8 @@ func TestPostAllTriesEveryTarget(t *testing.T) {
 	t.Setenv("GITHUB_TOKEN", "")
 	r := ForConfig(nil)
 	var posted []string
-	err := r.PostAll(context.Background(), answer.Answer{Key: "k"}, []venue.Target{{Venue: "github", Where: "acme/store#7"}, {Venue: "svn", Where: "x"}},
-		func(t venue.Target, link string) { posted = append(posted, t.String()) })
+	err := r.PostAll(context.Background(), answer.Answer{Key: "k"}, []target.Target{target.PR("acme/store", 7), {Venue: "svn"}},
+		func(t target.Target, link string) { posted = append(posted, t.String()) })
 	if err == nil || !strings.Contains(err.Error(), "github") || !strings.Contains(err.Error(), `unknown venue "svn"`) {
 		t.Errorf("err = %v, want both targets' errors", err)
 	}

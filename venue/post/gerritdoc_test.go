@@ -9,10 +9,10 @@ import (
 	"testing"
 
 	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/target"
 
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/fake/gerritfake"
-	"github.com/perfbot/perfbot/venue"
 	"github.com/perfbot/perfbot/venue/post"
 )
 
@@ -52,7 +52,7 @@ func TestGerritDocExample(t *testing.T) {
 	if who, err := r.Check(context.Background(), "gerrit"); err != nil || who != "signed in as perfbot" {
 		t.Fatalf("check: %q %v", who, err)
 	}
-	to, err := venue.ParseTarget("gerrit:1234")
+	to, err := target.Parse("gerrit:1234")
 	if err != nil {
 		t.Fatal(err)
 	}

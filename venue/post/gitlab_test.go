@@ -12,7 +12,7 @@ import (
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/fake/gitlabfake"
-	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue/retry"
 )
 
@@ -31,7 +31,7 @@ func TestRouteToGitLab(t *testing.T) {
 		ServiceURL: "https://perf.example.org"}
 	r := NewRouter(config.Venues{GitLab: config.GitLab{BaseURL: f.URL, Project: "acme/store", TokenFile: "/run/secrets/gitlab"}}, opt)
 	for _, where := range []string{"!3", "acme/store!3"} {
-		link, err := r.Post(context.Background(), venue.Target{Venue: "gitlab", Where: where},
+		link, err := r.Post(context.Background(), target.MustParse("gitlab:"+where),
 			answer.Answer{Key: "job", State: answer.StateSuccess, Summary: "no change", Commit: sha,
 				Renderings: map[answer.Format]answer.Rendering{answer.MarkdownGFM: {Full: "**no change**"}}})
 		if err != nil || !strings.HasPrefix(link, f.URL+"/acme/store/-/merge_requests/3#note_") {
@@ -48,12 +48,12 @@ func TestRouteToGitLab(t *testing.T) {
 		t.Errorf("Check = %q, %v", who, err)
 	}
 	r = NewRouter(config.Venues{GitLab: config.GitLab{BaseURL: f.URL}}, Options{Getenv: envOf(nil)})
-	_, err := r.Post(context.Background(), venue.Target{Venue: "gitlab", Where: "acme/store!3"}, answer.Answer{Key: "k"})
+	_, err := r.Post(context.Background(), target.MustParse("gitlab:acme/store!3"), answer.Answer{Key: "k"})
 	if err == nil || !strings.Contains(err.Error(), "no token in $GITLAB_TOKEN") {
 		t.Errorf("err = %v", err)
 	}
 	r = NewRouter(config.Venues{}, Options{Getenv: envOf(map[string]string{"GITLAB_TOKEN": token})})
-	_, err = r.Post(context.Background(), venue.Target{Venue: "gitlab", Where: "!3"}, answer.Answer{Key: "k"})
+	_, err = r.Post(context.Background(), target.MustParse("gitlab:!3"), answer.Answer{Key: "k"})
 	if err == nil || !strings.Contains(err.Error(), "needs venues.gitlab.project") {
 		t.Errorf("bare !N without a project: err = %v", err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue"
 	"github.com/perfbot/perfbot/venue/gerrit"
 	"github.com/perfbot/perfbot/venue/github"
@@ -80,8 +81,10 @@ func orNil[P venue.Poster](venue string, p P, err error) (string, venue.Poster, 
 	return venue, p, nil
 }
 
-// Post sends msg to t's venue and returns a link to the post.
-func (r *Router) Post(ctx context.Context, t venue.Target, msg answer.Answer) (string, error) {
+// Post sends msg to t's venue and returns a link to the post. A bare
+// GitHub #N or GitLab !N takes its repository from venues.github.repo or
+// venues.gitlab.project.
+func (r *Router) Post(ctx context.Context, t target.Target, msg answer.Answer) (string, error) {
 	p, ok := r.posters[t.Venue]
 	if !ok {
 		if err, ok := r.errs[t.Venue]; ok {
@@ -89,20 +92,18 @@ func (r *Router) Post(ctx context.Context, t venue.Target, msg answer.Answer) (s
 		}
 		return "", fmt.Errorf("post %s: unknown venue %q (want github, gitlab, jira, reviewboard, gerrit or mail)", t, t.Venue)
 	}
-	where := t.Where
-	if t.Venue == "github" && strings.HasPrefix(where, "#") {
-		if r.github.Repo == "" {
-			return "", fmt.Errorf("post %s: a bare #N needs venues.github.repo (OWNER/REPO)", t)
-		}
-		where = r.github.Repo + where
+	to := t
+	var err error
+	switch t.Venue {
+	case target.GitHub:
+		to, err = t.WithRepo(r.github.Repo)
+	case target.GitLab:
+		to, err = t.WithRepo(r.gitlab.Project)
 	}
-	if t.Venue == "gitlab" && strings.HasPrefix(where, "!") {
-		if r.gitlab.Project == "" {
-			return "", fmt.Errorf("post %s: a bare !N needs venues.gitlab.project (GROUP/PROJECT)", t)
-		}
-		where = r.gitlab.Project + where
+	if err != nil {
+		return "", fmt.Errorf("post %s: %w", t, err)
 	}
-	link, err := p.Post(ctx, where, msg)
+	link, err := p.Post(ctx, to, msg)
 	if err != nil {
 		return link, fmt.Errorf("post %s: %w", t, err)
 	}

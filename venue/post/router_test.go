@@ -15,7 +15,7 @@ import (
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/fake/reviewboardfake"
-	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue/retry"
 )
 
@@ -88,11 +88,11 @@ func TestUnconfiguredVenues(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r := NewRouter(tc.cfg, Options{Getenv: envOf(tc.env)})
-			target, err := venue.ParseTarget(tc.target)
+			to, err := target.Parse(tc.target)
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = r.Post(context.Background(), target, answer.Answer{Key: "k"})
+			_, err = r.Post(context.Background(), to, answer.Answer{Key: "k"})
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "post "+tc.target) {
 				t.Errorf("err = %v, want %q", err, tc.want)
 			}
@@ -113,7 +113,7 @@ func TestRouteToReviewBoard(t *testing.T) {
 	}
 	quick := retry.Policy{Sleep: func(context.Context, time.Duration) error { return nil }}
 	r := NewRouter(config.Venues{ReviewBoard: config.ReviewBoard{URL: f.URL, TokenFile: file}}, Options{Getenv: envOf(nil), Retry: quick})
-	link, err := r.Post(context.Background(), venue.Target{Venue: "reviewboard", Where: "42"}, answer.Answer{Key: "job", Renderings: map[answer.Format]answer.Rendering{answer.MarkdownGFM: {Full: "**1 better**"}}})
+	link, err := r.Post(context.Background(), target.MustParse("reviewboard:42"), answer.Answer{Key: "job", Renderings: map[answer.Format]answer.Rendering{answer.MarkdownGFM: {Full: "**1 better**"}}})
 	reviews := f.Reviews(42, f.User)
 	if err != nil || link != f.URL+"r/42/#review101" || len(reviews) != 1 || !strings.Contains(reviews[0].BodyTop, "**1 better**") {
 		t.Fatalf("link %q, err %v, reviews %+v", link, err, reviews)
@@ -125,7 +125,7 @@ func TestRouteToReviewBoard(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad")
 	_ = os.WriteFile(bad, []byte("rb-WRONG-token-987654321"), 0o600)
 	r = NewRouter(config.Venues{ReviewBoard: config.ReviewBoard{URL: f.URL, TokenFile: bad}}, Options{Getenv: envOf(nil), Retry: quick})
-	_, err = r.Post(context.Background(), venue.Target{Venue: "reviewboard", Where: "42"}, answer.Answer{Key: "job"})
+	_, err = r.Post(context.Background(), target.MustParse("reviewboard:42"), answer.Answer{Key: "job"})
 	if err == nil || bytes.Contains([]byte(err.Error()), []byte("rb-WRONG-token")) || !strings.Contains(err.Error(), "401") {
 		t.Fatalf("err = %v", err)
 	}

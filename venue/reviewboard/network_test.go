@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue/retry"
 )
 
@@ -42,7 +43,7 @@ func TestRetriesTimeoutAndReset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Post(context.Background(), "42", msg("k", "x")); err != nil {
+	if _, err := c.Post(context.Background(), target.MustParse("reviewboard:42"), msg("k", "x")); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(f.Reviews(42, "")); len(waits) != 2 || n != 1 {

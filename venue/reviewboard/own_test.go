@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/perfbot/perfbot/target"
 )
 
 // TestPostIgnoresPlantedReview: another account published a review with
@@ -19,7 +21,7 @@ func TestPostIgnoresPlantedReview(t *testing.T) {
 	var waits []time.Duration
 	c := newClient(t, f, f.Token, &waits)
 	for range 2 {
-		if _, err := c.Post(context.Background(), "42", m); err != nil {
+		if _, err := c.Post(context.Background(), target.MustParse("reviewboard:42"), m); err != nil {
 			t.Fatal(err)
 		}
 	}

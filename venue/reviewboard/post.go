@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/perfbot/perfbot/answer"
+	"github.com/perfbot/perfbot/target"
 )
 
 // Marker is the Markdown line that identifies the answer for key: a link
@@ -54,7 +54,7 @@ func Body(msg answer.Answer) string {
 	return Marker(msg.Key) + "\n\n" + body
 }
 
-// Post publishes msg as a review on the review request where (its numeric
+// Post publishes msg as a review on the review request to (its numeric
 // ID) and returns a link to the review.
 //
 // On a retry or rerun it finds its latest published review by the marker,
@@ -63,10 +63,10 @@ func Body(msg answer.Answer) string {
 // new review. It never edits a published review (Review Board refuses
 // that by design); creating a review reuses perfbot's own unpublished
 // draft on the request, if a failed attempt left one, and publishes it.
-func (c *Client) Post(ctx context.Context, where string, msg answer.Answer) (string, error) {
-	id, err := strconv.Atoi(where)
-	if err != nil || id <= 0 {
-		return "", fmt.Errorf("reviewboard target %q: want a review request number, such as 1234", where)
+func (c *Client) Post(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
+	id := to.Number
+	if to.Venue != target.ReviewBoard || id <= 0 {
+		return "", fmt.Errorf("reviewboard target %q: want a review request number, such as 1234", to.Where())
 	}
 	if msg.Key == "" {
 		return "", fmt.Errorf("reviewboard %d: message has no key; without one a rerun cannot find its review", id)
@@ -80,7 +80,7 @@ func (c *Client) Post(ctx context.Context, where string, msg answer.Answer) (str
 		"extra_data." + extraDataKey: {msg.Key},
 	}
 	var out string
-	err = c.call(ctx, fmt.Sprintf("reviewboard: review on %d", id), func(ctx context.Context) error {
+	err := c.call(ctx, fmt.Sprintf("reviewboard: review on %d", id), func(ctx context.Context) error {
 		me, err := c.self(ctx)
 		if err != nil {
 			return err

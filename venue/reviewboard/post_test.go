@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/internal/fake/reviewboardfake"
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue"
 	"github.com/perfbot/perfbot/venue/retry"
 )
@@ -37,7 +38,7 @@ func TestPostCreatesThenRerun(t *testing.T) {
 	var waits []time.Duration
 	c := newClient(t, f, f.Token, &waits)
 	ctx := context.Background()
-	link, err := c.Post(ctx, "42", msg("job-1", "| Threads | Diff |\n|---|---|\n| 10 | 3.7x |\n"))
+	link, err := c.Post(ctx, target.MustParse("reviewboard:42"), msg("job-1", "| Threads | Diff |\n|---|---|\n| 10 | 3.7x |\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,11 +51,11 @@ func TestPostCreatesThenRerun(t *testing.T) {
 		t.Errorf("review %+v", last)
 	}
 	// Same text again (a retry): nothing new.
-	if l, err := c.Post(ctx, "42", msg("job-1", "| Threads | Diff |\n|---|---|\n| 10 | 3.7x |\n")); err != nil || l != link {
+	if l, err := c.Post(ctx, target.MustParse("reviewboard:42"), msg("job-1", "| Threads | Diff |\n|---|---|\n| 10 | 3.7x |\n")); err != nil || l != link {
 		t.Fatalf("retry: %q, %v", l, err)
 	}
 	// New text (a rerun): a new published review, the old one untouched.
-	l2, err := c.Post(ctx, "42", msg("job-1", "rerun\n"))
+	l2, err := c.Post(ctx, target.MustParse("reviewboard:42"), msg("job-1", "rerun\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func TestPostCreatesThenRerun(t *testing.T) {
 		t.Fatalf("%d reviews, last %+v, link %q: want a second published review", len(reviews), reviews[len(reviews)-1], l2)
 	}
 	// Its retry finds the latest review and adds nothing.
-	if _, err := c.Post(ctx, "42", msg("job-1", "rerun\n")); err != nil || len(f.Reviews(42, "")) != 32 {
+	if _, err := c.Post(ctx, target.MustParse("reviewboard:42"), msg("job-1", "rerun\n")); err != nil || len(f.Reviews(42, "")) != 32 {
 		t.Errorf("retry of rerun: %d reviews, %v", len(f.Reviews(42, "")), err)
 	}
 	for _, r := range f.Requests() {
@@ -78,7 +79,7 @@ func TestPostRidesOutStorm(t *testing.T) {
 	f.Fail(502, 429, 503, 502, 504)
 	var waits []time.Duration
 	c := newClient(t, f, f.Token, &waits)
-	if _, err := c.Post(context.Background(), "42", msg("k", "x")); err != nil {
+	if _, err := c.Post(context.Background(), target.MustParse("reviewboard:42"), msg("k", "x")); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(f.Reviews(42, "")); n != 1 || len(waits) != 5 || waits[1] != 4*time.Second {
@@ -107,7 +108,7 @@ func TestPostFailsFast(t *testing.T) {
 			}
 			var waits []time.Duration
 			c := newClient(t, f, tok, &waits)
-			_, err := c.Post(context.Background(), tc.where, msg("k", "x"))
+			_, err := c.Post(context.Background(), target.MustParse("reviewboard:"+tc.where), msg("k", "x"))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
 			}
@@ -193,9 +194,10 @@ func TestConfigAndTarget(t *testing.T) {
 		}
 	}
 	c, _ := New(Config{BaseURL: "https://r.example.org", Token: "t"})
-	for _, w := range []string{"", "abc", "-1", "0", "12/x"} {
-		if _, err := c.Post(context.Background(), w, msg("k", "x")); err == nil {
-			t.Errorf("target %q accepted", w)
+	// target.Parse refuses malformed numbers; another venue's target is refused here.
+	for _, to := range []target.Target{target.Issue("STORE-1"), {}} {
+		if _, err := c.Post(context.Background(), to, msg("k", "x")); err == nil {
+			t.Errorf("target %+v accepted", to)
 		}
 	}
 	if _, err := c.resolve("https://evil.example.com/api/"); err == nil {

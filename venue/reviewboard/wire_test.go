@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue/internal/wiretest"
 )
 
@@ -16,10 +17,10 @@ func TestWire(t *testing.T) {
 	var waits []time.Duration
 	c := newClient(t, f, f.Token, &waits)
 	ctx := context.Background()
-	if _, err := c.Post(ctx, "42", msg("job-1", "| Threads | Default | Async | Diff |\n|---|---|---|---|\n| 10 | 1.0 | 3.7 | 3.7x |\n")); err != nil {
+	if _, err := c.Post(ctx, target.MustParse("reviewboard:42"), msg("job-1", "| Threads | Default | Async | Diff |\n|---|---|---|---|\n| 10 | 1.0 | 3.7 | 3.7x |\n")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Post(ctx, "42", msg("job-1", "rerun\n")); err != nil {
+	if _, err := c.Post(ctx, target.MustParse("reviewboard:42"), msg("job-1", "rerun\n")); err != nil {
 		t.Fatal(err)
 	}
 	wiretest.Golden(t, "post-then-rerun", rec.Transcript())
