@@ -1,10 +1,6 @@
 package config
 
-import (
-	"regexp"
-	"strings"
-	"sync"
-)
+import "github.com/perfbot/perfbot/target"
 
 // GitLab is venues.gitlab: merge requests on gitlab.com or a self-hosted
 // GitLab, answered with a note edited in place and a commit status, and
@@ -69,16 +65,9 @@ const DefaultGitLabToken = "GITLAB_TOKEN"
 // EnvGitLabURL gives the GitLab instance's address.
 const EnvGitLabURL = "PERFBOT_GITLAB_URL"
 
-// gitlabProject is a GitLab project path: a namespace (groups and
-// subgroups) and a name.
-var gitlabProject = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)+$`)
-})
-
-// ValidGitLabProject reports whether p is a GROUP/PROJECT path.
-func ValidGitLabProject(p string) bool {
-	return gitlabProject().MatchString(p) && !strings.Contains(p, "..") && !strings.HasSuffix(p, ".git")
-}
+// ValidGitLabProject reports whether p is a GROUP/PROJECT path, by the
+// rule a gitlab: target's project is read with.
+func ValidGitLabProject(p string) bool { return target.ValidGitLabProject(p) }
 
 func (c *Config) checkGitLab(v *validator) {
 	g := c.Venues.GitLab

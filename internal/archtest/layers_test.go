@@ -333,3 +333,19 @@ func sortedKeys(m map[string]pkg) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// TestTargetIsALeaf: package target imports only the standard library,
+// so that every package (a job's spec, the intakes, the venues, the
+// store's users) may hold a destination without depending on more.
+func TestTargetIsALeaf(t *testing.T) {
+	module, graph := importGraph(t)
+	p, ok := graph[module+"/target"]
+	if !ok {
+		t.Fatal("target is not in the import graph")
+	}
+	for _, imp := range p.Imports {
+		if q, ok := graph[imp]; !ok || !q.Standard {
+			t.Errorf("target imports %s, which is not the standard library", imp)
+		}
+	}
+}
