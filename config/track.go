@@ -99,12 +99,7 @@ func (c *Config) checkTrack(v *validator) {
 			}
 		}
 		for j, p := range b.Post {
-			venue, _, _ := strings.Cut(p, ":")
-			switch venue {
-			case "mail", "github", "jira", "reviewboard":
-			default:
-				v.add(fmt.Sprintf("%s.post[%d]", path, j), "%q: expected mail, or a target such as mail:dev@example.org or github:acme/store#1", p)
-			}
+			checkPost(v, fmt.Sprintf("%s.post[%d]", path, j), p)
 		}
 	}
 }

@@ -40,7 +40,7 @@ track:
   branches:
     - {suites: [wal]}
     - {branch: "a b", repo: "ftp://x/y", suites: [nope], post: [slack]}
-    - {branch: main, repo: /r, from: --upload-pack=x}
+    - {branch: main, repo: /r, from: --upload-pack=x, post: ["github:acme"]}
     - {branch: main, repo: /r}
     - {branch: dev, braanch: x}
 `
@@ -61,6 +61,7 @@ track:
 		`c.yaml:10:51: track.branches[1].suites[0]: no suite "nope"`,
 		`c.yaml:10:65: track.branches[1].post[0]: "slack": expected mail`,
 		`c.yaml:11:38: track.branches[2].from: "--upload-pack=x" is not a revision`,
+		`c.yaml:11:62: track.branches[2].post[0]: github target "acme": want OWNER/REPO#N`,
 		`c.yaml:12:7: track.branches[3]: branch main of /r is tracked twice (also track.branches[2])`,
 		`c.yaml:13:7: track.branches[4]: repo is required when project.repo is not set`,
 		`c.yaml:13:21: track.branches[4].braanch: unknown key; did you mean branch?`,

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/internal/cron"
+	"github.com/perfbot/perfbot/target"
 )
 
 // Validate checks the settings against each other and against what can
@@ -209,13 +210,27 @@ func (c *Config) checkSchedules(v *validator) {
 			}
 		}
 		for j, p := range s.Post {
-			venue, _, _ := strings.Cut(p, ":")
-			switch venue {
-			case "mail", "github", "jira", "reviewboard":
-			default:
-				v.add(fmt.Sprintf("%s.post[%d]", path, j), "%q: expected mail, or a target such as mail:dev@example.org or github:acme/store#1", p)
-			}
+			checkPost(v, fmt.Sprintf("%s.post[%d]", path, j), p)
 		}
+	}
+}
+
+// checkPost checks one entry of a post: list: "mail" (the digest's
+// recipients or the list), or a target of a venue that takes unasked
+// answers, well formed as target.Parse reads it.
+func checkPost(v *validator, path, p string) {
+	venue, _, _ := strings.Cut(p, ":")
+	switch venue {
+	case "mail", "github", "jira", "reviewboard":
+	default:
+		v.add(path, "%q: expected mail, or a target such as mail:dev@example.org or github:acme/store#1", p)
+		return
+	}
+	if p == "mail" {
+		return
+	}
+	if _, err := target.Parse(p); err != nil {
+		v.add(path, "%v", err)
 	}
 }
 
