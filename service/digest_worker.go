@@ -31,19 +31,19 @@ func (w *digestWorker) Work(ctx context.Context, job *river.Job[DigestJob]) erro
 	key := fmt.Sprintf("digest:%s@%s", job.Args.Name, job.Args.End.UTC().Format(time.RFC3339))
 	msg.Key = key
 	var errs []error
-	for _, target := range job.Args.Targets {
-		t := target.String()
-		if p, err := s.st.GetPost(ctx, target.Venue, target.Where(), key); err == nil && p.Count > 0 {
+	for _, to := range job.Args.Targets {
+		t := to.String()
+		if p, err := s.st.GetPost(ctx, to.Venue, to.Where(), key); err == nil && p.Count > 0 {
 			continue
 		}
-		link, err := s.deps.Poster.Post(ctx, target, msg)
+		link, err := s.deps.Poster.Post(ctx, to, msg)
 		if err != nil {
-			s.metrics.Inc("perfbot_post_failures_total", "venue", target.Venue)
+			s.metrics.Inc("perfbot_post_failures_total", "venue", to.Venue)
 			errs = append(errs, fmt.Errorf("post digest to %s: %w", t, err))
 			continue
 		}
 		s.metrics.Inc("perfbot_digests_total")
-		if err := s.st.RecordPost(ctx, store.Post{Venue: target.Venue, Target: target.Where(), JobKey: key, Link: link, State: "sent"}); err != nil {
+		if err := s.st.RecordPost(ctx, store.Post{Venue: to.Venue, Target: to.Where(), JobKey: key, Link: link, State: "sent"}); err != nil {
 			errs = append(errs, err)
 		}
 		s.log.Info("digest sent", "target", t, "link", link)

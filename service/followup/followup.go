@@ -83,10 +83,10 @@ func (s *Tracker) RecordGitLabMerge(ctx context.Context, project string, iid int
 	if !intake.IsCommitID(commit) {
 		return fmt.Errorf("merge of %s!%d: %q is not a commit id", project, iid, commit)
 	}
-	target := fmt.Sprintf("%s!%d", project, iid)
-	n, err := s.st.LandTarget(ctx, "gitlab", target, commit, store.LandedMerged)
+	mr := target.MR(project, int(iid))
+	n, err := s.st.LandTarget(ctx, mr.Venue, mr.Where(), commit, store.LandedMerged)
 	if err == nil && n > 0 {
-		s.log.Info("request landed", "merge_request", target, "commit", commit, "follow_ups", n)
+		s.log.Info("request landed", "merge_request", mr.Where(), "commit", commit, "follow_ups", n)
 	}
 	return err
 }

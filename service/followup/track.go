@@ -211,15 +211,15 @@ func (s *Tracker) AfterTrackedRun(ctx context.Context, log *slog.Logger, name st
 		}
 		msg := s.scrub.Message(track.Message(c))
 		posted := true
-		for _, target := range targets {
-			_, err := s.poster.Post(ctx, target, msg)
+		for _, to := range targets {
+			_, err := s.poster.Post(ctx, to, msg)
 			if err != nil {
 				posted = false
-				s.metrics.Inc("perfbot_post_failures_total", "venue", target.Venue)
-				log.Error("announce change point", "target", target.String(), "change_point", c.ID, "err", err)
+				s.metrics.Inc("perfbot_post_failures_total", "venue", to.Venue)
+				log.Error("announce change point", "target", to.String(), "change_point", c.ID, "err", err)
 				continue
 			}
-			s.metrics.Inc("perfbot_posts_total", "venue", target.Venue)
+			s.metrics.Inc("perfbot_posts_total", "venue", to.Venue)
 		}
 		// A failed target is retried after the next run; the others edit
 		// their earlier post in place (the message's key is stable).
