@@ -97,7 +97,9 @@ func fmtTimeText(t time.Time) string {
 // under key was queued: the answer then replaces an older row, final or
 // not (an earlier job's), but not one written since newJob (this job's
 // worker already moved on). A non-final answer waits for the row's
-// EditAfter. It reports whether the answer was stored.
+// EditAfter. The answer the row holds already, delivered or waiting, is
+// not stored again, so a retried job's answer is delivered once; a given-up
+// one is tried again. It reports whether the answer was stored.
 func (s *Store) PutAnswer(ctx context.Context, key, target, state string, final bool, msg []byte, now, newJob time.Time) (bool, error) {
 	fin := 0
 	if final {
@@ -125,6 +127,10 @@ func (s *Store) PutAnswer(ctx context.Context, key, target, state string, final 
 		case replace && !old.Updated.Before(newJob):
 			return false, nil
 		case old.Final && !final && !replace:
+			return false, nil
+		case !replace && old.Status != OutboxFailed && old.Final == final && old.State == state && string(old.Message) == string(msg):
+			// The same answer again (a retried job, a restart): delivered
+			// or about to be, it is not delivered twice.
 			return false, nil
 		}
 		since, attempts, next := now, 0, now

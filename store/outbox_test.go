@@ -72,6 +72,13 @@ func TestOutbox(t *testing.T) {
 		if ok, err := s.Answered(ctx, key); err != nil || !ok {
 			t.Errorf("answered = %v, %v after the final answer was delivered", ok, err)
 		}
+		// The same final answer again (a retried job) is not delivered again.
+		if ok, err := s.PutAnswer(ctx, key, target, "success", true, []byte(`{"Key":"done"}`), t0.Add(12*time.Second), time.Time{}); err != nil || ok {
+			t.Fatalf("the delivered answer put again: %v, %v", ok, err)
+		}
+		if a, _ := s.GetAnswer(ctx, key, target); a.Status != OutboxDelivered || a.Version != 3 {
+			t.Fatalf("after putting the delivered answer again: %+v", a)
+		}
 		// Failed answers are listed, and rearmed once on request.
 		if _, err := s.PutAnswer(ctx, "k2", "jira:STORE-1", "success", true, []byte(`{}`), t0, time.Time{}); err != nil {
 			t.Fatal(err)
@@ -92,6 +99,17 @@ func TestOutbox(t *testing.T) {
 		}
 		if n, _ := s.RearmAnswers(ctx, t0.Add(-time.Hour), t0.Add(2*time.Minute)); n != 0 {
 			t.Fatalf("rearmed a pending answer")
+		}
+		// The same answer while it waits is not put again; once given
+		// up, it is.
+		if ok, err := s.PutAnswer(ctx, "k2", "jira:STORE-1", "success", true, []byte(`{}`), t0.Add(3*time.Minute), time.Time{}); err != nil || ok {
+			t.Fatalf("the waiting answer put again: %v, %v", ok, err)
+		}
+		if err := s.AnswerFailed(ctx, "k2", "jira:STORE-1", 1, "404 Not Found", t0.Add(3*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := s.PutAnswer(ctx, "k2", "jira:STORE-1", "success", true, []byte(`{}`), t0.Add(4*time.Minute), time.Time{}); err != nil || !ok {
+			t.Fatalf("the given-up answer put again: %v, %v", ok, err)
 		}
 		if _, err := s.GetAnswer(ctx, "nope", "github:a/b#1"); !errors.Is(err, ErrNotFound) {
 			t.Errorf("missing answer: %v", err)
