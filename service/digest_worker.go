@@ -4,49 +4,70 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
 
 	"github.com/perfbot/perfbot/store"
+	"github.com/perfbot/perfbot/target"
 )
 
-// digestWorker builds a digest and mails it.
+// digestKeyPrefix begins the key of every digest's answer.
+const digestKeyPrefix = "digest:"
+
+// digestKey is the stable key of a digest: its schedule's name and the end
+// of its period. The outbox holds one row per key and target, so a digest
+// job retried, or run again after a restart, delivers the digest once.
+func digestKey(job DigestJob) string {
+	return fmt.Sprintf("%s%s@%s", digestKeyPrefix, job.Name, job.End.UTC().Format(time.RFC3339))
+}
+
+// isDigestKey reports whether key is a digest's (digestKey).
+func isDigestKey(key string) bool { return strings.HasPrefix(key, digestKeyPrefix) }
+
+// digestWorker builds a digest and hands it to the outbox.
 type digestWorker struct {
 	river.WorkerDefaults[DigestJob]
 	svc *Service
 }
 
-// Work builds the digest of the job's period and posts it to each target,
-// once: a digest already recorded as posted is not posted again.
+// Work builds the digest of the job's period and puts it in the outbox for
+// each target, once: a target that holds the digest already (in the outbox,
+// or recorded as posted) is not given it again. The outbox delivers it, with
+// retries across restarts.
 func (w *digestWorker) Work(ctx context.Context, job *river.Job[DigestJob]) error {
 	s := w.svc
 	if s.deps.Digest == nil {
 		return river.JobCancel(errors.New("no digest builder configured"))
 	}
+	key := digestKey(job.Args)
+	var todo []target.Target
+	for _, to := range job.Args.Targets {
+		if p, err := s.st.GetPost(ctx, to.Venue, to.Where(), key); err == nil && p.Count > 0 {
+			continue
+		}
+		switch _, err := s.st.GetAnswer(ctx, key, to.String()); {
+		case err == nil:
+			continue
+		case !errors.Is(err, store.ErrNotFound):
+			return err
+		}
+		todo = append(todo, to)
+	}
+	if len(todo) == 0 {
+		return nil
+	}
 	msg, err := s.deps.Digest(ctx, job.Args)
 	if err != nil {
 		return err
 	}
-	key := fmt.Sprintf("digest:%s@%s", job.Args.Name, job.Args.End.UTC().Format(time.RFC3339))
 	msg.Key = key
-	var errs []error
-	for _, to := range job.Args.Targets {
-		t := to.String()
-		if p, err := s.st.GetPost(ctx, to.Venue, to.Where(), key); err == nil && p.Count > 0 {
-			continue
-		}
-		link, err := s.deps.Poster.Post(ctx, to, msg)
-		if err != nil {
-			s.metrics.Inc("perfbot_post_failures_total", "venue", to.Venue)
-			errs = append(errs, fmt.Errorf("post digest to %s: %w", t, err))
-			continue
-		}
-		s.metrics.Inc("perfbot_digests_total")
-		if err := s.st.RecordPost(ctx, store.Post{Venue: to.Venue, Target: to.Where(), JobKey: key, Link: link, State: "sent"}); err != nil {
-			errs = append(errs, err)
-		}
-		s.log.Info("digest sent", "target", t, "link", link)
+	if err := s.outbox.Put(ctx, todo, msg, true, time.Time{}); err != nil {
+		return fmt.Errorf("put digest %s in the outbox: %w", key, err)
 	}
-	return errors.Join(errs...)
+	for _, to := range todo {
+		s.log.Info("digest put in the outbox", "key", key, "target", to.String())
+	}
+	return nil
 }

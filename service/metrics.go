@@ -52,7 +52,7 @@ func counterDefs() []metricDef {
 		{"perfbot_jobs_cancelled_total", "Benchmark jobs cancelled on request.", nil},
 		{"perfbot_requests_total", "Requests received by intake, by source and result.", []string{"source", "result"}},
 		{"perfbot_jobs_rescued_total", "Jobs handed to another worker after their worker stopped responding.", nil},
-		{"perfbot_digests_total", "Digests sent.", nil},
+		{"perfbot_digests_total", "Digests delivered, one per target.", nil},
 		{"perfbot_poll_errors_total", "Failed polls of a venue.", []string{"poller"}},
 		{"perfbot_webhook_deliveries_total", "Webhook deliveries, by result.", []string{"result"}},
 		{"perfbot_gitlab_webhook_deliveries_total", "GitLab webhook deliveries, by result.", []string{"result"}},

@@ -110,7 +110,7 @@ func Open(ctx context.Context, cfg *config.Config, mode Mode, deps Deps) (*Servi
 	s.outbox = outbox.New(st, deps.Poster, s.metrics, outbox.Options{
 		Owner:    fmt.Sprintf("%s-%d-%d", cfg.Service.Name, os.Getpid(), time.Now().UnixNano()),
 		RetryFor: cfg.Service.DeliveryRetryFor, EditInterval: cfg.Service.AnswerEditInterval,
-		Every: cfg.Service.Heartbeat, Now: deps.Now, Log: s.log})
+		Every: cfg.Service.Heartbeat, Now: deps.Now, Log: s.log, Delivered: s.delivered})
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &benchWorker{svc: s})
 	river.AddWorker(workers, &digestWorker{svc: s})
@@ -154,6 +154,14 @@ func Open(ctx context.Context, cfg *config.Config, mode Mode, deps Deps) (*Servi
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /metrics", s.serveMetrics)
 	return s, nil
+}
+
+// delivered is told by the outbox of each answer it delivered: a digest's
+// delivery counts in perfbot_digests_total (one per target).
+func (s *Service) delivered(key string, _ target.Target) {
+	if isDigestKey(key) {
+		s.metrics.Inc("perfbot_digests_total")
+	}
 }
 
 // Close closes the queue and the store.

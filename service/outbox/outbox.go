@@ -54,7 +54,10 @@ type Options struct {
 	// has waited); nil means time.Now. Tests move it to ride out hours
 	// of retries.
 	Now func() time.Time
-	Log *slog.Logger
+	// Delivered, when set, is told of each delivery, after it is
+	// recorded (the service counts the digests delivered).
+	Delivered func(key string, to target.Target)
+	Log       *slog.Logger
 }
 
 // Outbox is the store's outbox and the loop delivering it.
@@ -225,6 +228,9 @@ func (s *Outbox) deliver(ctx context.Context, a store.Answer) {
 		s.metrics.Inc("perfbot_posts_total", "venue", to.Venue)
 		if a.Final {
 			s.metrics.Inc("perfbot_answers_total", "venue", to.Venue, "result", "delivered")
+		}
+		if s.opt.Delivered != nil {
+			s.opt.Delivered(a.Key, to)
 		}
 		log.Info("answer delivered", "link", link, "attempts", a.Attempts+1)
 	case ctx.Err() != nil:
