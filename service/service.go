@@ -149,8 +149,8 @@ func Open(ctx context.Context, cfg *config.Config, mode Mode, deps Deps) (*Servi
 	for i, b := range cfg.Track.Branches {
 		announce[i] = s.scheduleTargets(config.Schedule{Post: b.Post})
 	}
-	s.tracker = followup.New(followup.Deps{Config: cfg, Store: st, Queue: q, Outbox: s.outbox, Poster: deps.Poster,
-		Render: s.answers, Scrub: deps.Scrub, Clones: clones{}, Metrics: s.metrics, Announce: announce, Logger: s.log})
+	s.tracker = followup.New(followup.Deps{Config: cfg, Store: st, Queue: q, Outbox: s.outbox,
+		Render: s.answers, Scrub: deps.Scrub, Clones: clones{}, Announce: announce, Logger: s.log})
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /metrics", s.serveMetrics)
 	return s, nil

@@ -84,11 +84,11 @@ var rules = []rule{
 		"the outbox holds the venues' credentials and delivers what it is handed; code that builds or runs a " +
 			"patch, or takes jobs from the queue, belongs to the workers, so a slow venue never holds up a benchmark", nil},
 	{"follow-ups hand over, they never run jobs", []string{"service/followup"},
-		slices.Concat(running, []string{"service$", "github.com/riverqueue/river"}),
+		slices.Concat(running, []string{"service$", "service/outbox", "service/queue", "github.com/riverqueue/river"}),
 		"the follow-ups and tracked branches decide what to measure and what to say; they hand jobs to the queue and " +
-			"answers to the outbox through interfaces they declare, and the service wires them: importing the service " +
-			"would knot the two again, and building or running a job (job, runner, sandbox) or taking one from the queue " +
-			"belongs to the workers", []string{"job/jobspec"}},
+			"answers to the outbox through interfaces they declare, and the service wires them: importing the service, " +
+			"its outbox or its queue would knot them again (and bring the venues' posting within reach), and building " +
+			"or running a job (job, runner, sandbox) or taking one from the queue belongs to the workers", []string{"job/jobspec"}},
 	{"pages read the store", []string{"web"}, append(slices.Clone(running), posting...),
 		"the web pages show what the store holds; a page that runs a benchmark or posts could be made to by " +
 			"anyone who can reach the address", nil},
@@ -157,6 +157,12 @@ func TestLayersCatchBrokenRules(t *testing.T) {
 		}},
 		{"service/followup", "service", []string{
 			`service/followup imports service (service/followup -> service): breaks "follow-ups hand over, they never run jobs"`,
+		}},
+		{"service/followup", "service/outbox", []string{
+			`service/followup imports service/outbox (service/followup -> service/outbox): breaks "follow-ups hand over, they never run jobs"`,
+		}},
+		{"service/followup", "service/queue", []string{
+			`service/followup imports service/queue (service/followup -> service/queue): breaks "follow-ups hand over, they never run jobs"`,
 		}},
 		{"service/followup", "runner", []string{
 			`service/followup imports runner (service/followup -> runner): breaks "follow-ups hand over, they never run jobs"`,

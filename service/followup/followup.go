@@ -17,7 +17,6 @@ import (
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/intake"
 	"github.com/perfbot/perfbot/job/jobspec"
-	"github.com/perfbot/perfbot/service/outbox"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/track"
@@ -230,7 +229,7 @@ func (s *Tracker) putFollowUp(ctx context.Context, f store.FollowUp) error {
 		if err != nil {
 			continue
 		}
-		if !outbox.Live(to.Venue) {
+		if !s.outbox.Live(to.Venue) {
 			if err := s.putFollowUpReply(ctx, f, to); err != nil {
 				return err
 			}

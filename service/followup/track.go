@@ -158,7 +158,7 @@ func lsRemote(ctx context.Context, repo, branch string) (string, error) {
 
 // AfterTrackedRun searches a track's history for change points once a run
 // of it finished, and announces the new ones where the config says, once
-// each. Failures are logged: the measurement stands without them.
+// each, through the outbox. Failures are logged: the measurement stands without them.
 func (s *Tracker) AfterTrackedRun(ctx context.Context, log *slog.Logger, name string) {
 	var branch *config.TrackedBranch
 	var targets []target.Target
@@ -209,24 +209,18 @@ func (s *Tracker) AfterTrackedRun(ctx context.Context, log *slog.Logger, name st
 			}
 			continue
 		}
+		// The outbox delivers the announcement, with retries; its key is
+		// stable, so putting it again (a run retried, a restart) does not
+		// post it twice. Once put, the change point counts as posted; a
+		// failed put is tried again after the next run.
 		msg := s.scrub.Message(track.Message(c))
-		posted := true
-		for _, to := range targets {
-			_, err := s.poster.Post(ctx, to, msg)
-			if err != nil {
-				posted = false
-				s.metrics.Inc("perfbot_post_failures_total", "venue", to.Venue)
-				log.Error("announce change point", "target", to.String(), "change_point", c.ID, "err", err)
-				continue
-			}
-			s.metrics.Inc("perfbot_posts_total", "venue", to.Venue)
+		if err := s.outbox.Put(ctx, targets, msg, true, time.Time{}); err != nil {
+			log.Error("announce change point", "change_point", c.ID, "err", err)
+			continue
 		}
-		// A failed target is retried after the next run; the others edit
-		// their earlier post in place (the message's key is stable).
-		if posted {
-			if err := s.st.MarkChangePointPosted(ctx, c.ID, time.Now()); err != nil {
-				log.Error("mark change point posted", "change_point", c.ID, "err", err)
-			}
+		log.Info("change point announcement put in the outbox", "change_point", c.ID, "key", msg.Key, "targets", len(targets))
+		if err := s.st.MarkChangePointPosted(ctx, c.ID, time.Now()); err != nil {
+			log.Error("mark change point posted", "change_point", c.ID, "err", err)
 		}
 	}
 }

@@ -28,16 +28,16 @@ type Queue interface {
 	InsertBench(ctx context.Context, spec jobspec.Spec, queue string, maxAttempts int) (id int64, duplicate bool, err error)
 }
 
-// Outbox delivers answers durably: the follow-ups' edits and replies are
-// put there, as every other answer is.
+// Outbox delivers answers durably: the follow-ups' edits and replies and
+// the change points' announcements are put there, as every other answer
+// is. Putting the same key to the same target again edits the earlier
+// post; putting the same answer again delivers nothing new.
 type Outbox interface {
 	Put(ctx context.Context, targets []target.Target, msg answer.Answer, final bool, newJob time.Time) error
-}
-
-// Poster posts the announcement of a change point; posting the same key
-// to the same target again edits the earlier post.
-type Poster interface {
-	Post(ctx context.Context, to target.Target, msg answer.Answer) (string, error)
+	// Live reports whether a venue shows an answer as it changes, editing
+	// it in place (GitHub, GitLab, JIRA); the others get a reply of
+	// their own for a follow-up.
+	Live(venue string) bool
 }
 
 // Renderer renders a stored run's final answer again, as the worker
@@ -59,23 +59,16 @@ type Clones interface {
 	GitDir(ctx context.Context, repo string) (dir string, done func(), err error)
 }
 
-// Metrics counts the announcements posted and failed.
-type Metrics interface {
-	Inc(name string, labels ...string)
-}
-
 // Deps are what a Tracker works with. Clones may be nil: remote
 // repositories are then not read, and requests land only by merge.
 type Deps struct {
-	Config  *config.Config
-	Store   *store.Store
-	Queue   Queue
-	Outbox  Outbox
-	Poster  Poster
-	Render  Renderer
-	Scrub   Scrubber
-	Clones  Clones
-	Metrics Metrics
+	Config *config.Config
+	Store  *store.Store
+	Queue  Queue
+	Outbox Outbox
+	Render Renderer
+	Scrub  Scrubber
+	Clones Clones
 	// Announce holds, for each of Config.Track.Branches in order, the
 	// targets its post list resolves to ("mail" is the digest's
 	// recipients or the list).
@@ -89,11 +82,9 @@ type Tracker struct {
 	st       *store.Store
 	queue    Queue
 	outbox   Outbox
-	poster   Poster
 	render   Renderer
 	scrub    Scrubber
 	clones   Clones
-	metrics  Metrics
 	announce [][]target.Target
 	log      *slog.Logger
 }
@@ -103,8 +94,8 @@ func New(d Deps) *Tracker {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	return &Tracker{cfg: d.Config, st: d.Store, queue: d.Queue, outbox: d.Outbox, poster: d.Poster, render: d.Render,
-		scrub: d.Scrub, clones: d.Clones, metrics: d.Metrics, announce: d.Announce, log: d.Logger}
+	return &Tracker{cfg: d.Config, st: d.Store, queue: d.Queue, outbox: d.Outbox, render: d.Render,
+		scrub: d.Scrub, clones: d.Clones, announce: d.Announce, log: d.Logger}
 }
 
 // Branch returns the tracked branch of a track's name.

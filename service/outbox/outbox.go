@@ -91,6 +91,10 @@ func New(st *store.Store, poster Poster, metrics Metrics, opt Options) *Outbox {
 // so those get the final answer only.
 func Live(venue string) bool { return venue == "github" || venue == "gitlab" || venue == "jira" }
 
+// Live is the package's Live, for those that reach the outbox through an
+// interface of their own.
+func (s *Outbox) Live(venue string) bool { return Live(venue) }
+
 // Delivery timing.
 const (
 	// claimLease is how long a process holds a claimed row; another
