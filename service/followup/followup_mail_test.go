@@ -152,7 +152,7 @@ func testVerdictFollowUpMail(t *testing.T, driver string) {
 	if reply.Header.Get("Message-Id") == answerID {
 		t.Error("follow-up reuses the answer's Message-ID")
 	}
-	fu, err := svc.Store().GetFollowUp(ctx, key)
+	fu, err := followUpPut(t, svc.Store(), key)
 	if err != nil || fu.Landed != landed || fu.LandedHow != store.LandedPatchID || fu.State != store.FollowUpPosted {
 		t.Errorf("follow-up: %+v, %v; want landed at %.7s by patch-id, posted", fu, err, landed)
 	}

@@ -354,7 +354,7 @@ func testVerdictFollowUp(t *testing.T, driver string) {
 	if body, _ := f.pull(4); strings.Contains(body[0], "confirmed") {
 		t.Errorf("pull request 4's claim confirmed: %q", body[0])
 	}
-	fu, err := svc.Store().GetFollowUp(ctx, "github:acme/store#4/comment/40")
+	fu, err := followUpPut(t, svc.Store(), "github:acme/store#4/comment/40")
 	if err != nil || fu.Landed != landed4 || fu.LandedHow != store.LandedMessage || fu.State != store.FollowUpPosted {
 		t.Errorf("follow-up of pull request 4: %+v, %v; want landed at %.7s by message, posted", fu, err, landed4)
 	}
