@@ -1,5 +1,6 @@
 // Package outbox delivers answers durably. Every answer (queued, running,
-// the result, a cancellation) is first written to the store's outbox, one
+// the result, a cancellation, a follow-up, a digest, a change point's
+// announcement) is first written to the store's outbox, one
 // row per request key and target holding the newest version; the delivery
 // loop posts due rows through a Poster and records the outcome. A failed
 // delivery is tried again with growing waits (backoff) until
@@ -124,7 +125,9 @@ func backoff(attempts int) time.Duration {
 // Put writes msg to the outbox for each of targets and wakes the
 // delivery loop. A non-final answer goes only to venues that show one
 // (Live). A non-zero newJob is when a new job under the key was
-// queued (see store.PutAnswer).
+// queued (see store.PutAnswer). Putting the answer a target's row holds
+// already, delivered or waiting, delivers nothing new: a retried job's
+// answer is posted once.
 func (s *Outbox) Put(ctx context.Context, targets []target.Target, msg answer.Answer, final bool, newJob time.Time) error {
 	data, err := json.Marshal(msg)
 	if err != nil {
