@@ -303,7 +303,7 @@ func TestServeEndToEnd(t *testing.T) {
 	cfgFile := filepath.Join(dir, "config.yaml")
 	cfg := fmt.Sprintf(`project: {repo: %q, branch: main}
 suites:
-  work: {preset: go, instrument: walltime, count: 4, go: {benchtime: 20x, bench: Work}}
+  work: {preset: go, instrument: walltime, count: 10, go: {benchtime: 200x, bench: Work}}
 sandbox: {mode: none}
 service: {listen: %q, heartbeat: 1s, poll_interval: 1s, url: %q}
 store: {driver: sqlite, path: %q}
