@@ -18,6 +18,7 @@ import (
 
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/venue/internal/sameorigin"
 	"github.com/perfbot/perfbot/venue/retry"
 )
 
@@ -80,8 +81,9 @@ type Client struct {
 var _ venue.Poster = (*Client)(nil)
 
 // New checks cfg and returns a Client, whose client-go client has its own
-// retries off (perfbot's retry.Policy retries instead). It makes no
-// request.
+// retries off (perfbot's retry.Policy retries instead) and refuses a
+// redirect to another host, so the token goes only to cfg.BaseURL. It
+// makes no request.
 func New(cfg Config) (*Client, error) {
 	if cfg.Token == "" {
 		return nil, errors.New("gitlab: no access token")
@@ -94,6 +96,9 @@ func New(cfg Config) (*Client, error) {
 	if hc == nil {
 		hc = &http.Client{Timeout: 60 * time.Second}
 	}
+	// client-go sends the token in a Private-Token header, which net/http
+	// would carry along a redirect to any host.
+	hc = sameorigin.Client(hc, "gitlab")
 	api, err := gl.NewClient(cfg.Token, gl.WithBaseURL(base), gl.WithHTTPClient(hc), gl.WithoutRetries())
 	if err != nil {
 		return nil, fmt.Errorf("gitlab %s: %w", base, err)
