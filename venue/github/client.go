@@ -23,6 +23,7 @@ import (
 	gh "github.com/google/go-github/v60/github"
 
 	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/venue/internal/sameorigin"
 	"github.com/perfbot/perfbot/venue/retry"
 )
 
@@ -109,9 +110,9 @@ func newClient(cfg Config) (*gh.Client, *appTransport, error) {
 			return nil, nil, err
 		}
 		app = at
-		client = gh.NewClient(&http.Client{Transport: at, Timeout: hc.Timeout, CheckRedirect: hc.CheckRedirect, Jar: hc.Jar})
+		client = gh.NewClient(sameorigin.Client(&http.Client{Transport: at, Timeout: hc.Timeout, CheckRedirect: hc.CheckRedirect, Jar: hc.Jar}, "github"))
 	} else {
-		client = gh.NewClient(&http.Client{Transport: base, Timeout: hc.Timeout, CheckRedirect: hc.CheckRedirect, Jar: hc.Jar}).WithAuthToken(cfg.Token)
+		client = gh.NewClient(sameorigin.Client(&http.Client{Transport: base, Timeout: hc.Timeout, CheckRedirect: hc.CheckRedirect, Jar: hc.Jar}, "github")).WithAuthToken(cfg.Token)
 	}
 	if cfg.BaseURL != "" {
 		api, err := APIBaseURL(cfg.BaseURL)

@@ -26,6 +26,7 @@ import (
 	jiralib "github.com/andygrunwald/go-jira"
 
 	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/venue/internal/sameorigin"
 	"github.com/perfbot/perfbot/venue/retry"
 )
 
@@ -116,7 +117,11 @@ func New(cfg Config) (*Client, error) {
 	default:
 		return nil, errors.New("jira: configure either a user and token (JIRA_USER, JIRA_TOKEN) or a personal access token, not both or neither")
 	}
-	api, err := jiralib.NewClient(&http.Client{Transport: rt, Timeout: hc.Timeout, CheckRedirect: hc.CheckRedirect}, cfg.BaseURL)
+	// rt signs every request it sends, a redirected one too, so the API
+	// client follows no redirect off the site. Attachment downloads (fetch)
+	// sign only the first request, whose Authorization header net/http
+	// drops on a redirect to another domain.
+	api, err := jiralib.NewClient(sameorigin.Client(&http.Client{Transport: rt, Timeout: hc.Timeout, CheckRedirect: hc.CheckRedirect}, "jira"), cfg.BaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("jira: site address %q: %w", cfg.BaseURL, err)
 	}
