@@ -74,9 +74,10 @@ var rules = []rule{
 	{"rendering never posts", rendering, posting,
 		"a rendering is a value (an answer); whoever holds it decides where it goes, so renderings are testable " +
 			"as golden files and reusable in every venue", nil},
-	{"venues never run code or call the service", venues, append(slices.Clone(running), service...),
+	{"venues never run code or call the service or an intake", venues, slices.Concat(running, service, intake),
 		"a venue is called with an answer and posts it; a venue that runs code or calls back into the service " +
-			"would hold secrets and untrusted builds in one place", nil},
+			"would hold secrets and untrusted builds in one place, and the intakes sit above the venues " +
+			"(request -> ... -> venue): they read through a venue's client, never the other way", nil},
 	{"a job never posts and knows no queue", []string{"job"}, append(slices.Clone(posting), queue...),
 		"a job runs untrusted code: it holds no venue credentials, and it runs the same from the command line, " +
 			"the service's workers and the child process", nil},
@@ -123,7 +124,7 @@ func TestLayers(t *testing.T) {
 // TestLayersCatchBrokenRules adds forbidden imports to the real graph and
 // checks that each is reported with its chain and rule: the runner importing
 // compare directly, and through provenance; an intake importing the runner
-// or the job's execution; the follow-ups importing the service, the runner,
+// or the job's execution; a venue importing an intake; the follow-ups importing the service, the runner,
 // or the job's execution through track; a package of perfbot importing a
 // test fake or a test helper.
 func TestLayersCatchBrokenRules(t *testing.T) {
@@ -169,6 +170,9 @@ func TestLayersCatchBrokenRules(t *testing.T) {
 		}},
 		{"track", "job", []string{
 			`service/followup imports job (service/followup -> track -> job): breaks "follow-ups hand over, they never run jobs"`,
+		}},
+		{"venue/github", "intake", []string{
+			`venue/github imports intake (venue/github -> intake): breaks "venues never run code or call the service or an intake"`,
 		}},
 		{"store", "internal/pgtest", []string{
 			`store imports internal/pgtest (store -> internal/pgtest): breaks "test fakes and helpers stay in tests"`,
