@@ -1,7 +1,7 @@
 // Package answer holds a job's rendered answer: one rendering per markup
 // format, the files sent with it and the outcome a venue shows. Package
 // report builds it; venue clients (venue/github, venue/jira,
-// venue/reviewboard, mail, ...) only read it: each picks the format its
+// venue/reviewboard, venue/mail, ...) only read it: each picks the format its
 // venue reads and cuts to its own size limit, which it defines itself.
 //
 // The format names are stable (they may appear in configuration and in

@@ -52,7 +52,7 @@ type Poller struct {
 	// no secrets; otherwise the job holds only its URL.
 	Fetch func(ctx context.Context, url string) (string, error)
 	// Policy decides whose patches are run, by the attachment's author
-	// (see service.Triggers.Policy). Nil means trigger.Default(), which runs
+	// (see config.Triggers.Policy). Nil means trigger.Default(), which runs
 	// none.
 	Policy *trigger.Policy
 	// Poster answers a refused patch on its issue with the policy's

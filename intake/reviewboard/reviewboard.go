@@ -53,7 +53,7 @@ type Poller struct {
 	Log        *slog.Logger
 	// Policy decides whose diffs are run, by the review request's
 	// submitter, the only user who can upload its diffs (see
-	// service.Triggers.Policy). Nil means trigger.Default(), which runs none.
+	// config.Triggers.Policy). Nil means trigger.Default(), which runs none.
 	Policy *trigger.Policy
 	// Poster answers a refused diff on its review request with the
 	// policy's polite text. When nil, a refusal is only logged.

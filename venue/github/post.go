@@ -228,7 +228,7 @@ func CommentBody(msg answer.Answer) string {
 const Format = answer.MarkdownGFM
 
 // Cut shortens Markdown text to at most limit characters at line
-// boundaries, as review.CutMarkdown does, naming GitHub's comment limit.
+// boundaries, as venue.CutMarkdown does, naming GitHub's comment limit.
 func Cut(text string, limit int) string {
 	return venue.CutMarkdown(text, limit, "GitHub's comment limit")
 }

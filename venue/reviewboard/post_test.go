@@ -182,7 +182,7 @@ func TestDiff(t *testing.T) {
 		{"diff --git a/p.png b/p.png\nindex 1..2\nBinary files a/p.png and b/p.png differ\n", ""},
 	} {
 		if got := venue.NotPatch(tc.text); (tc.why == "") != (got == "") || !strings.Contains(got, tc.why) {
-			t.Errorf("review.NotPatch(%q) = %q, want %q", tc.text, got, tc.why)
+			t.Errorf("venue.NotPatch(%q) = %q, want %q", tc.text, got, tc.why)
 		}
 	}
 }
