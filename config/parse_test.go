@@ -1,4 +1,4 @@
-package service
+package config
 
 import (
 	"strings"
@@ -6,8 +6,10 @@ import (
 	"time"
 )
 
-func TestDecode(t *testing.T) {
-	cfg, err := Decode([]byte(`
+// TestParseWhole reads a config.yaml with every section: defaults applied,
+// the service's durations, the store, schedules, triggers and venues.
+func TestParseWhole(t *testing.T) {
+	cfg, err := Parse([]byte(`
 project: {repo: ., branch: main}
 suites: {wal: {command: "true"}}
 service:
@@ -38,7 +40,7 @@ venues:
 	}
 }
 
-func TestDecodeErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	tests := []struct{ yaml, want string }{
 		{"store: {driver: mysql}", `config.yaml:1:17: store.driver: expected sqlite or postgres, got "mysql"`},
 		{"store: {driver: postgres}", "needs store.url"},
@@ -61,9 +63,9 @@ func TestDecodeErrors(t *testing.T) {
 		{"triggers: {tracker_users: [\"jira:\"]}", "names no user"},
 	}
 	for _, tt := range tests {
-		_, err := Decode([]byte(tt.yaml), "config.yaml")
+		_, err := Parse([]byte(tt.yaml), "config.yaml")
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("Decode(%q) = %v, want an error containing %q", tt.yaml, err, tt.want)
+			t.Errorf("Parse(%q) = %v, want an error containing %q", tt.yaml, err, tt.want)
 		}
 	}
 }

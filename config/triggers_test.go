@@ -1,28 +1,27 @@
-package service
+package config
 
 import (
 	"slices"
 	"testing"
 
-	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/trigger"
 )
 
 func TestTriggersPolicy(t *testing.T) {
 	tests := []struct {
 		name     string
-		triggers config.Triggers
+		triggers Triggers
 		want     trigger.Policy
 	}{
-		{"default", config.Triggers{Allow: []string{"committers"}},
+		{"default", Triggers{Allow: []string{"committers"}},
 			trigger.Policy{RequireWrite: true}},
-		{"committers and names", config.Triggers{Allow: []string{"Committers", "release-bot", "jira:bob"}, Senders: []string{"@example.org"}},
+		{"committers and names", Triggers{Allow: []string{"Committers", "release-bot", "jira:bob"}, Senders: []string{"@example.org"}},
 			trigger.Policy{RequireWrite: true, AllowUsers: []string{"github:release-bot", "jira:bob"}, AllowSenders: []string{"@example.org"}}},
-		{"names only", config.Triggers{Allow: []string{"alice"}},
+		{"names only", Triggers{Allow: []string{"alice"}},
 			trigger.Policy{RequireWrite: true, ListedOnly: true, AllowUsers: []string{"github:alice"}}},
-		{"tracker users", config.Triggers{Allow: []string{"committers"}, TrackerUsers: []string{"carol", "reviewboard:dave"}},
+		{"tracker users", Triggers{Allow: []string{"committers"}, TrackerUsers: []string{"carol", "reviewboard:dave"}},
 			trigger.Policy{RequireWrite: true, AllowUsers: []string{"jira:carol", "reviewboard:carol", "reviewboard:dave"}}},
-		{"every tracker user", config.Triggers{Allow: []string{"committers"}, TrackerUsers: []string{"*"}},
+		{"every tracker user", Triggers{Allow: []string{"committers"}, TrackerUsers: []string{"*"}},
 			trigger.Policy{RequireWrite: true, AnyTrackerUser: true}},
 	}
 	for _, tt := range tests {
@@ -40,7 +39,7 @@ func TestTriggersPolicy(t *testing.T) {
 // TestTriggersDecisions checks the decisions of a decoded configuration,
 // venue by venue.
 func TestTriggersDecisions(t *testing.T) {
-	cfg, err := Decode([]byte(`
+	cfg, err := Parse([]byte(`
 triggers:
   allow: [committers, release-bot]
   senders: [dev@store.example.org, "@committers.example.org"]
@@ -74,7 +73,7 @@ venues:
 			t.Errorf("%s: %+v, want allowed %v", tt.name, tt.d, tt.allowed)
 		}
 	}
-	cfg, err = Decode([]byte("project: {repo: .}\n"), "config.yaml")
+	cfg, err = Parse([]byte("project: {repo: .}\n"), "config.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
