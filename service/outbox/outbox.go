@@ -142,12 +142,12 @@ func (s *Outbox) Put(ctx context.Context, targets []target.Target, msg answer.An
 			errs = append(errs, err)
 		}
 	}
-	s.Wake()
+	s.nudge()
 	return errors.Join(errs...)
 }
 
-// Wake makes the delivery loop look at the outbox at once.
-func (s *Outbox) Wake() {
+// nudge makes the delivery loop look at the outbox at once.
+func (s *Outbox) nudge() {
 	select {
 	case s.wake <- struct{}{}:
 	default:
