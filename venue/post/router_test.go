@@ -5,7 +5,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -21,24 +20,6 @@ import (
 
 func envOf(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
-}
-
-func TestConfigFromEnv(t *testing.T) {
-	cfg := ConfigFromEnv(envOf(map[string]string{
-		config.EnvGitHubURL: "https://ghe.example.com/api/v3/", config.EnvJIRAURL: "https://issues.example.org",
-		config.EnvReviewBoardURL: "https://reviews.example.org", config.EnvSMTP: "smtp.example.org:587", config.EnvMailFrom: "perfbot <perfbot@example.org>",
-	}))
-	want := config.Venues{
-		GitHub: config.GitHub{URL: "https://ghe.example.com/api/v3/"}, JIRA: config.JIRA{URL: "https://issues.example.org"},
-		ReviewBoard: config.ReviewBoard{URL: "https://reviews.example.org"}, Mail: config.Mail{SMTP: "smtp.example.org:587", From: "perfbot <perfbot@example.org>"},
-	}
-	if !reflect.DeepEqual(cfg, want) {
-		t.Errorf("got %+v", cfg)
-	}
-	// config.yaml wins over the environment.
-	if got := (config.Venues{JIRA: config.JIRA{URL: "https://yaml.example.org"}}).WithEnv(envOf(map[string]string{config.EnvJIRAURL: "https://env.example.org"})); got.JIRA.URL != "https://yaml.example.org" {
-		t.Errorf("env overrode config: %q", got.JIRA.URL)
-	}
 }
 
 func TestConfigYAML(t *testing.T) {
