@@ -484,10 +484,6 @@ func ParseCommand(body, word string) (Command, bool, error) {
 	return command.ParseMarkdown(body, word)
 }
 
-// TextLines returns the lines of a Markdown comment shown as text
-// (command.MarkdownLines).
-func TextLines(body string) []string { return command.MarkdownLines(body) }
-
 // QuoteLines makes text that holds outside words (a status naming pull
 // request titles) safe in a GitHub Markdown reply, line by line
 // (report.MarkdownEscape): no mention, reference, link, markup, HTML,
