@@ -157,7 +157,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 				return fmt.Errorf("--answer-out: %w", err)
 			}
 		}
-		if err := postAnswer(ctx, msg, targets, f.cfg, stderr); err != nil {
+		if err := postAnswer(ctx, msg, targets, post.ForConfig(f.cfg), stderr); err != nil {
 			return err
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/perfbot/perfbot/answer"
-	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue/post"
 )
@@ -26,10 +25,11 @@ func (f *targetsFlag) Set(v string) error {
 	return nil
 }
 
-// postAnswer posts msg to each target with the venues of cfg, reporting
-// each link on stderr. Every target is tried; the errors are joined.
-func postAnswer(ctx context.Context, msg answer.Answer, targets []target.Target, cfg *config.Config, stderr io.Writer) error {
-	return post.ForConfig(cfg).PostAll(ctx, msg, targets, func(t target.Target, link string) {
+// postAnswer posts msg to each target through venues (post.ForConfig),
+// reporting each link on stderr. Every target is tried; the errors are
+// joined.
+func postAnswer(ctx context.Context, msg answer.Answer, targets []target.Target, venues *post.Router, stderr io.Writer) error {
+	return venues.PostAll(ctx, msg, targets, func(t target.Target, link string) {
 		fmt.Fprintf(stderr, "perfbot: posted to %s: %s\n", t, link)
 	})
 }

@@ -35,8 +35,11 @@ func postArtifactCmd(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
+	// One router for the head check and the post: with a GitHub App, one
+	// installation token.
+	venues := post.ForConfig(cfg)
 	if !art.Listed {
-		gh, err := post.ForConfig(cfg).GitHub()
+		gh, err := venues.GitHub()
 		if err != nil {
 			return fmt.Errorf("post-artifact: %w", err)
 		}
@@ -44,7 +47,7 @@ func postArtifactCmd(ctx context.Context, args []string, stdout, stderr io.Write
 			return fmt.Errorf("post-artifact: %w", err)
 		}
 	}
-	if err := postAnswer(ctx, art.Answer, []target.Target{art.PR}, cfg, stderr); err != nil {
+	if err := postAnswer(ctx, art.Answer, []target.Target{art.PR}, venues, stderr); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "posted %s on %s\n", art.Answer.Key, art.PR.Where())

@@ -85,5 +85,5 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	return postAnswer(ctx, msg, targets, cfg, stderr)
+	return postAnswer(ctx, msg, targets, post.ForConfig(cfg), stderr)
 }
