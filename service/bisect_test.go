@@ -16,6 +16,7 @@ import (
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/fake/githubfake"
 	"github.com/perfbot/perfbot/internal/gitrepo"
+	"github.com/perfbot/perfbot/internal/servicetest"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/provenance"
@@ -56,7 +57,7 @@ sandbox: {mode: none}
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := testConfig("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
+	base := servicetest.Config("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
 	bisectCfg := cfg.Service.Bisect
 	cfg.Service, cfg.Store = base.Service, base.Store
 	cfg.Service.Bisect = bisectCfg
@@ -149,7 +150,7 @@ func TestBisectFollowUp(t *testing.T) {
 // patch (which has no commits to bisect), or a config without
 // service.bisect.
 func TestBisectNotQueued(t *testing.T) {
-	cfg := testConfig("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
+	cfg := servicetest.Config("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
 	moved := &compare.Comparison{Base: "base", Candidates: []string{"main"}, Rows: []compare.Row{{Benchmark: "Level", Unit: "ns/op",
 		Base: &compare.Cell{Center: 100}, Candidates: []compare.Candidate{{Variant: "main", Cell: compare.Cell{Center: 120},
 			DeltaPct: 20, Ratio: 1.2, P: 0.002, Significant: true, Verdict: compare.Worse}}}}}

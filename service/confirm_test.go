@@ -17,6 +17,7 @@ import (
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/fake/githubfake"
 	"github.com/perfbot/perfbot/internal/gitrepo"
+	"github.com/perfbot/perfbot/internal/servicetest"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/store"
@@ -67,7 +68,7 @@ sandbox: {mode: none}
 		t.Fatalf("service.confirm read as %+v", cfg.Service.Confirm)
 	}
 	db := filepath.Join(t.TempDir(), "perfbot.db")
-	base := testConfig("first-host", store.SQLite, db, true)
+	base := servicetest.Config("first-host", store.SQLite, db, true)
 	confirm := cfg.Service.Confirm
 	cfg.Service, cfg.Store = base.Service, base.Store
 	cfg.Service.Confirm = confirm
@@ -159,7 +160,7 @@ func TestConfirmDisagrees(t *testing.T) {
 // service.confirm set, waits for a second host; anything else is answered
 // at once.
 func TestConfirmNotQueued(t *testing.T) {
-	cfg := testConfig("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
+	cfg := servicetest.Config("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
 	cmpOf := func(v compare.Verdict, pct float64) *compare.Comparison {
 		return &compare.Comparison{Base: "base", Candidates: []string{"pr"}, Rows: []compare.Row{{Benchmark: "Level", Unit: "ns/op",
 			Base: &compare.Cell{Center: 100}, Candidates: []compare.Candidate{{Variant: "pr", Cell: compare.Cell{Center: 100 + pct},

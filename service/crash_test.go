@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/internal/pgtest"
-	"github.com/perfbot/perfbot/internal/testwait"
+	"github.com/perfbot/perfbot/internal/servicetest"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/target"
 )
@@ -32,7 +32,7 @@ func checkFinished(t *testing.T, st *store.Store, key, posts, survivor string) {
 	if err != nil || len(res) != 2 {
 		t.Errorf("results = %d, %v; want 2 (base and patch)", len(res), err)
 	}
-	waitAnswered(t, st, key)
+	servicetest.WaitAnswered(t, st, key)
 	// Give a duplicate post, if there were one, time to appear.
 	time.Sleep(300 * time.Millisecond)
 	// One answer, edited in place: every post carries the job's key (the
@@ -74,7 +74,7 @@ func TestWorkerKilledMidJobPostgres(t *testing.T) {
 	dsn := srv.NewDB(t)
 	dir := t.TempDir()
 	ctx := context.Background()
-	intake, err := Open(ctx, testConfig("intake", store.Postgres, dsn, false), ModeServe, Deps{})
+	intake, err := Open(ctx, servicetest.Config("intake", store.Postgres, dsn, false), ModeServe, Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestServeKilledAndRestartedSQLite(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "perfbot.db")
 	ctx := context.Background()
-	intake, err := Open(ctx, testConfig("intake", store.SQLite, db, false), ModeServe, Deps{})
+	intake, err := Open(ctx, servicetest.Config("intake", store.SQLite, db, false), ModeServe, Deps{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,23 +139,4 @@ func TestServeKilledAndRestartedSQLite(t *testing.T) {
 	p.Name = "serve-restarted"
 	startProcess(t, p)
 	checkFinished(t, intake.Store(), job.Key, posts, "serve-restarted")
-}
-
-// waitAnswered waits until every answer of key is delivered in its final
-// version, as long as child processes progress (testwait).
-func waitAnswered(t *testing.T, st *store.Store, key string) {
-	t.Helper()
-	defer func() {
-		if t.Failed() {
-			as, _ := st.Answers(context.Background())
-			t.Logf("outbox: %+v", as)
-		}
-	}()
-	testwait.Until(t, 30*time.Second, "the answer of "+key+" to be delivered", func() bool {
-		ok, err := st.Answered(context.Background(), key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ok
-	})
 }

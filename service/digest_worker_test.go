@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/internal/fake/githubfake"
+	"github.com/perfbot/perfbot/internal/servicetest"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/target"
 	"github.com/perfbot/perfbot/venue/github"
@@ -42,7 +43,7 @@ func (c *deliveryClock) Add(d time.Duration) {
 // through poster on the clock c.
 func digestService(t *testing.T, dsn string, poster Poster, c *deliveryClock) *Service {
 	t.Helper()
-	cfg := testConfig("serve", store.SQLite, dsn, false)
+	cfg := servicetest.Config("serve", store.SQLite, dsn, false)
 	built := 0
 	var mu sync.Mutex
 	svc, err := Open(context.Background(), cfg, ModeServe, Deps{Poster: poster, Now: c.Now,
@@ -130,7 +131,7 @@ func TestDigestRetriedByOutbox(t *testing.T) {
 // after a crash, before or after its delivery, or in a new process) does
 // not post the digest twice, even though the digest built again differs.
 func TestDigestJobRetriedPostsOnce(t *testing.T) {
-	poster := &recordingPoster{}
+	poster := &servicetest.RecordingPoster{}
 	c := &deliveryClock{t: time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC)}
 	dsn := filepath.Join(t.TempDir(), "perfbot.db")
 	svc := digestService(t, dsn, poster, c)
@@ -154,7 +155,7 @@ func TestDigestJobRetriedPostsOnce(t *testing.T) {
 	if _, err := again.outbox.DeliverDue(ctx); err != nil {
 		t.Fatal(err)
 	}
-	posts := poster.list()
+	posts := poster.List()
 	key := digestKey(job)
 	want := []string{"mail:dev@example.org " + key + " perfbot weekly digest I", "github:acme/store#3 " + key + " perfbot weekly digest I"}
 	if len(posts) != 2 || !(posts[0] == want[0] && posts[1] == want[1] || posts[0] == want[1] && posts[1] == want[0]) {

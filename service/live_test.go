@@ -15,6 +15,7 @@ import (
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/internal/fake/githubfake"
+	"github.com/perfbot/perfbot/internal/servicetest"
 	"github.com/perfbot/perfbot/internal/testwait"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/job/child"
@@ -36,7 +37,7 @@ func liveService(t *testing.T, f *githubfake.Comments, bench Benchmarker) (*Serv
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := testConfig("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
+	cfg := servicetest.Config("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
 	cfg.Service.AnswerEditInterval = 200 * time.Millisecond
 	cfg.Service.MaxAttempts = 1
 	svc, err := Open(context.Background(), cfg, ModeServe, Deps{Benchmarker: bench,
@@ -117,7 +118,7 @@ func TestLiveAnswer(t *testing.T) {
 	}
 	close(release["second"])
 	waitComment(t, f, "patch: 2 better, 0 worse")
-	waitAnswered(t, svc.Store(), spec.Key)
+	servicetest.WaitAnswered(t, svc.Store(), spec.Key)
 	if bodies, edits := f.Snapshot(); len(bodies) != 1 || edits < 2 {
 		t.Errorf("comments %q after %d edits; want one, edited from queued to running to the result", bodies, edits)
 	}
@@ -165,7 +166,7 @@ func TestCancelRunningJob(t *testing.T) {
 	if strings.Contains(body, "edited in place") {
 		t.Errorf("cancelled answer still promises a result: %q", body)
 	}
-	waitAnswered(t, svc.Store(), spec.Key)
+	servicetest.WaitAnswered(t, svc.Store(), spec.Key)
 	if n, err := svc.Cancel(ctx, target.MustParse("github:acme/store#3")); err != nil || n != 0 {
 		t.Errorf("second cancel = %d, %v; want nothing left to cancel", n, err)
 	}

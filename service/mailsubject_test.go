@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/internal/servicetest"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/store"
@@ -20,7 +21,7 @@ import (
 // the thread's subject (the poster adds "Re: "), in its thread, even when
 // the run failed: the failure is in the body, not the subject.
 func TestAnswerKeepsThreadSubject(t *testing.T) {
-	cfg := testConfig("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
+	cfg := servicetest.Config("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
 	var mu sync.Mutex
 	var got []answer.Answer
 	poster := PosterFunc(func(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {

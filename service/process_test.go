@@ -19,7 +19,7 @@ import (
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
-	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/internal/servicetest"
 	"github.com/perfbot/perfbot/internal/testwait"
 	"github.com/perfbot/perfbot/job/child"
 	"github.com/perfbot/perfbot/provenance"
@@ -61,7 +61,7 @@ func runTestProcess(spec string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	cfg := testConfig(p.Name, p.Driver, p.DSN, p.Embedded)
+	cfg := servicetest.Config(p.Name, p.Driver, p.DSN, p.Embedded)
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo})).With("process", p.Name)
 	svc, err := Open(ctx, cfg, p.Mode, Deps{
 		Benchmarker: &child.Command{Argv: []string{"sh", "-c", fmt.Sprintf("sleep %g && cat %s", p.Sleep.Seconds(), p.Comparison)}},
@@ -78,25 +78,6 @@ func runTestProcess(spec string) int {
 		return 1
 	}
 	return 0
-}
-
-// testConfig is a service configuration with short intervals.
-func testConfig(name, driver, dsn string, embedded bool) *config.Config {
-	cfg := &config.Config{}
-	cfg.Service.Name = name
-	cfg.Service.Listen = "127.0.0.1:0"
-	cfg.Service.Heartbeat = 250 * time.Millisecond
-	cfg.Service.StaleAfter = 2 * time.Second
-	cfg.Service.JobTimeout = time.Minute
-	cfg.Service.EmbeddedWorkers = &embedded
-	cfg.Store.Driver = driver
-	if driver == store.Postgres {
-		cfg.Store.URL = dsn
-	} else {
-		cfg.Store.Path = dsn
-	}
-	cfg.Defaults()
-	return cfg
 }
 
 // filePoster records posts as lines "KEY<TAB>TARGET<TAB>PROCESS<TAB>STATE"

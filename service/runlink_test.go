@@ -11,6 +11,7 @@ import (
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/internal/servicetest"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/job/jobspec"
 	"github.com/perfbot/perfbot/report"
@@ -65,7 +66,7 @@ func (b fileBenchmarker) RunWithFiles(context.Context, jobspec.Spec, job.Progres
 // the page of the run the worker stored, and the flame graphs the
 // benchmarker drew are kept with that run.
 func TestAnswerLinksRunPage(t *testing.T) {
-	cfg := testConfig("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
+	cfg := servicetest.Config("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
 	cfg.Service.URL = "https://perfbot.example.org"
 	var mu sync.Mutex
 	var got []answer.Answer

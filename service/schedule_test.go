@@ -14,28 +14,11 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/internal/servicetest"
 	"github.com/perfbot/perfbot/job/child"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/target"
 )
-
-type recordingPoster struct {
-	mu    sync.Mutex
-	posts []string
-}
-
-func (p *recordingPoster) Post(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.posts = append(p.posts, to.String()+" "+msg.Key+" "+msg.Subject)
-	return "<" + msg.Key + "@perfbot>", nil
-}
-
-func (p *recordingPoster) list() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]string(nil), p.posts...)
-}
 
 // TestScheduleFires runs serve with a digest and a nightly schedule whose
 // last firing is past due: both fire at once, each exactly once, and the
@@ -43,7 +26,7 @@ func (p *recordingPoster) list() []string {
 // are hourly at the minute two minutes ago, so that no other firing falls
 // due while the test runs, whatever minute it starts in.
 func TestScheduleFires(t *testing.T) {
-	cfg := testConfig("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), false)
+	cfg := servicetest.Config("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), false)
 	due := time.Now().UTC().Add(-2 * time.Minute).Truncate(time.Minute)
 	hourly := fmt.Sprintf("%d * * * *", due.Minute())
 	cfg.Schedules = []config.Schedule{
@@ -56,7 +39,7 @@ func TestScheduleFires(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	poster := &recordingPoster{}
+	poster := &servicetest.RecordingPoster{}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var digests []DigestJob
@@ -80,11 +63,11 @@ func TestScheduleFires(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- svc.Run(ctx) }()
 	deadline := time.Now().Add(15 * time.Second)
-	for len(poster.list()) == 0 && time.Now().Before(deadline) {
+	for len(poster.List()) == 0 && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	time.Sleep(300 * time.Millisecond)
-	posts := poster.list()
+	posts := poster.List()
 	if len(posts) != 1 || !strings.HasPrefix(posts[0], "mail:dev@example.org digest:weekly@") || !strings.HasSuffix(posts[0], "perfbot weekly") {
 		t.Fatalf("posts = %q, want one weekly digest to the list", posts)
 	}
@@ -132,11 +115,11 @@ func TestScheduleFires(t *testing.T) {
 // TestStopCancelsLongJob: stopping a process in the middle of a long job
 // cancels the job after a grace period instead of waiting for it.
 func TestStopCancelsLongJob(t *testing.T) {
-	cfg := testConfig("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
+	cfg := servicetest.Config("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
 	cfg.Service.StopGrace = time.Second
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	svc, err := Open(ctx, cfg, ModeServe, Deps{Poster: &recordingPoster{},
+	svc, err := Open(ctx, cfg, ModeServe, Deps{Poster: &servicetest.RecordingPoster{},
 		Benchmarker: &child.Command{Argv: []string{"sleep", "600"}}})
 	if err != nil {
 		t.Fatal(err)

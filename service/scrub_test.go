@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/compare"
+	"github.com/perfbot/perfbot/internal/servicetest"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/store"
@@ -134,7 +135,7 @@ func TestWorkerPostsScrubbedFailure(t *testing.T) {
 	}
 	cache := filepath.Join(t.TempDir(), "cache")
 	wt := filepath.Join(cache, "repos", "0123", "wt", "base")
-	cfg := testConfig("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
+	cfg := servicetest.Config("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
 	cfg.Service.MaxAttempts = 1
 	poster := &textPoster{}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -153,7 +154,7 @@ func TestWorkerPostsScrubbedFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The live answers come first; the failure notice is the final one.
-	waitAnswered(t, svc.Store(), "scrub")
+	servicetest.WaitAnswered(t, svc.Store(), "scrub")
 	cancel()
 	<-done
 	post := poster.posts[len(poster.posts)-1]

@@ -17,6 +17,7 @@ import (
 	"github.com/perfbot/perfbot/bench"
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/digest"
+	"github.com/perfbot/perfbot/internal/servicetest"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/target"
 )
@@ -33,7 +34,7 @@ import (
 func BenchmarkServeSteady(b *testing.B) {
 	runs, jobs := envInt("PERFBOT_SERVE_RUNS", 10000), envInt("PERFBOT_SERVE_JOBS", 1000)
 	ctx := context.Background()
-	cfg := testConfig("steady", store.SQLite, filepath.Join(b.TempDir(), "perfbot.db"), false)
+	cfg := servicetest.Config("steady", store.SQLite, filepath.Join(b.TempDir(), "perfbot.db"), false)
 	svc, err := Open(ctx, cfg, ModeServe, Deps{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		b.Fatal(err)

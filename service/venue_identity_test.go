@@ -8,6 +8,7 @@ import (
 
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/internal/fake/githubfake"
+	"github.com/perfbot/perfbot/internal/servicetest"
 	"github.com/perfbot/perfbot/internal/testwait"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/job/jobspec"
@@ -66,7 +67,7 @@ func TestAnswerOwnCommentOnMeasuredCommit(t *testing.T) {
 	}
 	testwait.Until(t, 30*time.Second, "perfbot's own running answer", ownComment("**perfbot: running**: suite wal"))
 	close(release)
-	waitAnswered(t, svc.Store(), spec.Key)
+	servicetest.WaitAnswered(t, svc.Store(), spec.Key)
 	f.Lock()
 	defer f.Unlock()
 	if f.Comments[1] != planted {

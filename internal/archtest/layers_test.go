@@ -43,7 +43,7 @@ var (
 	intake     = []string{"intake"}
 	// testOnly are the fakes of remote APIs and the helpers that only
 	// tests import.
-	testOnly   = []string{"internal/fake", "internal/storetest", "internal/pgtest", "internal/proctest", "internal/testwait", "venue/internal/wiretest"}
+	testOnly   = []string{"internal/fake", "internal/storetest", "internal/pgtest", "internal/proctest", "internal/servicetest", "internal/testwait", "venue/internal/wiretest"}
 	everything = []string{""}
 )
 

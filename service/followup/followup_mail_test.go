@@ -21,6 +21,7 @@ import (
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/fake/smtpfake"
 	"github.com/perfbot/perfbot/internal/pgtest"
+	"github.com/perfbot/perfbot/internal/servicetest"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/target"
@@ -70,7 +71,7 @@ func testVerdictFollowUpMail(t *testing.T, driver string) {
 	if driver == store.Postgres {
 		dsn = pgtest.Start(t).NewDB(t)
 	}
-	cfg := testConfig("serve", driver, dsn, true)
+	cfg := servicetest.Config("serve", driver, dsn, true)
 	cfg.Project.Repo = r.Dir
 	cfg.Track.Branches = []config.TrackedBranch{{Branch: "main", From: first}}
 	if err := cfg.Validate(); err != nil {
@@ -125,7 +126,7 @@ func testVerdictFollowUpMail(t *testing.T, driver string) {
 	if _, _, err := svc.Enqueue(ctx, spec); err != nil {
 		t.Fatal(err)
 	}
-	waitAnswered(t, svc.Store(), key)
+	servicetest.WaitAnswered(t, svc.Store(), key)
 	answerMail := parseMail(t, waitMails(1)[0])
 	answerID := answerMail.Header.Get("Message-Id")
 
@@ -156,7 +157,7 @@ func testVerdictFollowUpMail(t *testing.T, driver string) {
 	if err != nil || fu.Landed != landed || fu.LandedHow != store.LandedPatchID || fu.State != store.FollowUpPosted {
 		t.Errorf("follow-up: %+v, %v; want landed at %.7s by patch-id, posted", fu, err, landed)
 	}
-	waitAnswered(t, svc.Store(), key+"/followup")
+	servicetest.WaitAnswered(t, svc.Store(), key+"/followup")
 
 	// A restart and more commits send nothing more.
 	stop()
@@ -199,7 +200,7 @@ func TestVerdictFollowUpGitLab(t *testing.T) {
 	r := newLevelRepo(t)
 	commit := func(msg string) string { return r.commit(msg, map[string]string{"n": msg}, 1) }
 	first := commit("commit 0")
-	list := &recordingPoster{}
+	list := &servicetest.RecordingPoster{}
 	bencher := service.BenchmarkerFunc(func(ctx context.Context, spec jobspec.Spec, _ job.ProgressFunc) (*compare.Comparison, error) {
 		if spec.Track == "" {
 			b := map[string]float64{"Append": 100, "Read": 100, "Scan": 100}
@@ -207,7 +208,7 @@ func TestVerdictFollowUpGitLab(t *testing.T) {
 		}
 		return r.comparison(spec.BaseRef, spec.CandidateRef), nil
 	})
-	cfg := testConfig("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
+	cfg := servicetest.Config("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
 	cfg.Project.Repo = r.Dir
 	cfg.Track.Branches = []config.TrackedBranch{{Branch: "main", From: first}}
 	if err := cfg.Validate(); err != nil {
@@ -230,7 +231,7 @@ func TestVerdictFollowUpGitLab(t *testing.T) {
 	if _, _, err := svc.Enqueue(context.Background(), jobspec.Spec{Key: key, Targets: []target.Target{target.MustParse(dest)}, Title: "append", Source: "gitlab"}); err != nil {
 		t.Fatal(err)
 	}
-	waitAnswered(t, svc.Store(), key)
+	servicetest.WaitAnswered(t, svc.Store(), key)
 	if err := svc.Tracker().RecordGitLabMerge(context.Background(), "acme/db/store", 12, "HEAD"); err == nil {
 		t.Error("a merge at HEAD was recorded")
 	}
@@ -256,7 +257,7 @@ func TestVerdictFollowUpGitLab(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	waitAnswered(t, svc.Store(), key)
+	servicetest.WaitAnswered(t, svc.Store(), key)
 	a, err := svc.Store().GetAnswer(context.Background(), key, dest)
 	if err != nil {
 		t.Fatal(err)
@@ -265,7 +266,7 @@ func TestVerdictFollowUpGitLab(t *testing.T) {
 		t.Errorf("answer not edited with the follow-up: version %d, delivered %d: %s", a.Version, a.DeliveredVersion, a.Message)
 	}
 	n := 0
-	for _, p := range list.list() {
+	for _, p := range list.List() {
 		if strings.HasPrefix(p, dest+" "+key+" ") {
 			n++
 		}
@@ -274,7 +275,7 @@ func TestVerdictFollowUpGitLab(t *testing.T) {
 		}
 	}
 	if n < 2 {
-		t.Errorf("posts %q: want the answer and its edit", list.list())
+		t.Errorf("posts %q: want the answer and its edit", list.List())
 	}
 }
 
@@ -303,7 +304,7 @@ func TestVerdictFollowUpReviewBoard(t *testing.T) {
 		}
 		return r.comparison(spec.BaseRef, spec.CandidateRef), nil
 	})
-	cfg := testConfig("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
+	cfg := servicetest.Config("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
 	cfg.Project.Repo = r.Dir
 	cfg.Track.Branches = []config.TrackedBranch{{Branch: "main", From: first}}
 	if err := cfg.Validate(); err != nil {
@@ -330,7 +331,7 @@ func TestVerdictFollowUpReviewBoard(t *testing.T) {
 		Source: "reviewboard", Patch: patch}); err != nil {
 		t.Fatal(err)
 	}
-	waitAnswered(t, svc.Store(), key)
+	servicetest.WaitAnswered(t, svc.Store(), key)
 	r.cur["Append"] = 5.9
 	landed := commit("append: grow in place", map[string]string{"append.go": "package store // faster\n"})
 	if err := svc.Tracker().PollTracked(context.Background()); err != nil {

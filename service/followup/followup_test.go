@@ -22,6 +22,7 @@ import (
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/gitrepo"
 	"github.com/perfbot/perfbot/internal/pgtest"
+	"github.com/perfbot/perfbot/internal/servicetest"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/provenance"
 	"github.com/perfbot/perfbot/store"
@@ -228,7 +229,7 @@ func testVerdictFollowUp(t *testing.T, driver string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list := &recordingPoster{}
+	list := &servicetest.RecordingPoster{}
 	poster := service.PosterFunc(func(ctx context.Context, to target.Target, msg answer.Answer) (string, error) {
 		if to.Venue == "github" {
 			return gp.Post(ctx, to, msg)
@@ -253,7 +254,7 @@ func testVerdictFollowUp(t *testing.T, driver string) {
 	if driver == store.Postgres {
 		dsn = pgtest.Start(t).NewDB(t)
 	}
-	cfg := testConfig("serve", driver, dsn, true)
+	cfg := servicetest.Config("serve", driver, dsn, true)
 	// The tracked branch is the project's, whose GitHub repository is
 	// acme/store: commit messages naming its pull requests count.
 	cfg.Venues.GitHub.Repo = "acme/store"
@@ -309,7 +310,7 @@ func testVerdictFollowUp(t *testing.T, driver string) {
 		if _, _, err := svc.Enqueue(ctx, spec); err != nil {
 			t.Fatal(err)
 		}
-		waitAnswered(t, svc.Store(), spec.Key)
+		servicetest.WaitAnswered(t, svc.Store(), spec.Key)
 	}
 	waitFor(3, "Append")
 
@@ -380,14 +381,14 @@ func testVerdictFollowUp(t *testing.T, driver string) {
 	if found["Append"] != landed3 || found["Read"] != readStep || len(cps) != 2 {
 		t.Fatalf("change points %v, want Append at %.7s and Read at %.7s", found, landed3, readStep)
 	}
-	announced := list.list()
+	announced := list.List()
 	if len(announced) != 1 || !strings.Contains(announced[0], "Read") {
 		t.Errorf("announcements %q, want Read's alone", announced)
 	}
 
 	// A restart and another commit edit nothing again.
-	waitAnswered(t, svc.Store(), "github:acme/store#3/comment/30")
-	waitAnswered(t, svc.Store(), "github:acme/store#4/comment/40")
+	servicetest.WaitAnswered(t, svc.Store(), "github:acme/store#3/comment/30")
+	servicetest.WaitAnswered(t, svc.Store(), "github:acme/store#4/comment/40")
 	before3, edits3 := f.pull(3)
 	before4, edits4 := f.pull(4)
 	stop()
@@ -403,7 +404,7 @@ func testVerdictFollowUp(t *testing.T, driver string) {
 	if n := strings.Count(after3[0], "Follow-up after merge"); n != 1 {
 		t.Errorf("pull request 3's answer has %d follow-ups", n)
 	}
-	if got := list.list(); len(got) != 1 {
+	if got := list.List(); len(got) != 1 {
 		t.Errorf("announcements after a restart %q", got)
 	}
 }

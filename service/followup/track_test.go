@@ -20,6 +20,7 @@ import (
 	"github.com/perfbot/perfbot/compare"
 	"github.com/perfbot/perfbot/config"
 	"github.com/perfbot/perfbot/internal/gitrepo"
+	"github.com/perfbot/perfbot/internal/servicetest"
 	"github.com/perfbot/perfbot/internal/testwait"
 	"github.com/perfbot/perfbot/job"
 	"github.com/perfbot/perfbot/provenance"
@@ -46,7 +47,7 @@ func trackedSteps(t *testing.T, poster service.Poster, now func() time.Time) (sv
 		return c
 	}
 	first := commit(0, 100)
-	cfg := testConfig("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
+	cfg := servicetest.Config("serve", store.SQLite, filepath.Join(t.TempDir(), "perfbot.db"), true)
 	cfg.Track.Branches = []config.TrackedBranch{{Repo: r.Dir, Branch: "main", From: first, Post: []string{"mail:dev@example.org"}}}
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
@@ -112,7 +113,7 @@ func trackedSteps(t *testing.T, poster service.Poster, now func() time.Time) (sv
 // level) against the one before, and the step the seventh commit makes is
 // announced once, to the branch's post target.
 func TestTrackedBranch(t *testing.T) {
-	poster := &recordingPoster{}
+	poster := &servicetest.RecordingPoster{}
 	svc, name, slow, stop := trackedSteps(t, poster, nil)
 	ctx := context.Background()
 	time.Sleep(200 * time.Millisecond)
@@ -123,7 +124,7 @@ func TestTrackedBranch(t *testing.T) {
 	if len(cps) != 1 || cps[0].Commit != slow || cps[0].NBefore != 7 || cps[0].NAfter != 6 || cps[0].Posted.IsZero() {
 		t.Fatalf("change points %+v, want one at %s, posted", cps, slow)
 	}
-	posts := poster.list()
+	posts := poster.List()
 	if len(posts) != 1 || !strings.HasPrefix(posts[0], "mail:dev@example.org changepoint-") || !strings.Contains(posts[0], "+") {
 		t.Errorf("posts %q, want one announcement to the list", posts)
 	}
@@ -167,7 +168,7 @@ func levelComparison(base, cand string, b, c float64) *compare.Comparison {
 // failingOnce fails its first post of each key whose prefix is failKey
 // as a venue answering 502 would, then posts through p.
 type failingOnce struct {
-	p       *recordingPoster
+	p       *servicetest.RecordingPoster
 	failKey string
 	mu      sync.Mutex
 	failed  map[string]bool
@@ -190,7 +191,7 @@ func (f *failingOnce) Post(ctx context.Context, to target.Target, msg answer.Ans
 // first delivery fails (the venue answers 502) is marked posted once it is
 // in the outbox, and the outbox's retry delivers it, once.
 func TestChangePointAnnouncementRetried(t *testing.T) {
-	rec := &recordingPoster{}
+	rec := &servicetest.RecordingPoster{}
 	poster := &failingOnce{p: rec, failKey: "changepoint-", failed: map[string]bool{}}
 	var mu sync.Mutex
 	clock := time.Now()
@@ -217,15 +218,15 @@ func TestChangePointAnnouncementRetried(t *testing.T) {
 	if cps[0].Commit != slow || cps[0].Posted.IsZero() {
 		t.Fatalf("change points %+v, want one at %s, marked posted once in the outbox", cps, slow)
 	}
-	if posts := rec.list(); len(posts) != 0 {
+	if posts := rec.List(); len(posts) != 0 {
 		t.Fatalf("posts %q before the retry", posts)
 	}
 	mu.Lock()
 	clock = clock.Add(2 * time.Minute) // past the first backoff
 	mu.Unlock()
-	testwait.Until(t, 30*time.Second, "the announcement to be delivered", func() bool { return len(rec.list()) > 0 })
+	testwait.Until(t, 30*time.Second, "the announcement to be delivered", func() bool { return len(rec.List()) > 0 })
 	time.Sleep(200 * time.Millisecond)
-	posts := rec.list()
+	posts := rec.List()
 	if len(posts) != 1 || !strings.HasPrefix(posts[0], "mail:dev@example.org changepoint-") {
 		t.Errorf("posts %q, want one announcement to the list", posts)
 	}
