@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/perfbot/perfbot/venue"
+	"github.com/perfbot/perfbot/venue/internal/sameorigin"
 	"github.com/perfbot/perfbot/venue/retry"
 )
 
@@ -68,6 +69,9 @@ func New(cfg Config) (*Client, error) {
 	if hc == nil {
 		hc = &http.Client{Timeout: 60 * time.Second}
 	}
+	// The token rides on each request, and net/http keeps it on a redirect
+	// to a subdomain: redirects stay on the site's own origin.
+	hc = sameorigin.Client(hc, "reviewboard")
 	return &Client{base: u, token: cfg.Token, hc: hc, retry: cfg.Retry}, nil
 }
 
