@@ -3,6 +3,7 @@ package digest
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/perfbot/perfbot/config"
@@ -34,11 +35,18 @@ type UnknownPeriodError struct{ Err error }
 func (e *UnknownPeriodError) Error() string { return e.Err.Error() }
 func (e *UnknownPeriodError) Unwrap() error { return e.Err }
 
-// Key is the answer key of the digest of period ending at end, so that a
-// digest sent twice edits (or, by mail, threads) the same answer.
+// keyPrefix begins the answer key of every digest.
+const keyPrefix = "digest:"
+
+// Key is the answer key of the digest of period (or of the schedule so
+// named) ending at end, so that a digest sent twice edits (or, by mail,
+// threads) the same answer.
 func Key(period string, end time.Time) string {
-	return fmt.Sprintf("digest:%s@%s", period, end.UTC().Format(time.RFC3339))
+	return fmt.Sprintf("%s%s@%s", keyPrefix, period, end.UTC().Format(time.RFC3339))
 }
+
+// IsKey reports whether key is a digest's answer key (see Key).
+func IsKey(key string) bool { return strings.HasPrefix(key, keyPrefix) }
 
 // Render is the digest in format: "text", or "html" (the mail's HTML
 // part, with the embedded template).

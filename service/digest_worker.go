@@ -4,27 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
 
+	"github.com/perfbot/perfbot/digest"
 	"github.com/perfbot/perfbot/store"
 	"github.com/perfbot/perfbot/target"
 )
 
-// digestKeyPrefix begins the key of every digest's answer.
-const digestKeyPrefix = "digest:"
-
 // digestKey is the stable key of a digest: its schedule's name and the end
 // of its period. The outbox holds one row per key and target, so a digest
 // job retried, or run again after a restart, delivers the digest once.
-func digestKey(job DigestJob) string {
-	return fmt.Sprintf("%s%s@%s", digestKeyPrefix, job.Name, job.End.UTC().Format(time.RFC3339))
-}
-
-// isDigestKey reports whether key is a digest's (digestKey).
-func isDigestKey(key string) bool { return strings.HasPrefix(key, digestKeyPrefix) }
+func digestKey(job DigestJob) string { return digest.Key(job.Name, job.End) }
 
 // digestWorker builds a digest and hands it to the outbox.
 type digestWorker struct {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/config"
+	"github.com/perfbot/perfbot/digest"
 	"github.com/perfbot/perfbot/service/followup"
 	"github.com/perfbot/perfbot/service/outbox"
 	"github.com/perfbot/perfbot/service/queue"
@@ -159,7 +160,7 @@ func Open(ctx context.Context, cfg *config.Config, mode Mode, deps Deps) (*Servi
 // delivered is told by the outbox of each answer it delivered: a digest's
 // delivery counts in perfbot_digests_total (one per target).
 func (s *Service) delivered(key string, _ target.Target) {
-	if isDigestKey(key) {
+	if digest.IsKey(key) {
 		s.metrics.Inc("perfbot_digests_total")
 	}
 }
