@@ -24,8 +24,8 @@ var boundaryRE = regexp.MustCompile(`boundary=([0-9a-f]+)`)
 // replaced by BOUNDARY1, BOUNDARY2, ... in order of appearance.
 func TestComposeGolden(t *testing.T) {
 	from, _ := gomail.ParseAddress("perfbot <perfbot@example.org>")
-	to, _ := ParseRecipients("Store developers <dev@store.example.org>")
-	cc, _ := ParseRecipients("Alice Author <alice@sender.example>")
+	to := recipients("Store developers <dev@store.example.org>")
+	cc := recipients("Alice Author <alice@sender.example>")
 	m := report()
 	m.Subject = "[PATCH v2 1/3] wal: batch syncs — 3.7× at 10 threads"
 	var buf bytes.Buffer
@@ -63,7 +63,7 @@ func TestComposeGolden(t *testing.T) {
 
 func BenchmarkCompose(b *testing.B) {
 	from, _ := gomail.ParseAddress("perfbot <perfbot@example.org>")
-	to, _ := ParseRecipients("dev@store.example.org")
+	to := recipients("dev@store.example.org")
 	m := report()
 	m.Set(answer.Text, answer.Rendering{Full: strings.Repeat("BenchmarkWAL/threads=10     1.00 ±  2%   3.70 ±  1%   3.7x\n", 2000)})
 	m.Set(answer.HTML, answer.Rendering{Full: strings.Repeat("<tr><td>BenchmarkWAL/threads=10</td><td>3.7x</td></tr>\n", 2000)})

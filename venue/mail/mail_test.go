@@ -133,7 +133,7 @@ func checkReportFrom(t *testing.T, raw []byte, wantTo, key, domain string) {
 
 func TestComposeStable(t *testing.T) {
 	from, _ := gomail.ParseAddress("perfbot <perfbot@example.org>")
-	to, _ := ParseRecipients("dev@lists.example.org")
+	to := recipients("dev@lists.example.org")
 	var a, b bytes.Buffer
 	id1, err := Compose(&a, Outgoing{From: from, To: to, Msg: report(), Format: rich})
 	if err != nil {
@@ -151,7 +151,7 @@ func TestComposeStable(t *testing.T) {
 
 func TestComposeWithoutHTMLOrAttachments(t *testing.T) {
 	from, _ := gomail.ParseAddress("perfbot@example.org")
-	to, _ := ParseRecipients("a@example.org")
+	to := recipients("a@example.org")
 	var buf bytes.Buffer
 	m := answer.Answer{Key: "k", Subject: "s\r\nBcc: x@evil.example", Renderings: map[answer.Format]answer.Rendering{answer.Text: {Full: "plain"}}}
 	if _, err := Compose(&buf, Outgoing{From: from, To: to, Msg: m}); err != nil {
@@ -264,9 +264,6 @@ func TestConfigErrors(t *testing.T) {
 			t.Errorf("NewSender(%+v) succeeded", cfg)
 		}
 	}
-	if _, err := ParseRecipients("not-an-address"); err == nil {
-		t.Error("bad recipient accepted")
-	}
 	if isLoopback("smtp.example.org") || !isLoopback("127.0.0.1") || !isLoopback("::1") || !isLoopback("localhost") {
 		t.Error("isLoopback")
 	}
@@ -348,4 +345,10 @@ func envOr(k, def string) string {
 		return v
 	}
 	return def
+}
+
+// recipients is the To of the mail target "mail:"+list, as Post hands
+// them to Send (bad recipients are target.Parse's to refuse).
+func recipients(list string) []*gomail.Address {
+	return addrs(target.MustParse("mail:" + list).To)
 }

@@ -182,15 +182,6 @@ func addrs(as []gomail.Address) []*gomail.Address {
 	return ps
 }
 
-// ParseRecipients reads "a@b,c@d" (display names allowed).
-func ParseRecipients(where string) ([]*gomail.Address, error) {
-	as, err := gomail.ParseAddressList(where)
-	if err != nil || len(as) == 0 {
-		return nil, fmt.Errorf("mail target %q: want ADDRESS[,ADDRESS], such as dev@lists.example.org", where)
-	}
-	return as, nil
-}
-
 // Send composes msg to to and cc and delivers it, retrying transient
 // failures. It returns the Message-ID, in angle brackets.
 func (s *Sender) Send(ctx context.Context, to, cc []*gomail.Address, msg answer.Answer) (string, error) {
