@@ -175,10 +175,14 @@ func finished(ctx context.Context, st *store.Store, j queue.Job) (bool, error) {
 	return r.Status != store.StatusRunning, nil
 }
 
-// normalTarget fills a bare GitHub "#N" with the configured repository.
+// normalTarget fills a bare GitHub "#N" with the configured repository,
+// as the router does when it posts; without one it stays bare.
 func (s *Service) normalTarget(t target.Target) target.Target {
-	if t.Venue == target.GitHub && t.Repo == "" && s.cfg.Venues.GitHub.Repo != "" {
-		t.Repo = s.cfg.Venues.GitHub.Repo
+	if t.Venue != target.GitHub {
+		return t
+	}
+	if nt, err := t.WithRepo(s.cfg.Venues.GitHub.Repo); err == nil {
+		return nt
 	}
 	return t
 }
