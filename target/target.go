@@ -316,16 +316,16 @@ func ValidGitLabProject(p string) bool {
 }
 
 func parseJIRA(where string) (Target, error) {
-	if !validIssueKey(where) {
+	if !ValidIssueKey(where) {
 		return Target{}, fmt.Errorf("jira target %q: want an issue key such as STORE-123", where)
 	}
 	return Target{Key: where}, nil
 }
 
-// validIssueKey reports whether k is a JIRA issue key: a project key
+// ValidIssueKey reports whether k is a JIRA issue key: a project key
 // (an upper-case letter, then upper-case letters, digits and
 // underscores), a dash and a number without leading zeros.
-func validIssueKey(k string) bool {
+func ValidIssueKey(k string) bool {
 	i := strings.LastIndexByte(k, '-')
 	if i <= 0 || i == len(k)-1 {
 		return false

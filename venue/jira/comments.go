@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/perfbot/perfbot/target"
 )
 
 // Comment is a comment on an issue, as intake reads it for commands.
@@ -91,7 +93,7 @@ func (c *Client) comments(ctx context.Context, d Deployment, key string, first c
 	if err != nil {
 		return nil, err
 	}
-	if !issueKey().MatchString(key) {
+	if !target.ValidIssueKey(key) {
 		return nil, fmt.Errorf("jira search: issue key %q: want a key such as STORE-123", key)
 	}
 	api := "rest/api/2"

@@ -11,9 +11,7 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
-	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/perfbot/perfbot/answer"
 	"github.com/perfbot/perfbot/target"
@@ -22,8 +20,6 @@ import (
 
 // CommentLimit is the longest comment JIRA stores, in characters.
 const CommentLimit = 32767
-
-var issueKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z][A-Z0-9_]*-[1-9][0-9]*$`) })
 
 // Marker is the anchor macro that starts the comment for key.
 func Marker(key string) string {
