@@ -65,13 +65,9 @@ const DefaultGitLabToken = "GITLAB_TOKEN"
 // EnvGitLabURL gives the GitLab instance's address.
 const EnvGitLabURL = "PERFBOT_GITLAB_URL"
 
-// ValidGitLabProject reports whether p is a GROUP/PROJECT path, by the
-// rule a gitlab: target's project is read with.
-func ValidGitLabProject(p string) bool { return target.ValidGitLabProject(p) }
-
 func (c *Config) checkGitLab(v *validator) {
 	g := c.Venues.GitLab
-	if g.Project != "" && !ValidGitLabProject(g.Project) {
+	if g.Project != "" && !target.ValidGitLabProject(g.Project) {
 		v.add("venues.gitlab.project", "expected GROUP/PROJECT (subgroups allowed), such as acme/store, got %q", g.Project)
 	}
 	checkURL(v, "venues.gitlab.base_url", g.BaseURL, "https", "http")
